@@ -1,0 +1,110 @@
+//===- DTensor.h - the dtensor dialect --------------------------*- C++ -*-===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_DIALECT_DTENSOR_IR_DTENSOR_H
+#define DTENSOR_DIALECT_DTENSOR_IR_DTENSOR_H
+
+#include "dtensor/Core/Layout.h"
+#include "dtensor/Core/Placement.h"
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/TensorEncoding.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/Hashing.h"
+
+namespace mlir {
+namespace dtensor {
+
+/// Lets placements live in attribute storage.
+inline llvm::hash_code hash_value(const Placement &p) {
+  return llvm::hash_combine(static_cast<uint8_t>(p.kind), p.isShard() ? p.dim : 0,
+                            p.isPartial() ? static_cast<uint8_t>(p.reduce) : 0,
+                            p.isShard() ? p.order : -1);
+}
+
+/// A mesh symbol plus the view of it a handle or spec refers to: the whole
+/// mesh (no dims), a sub-mesh of some dims, or those dims flattened into one.
+struct MeshViewRef {
+  FlatSymbolRefAttr mesh;
+  ArrayRef<int64_t> dims;
+  bool flattened = false;
+
+  bool operator==(const MeshViewRef &o) const {
+    return mesh == o.mesh && dims == o.dims && flattened == o.flattened;
+  }
+  bool operator!=(const MeshViewRef &o) const { return !(*this == o); }
+};
+
+/// `@mesh`, `@mesh[1, 2]` or `@mesh[(0, 1)]`.
+ParseResult parseMeshViewRef(AsmParser &parser, FlatSymbolRefAttr &mesh,
+                             SmallVectorImpl<int64_t> &dims, bool &flattened);
+void printMeshViewRef(AsmPrinter &printer, const MeshViewRef &view);
+
+/// The placement list inside a spec: `[S(0)[1], R, P(sum)]`.
+FailureOr<SmallVector<Placement>> parsePlacementList(AsmParser &parser);
+void printPlacementList(AsmPrinter &printer, ArrayRef<Placement> placements);
+
+} // namespace dtensor
+} // namespace mlir
+
+#include "dtensor/Dialect/DTensor/IR/DTensorDialect.h.inc"
+
+#define GET_ATTRDEF_CLASSES
+#include "dtensor/Dialect/DTensor/IR/DTensorAttrs.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "dtensor/Dialect/DTensor/IR/DTensorTypes.h.inc"
+
+#define GET_OP_CLASSES
+#include "dtensor/Dialect/DTensor/IR/DTensorOps.h.inc"
+
+namespace mlir {
+namespace dtensor {
+
+/// The spec of a distributed tensor type, or null.
+SpecAttr getSpec(Type type);
+
+/// What a view of a `dtensor.mesh` looks like once resolved: its shape and,
+/// for every view dim, the mesh dims it stands for.
+struct ResolvedMeshView {
+  MeshOp mesh;
+  /// Shape of the view (a flattened view has one dim).
+  Shape shape;
+  /// Mesh dims behind each view dim.
+  SmallVector<SmallVector<int64_t>> meshDims;
+};
+
+/// Resolves `view` from `from` (an op inside the module holding the mesh),
+/// checking the symbol and the view's dims. Emits through `emitError` and
+/// fails on error.
+FailureOr<ResolvedMeshView>
+resolveMeshView(Operation *from, const MeshViewRef &view,
+                SymbolTableCollection &symbols,
+                llvm::function_ref<InFlightDiagnostic()> emitError);
+
+/// Checks a spec against its mesh (placement count per view dim) and returns
+/// the layout core's view of it for a tensor of rank `rank`.
+FailureOr<Layout> verifySpecForMesh(Operation *from, SpecAttr spec, int64_t rank,
+                                    SymbolTableCollection &symbols,
+                                    llvm::function_ref<InFlightDiagnostic()> emitError);
+
+/// Checks that `local` can be every rank's shard of `global` (a tensor with a
+/// spec on a mesh of layout `layout`): static dims where every rank agrees
+/// and equal to that size, dynamic where ranks differ.
+LogicalResult verifyLocalType(RankedTensorType local, RankedTensorType global,
+                              const Layout &layout,
+                              llvm::function_ref<InFlightDiagnostic()> emitError);
+
+} // namespace dtensor
+} // namespace mlir
+
+#endif // DTENSOR_DIALECT_DTENSOR_IR_DTENSOR_H

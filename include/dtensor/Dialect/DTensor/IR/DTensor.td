@@ -1,0 +1,12 @@
+//===- DTensor.td - the dtensor dialect, all of it ---------*- tablegen -*-===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_DIALECT_DTENSOR_IR_DTENSOR_TD
+#define DTENSOR_DIALECT_DTENSOR_IR_DTENSOR_TD
+
+include "dtensor/Dialect/DTensor/IR/DTensorOps.td"
+
+#endif // DTENSOR_DIALECT_DTENSOR_IR_DTENSOR_TD

@@ -1,0 +1,237 @@
+//===- DTensorOps.td - dtensor ops -------------------------*- tablegen -*-===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_DIALECT_DTENSOR_IR_DTENSOROPS_TD
+#define DTENSOR_DIALECT_DTENSOR_IR_DTENSOROPS_TD
+
+include "dtensor/Dialect/DTensor/IR/DTensorDialect.td"
+include "dtensor/Dialect/DTensor/IR/DTensorAttrs.td"
+include "dtensor/Dialect/DTensor/IR/DTensorTypes.td"
+include "mlir/IR/BuiltinAttributes.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def DTensor_AnyDeviceMesh : Type<CPred<"::llvm::isa<::mlir::dtensor::DeviceMeshType>($_self)">,
+    "device mesh handle", "::mlir::dtensor::DeviceMeshType">;
+
+/// A ranked tensor whose encoding is a #dtensor.spec.
+def DTensor_DistTensor : Type<And<[
+      CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">,
+      CPred<"::llvm::isa_and_nonnull<::mlir::dtensor::SpecAttr>("
+            "::llvm::cast<::mlir::RankedTensorType>($_self).getEncoding())">]>,
+    "ranked tensor with a #dtensor.spec encoding", "::mlir::RankedTensorType">;
+
+/// A ranked tensor without an encoding: a local shard or a plain tensor.
+def DTensor_LocalTensor : Type<And<[
+      CPred<"::llvm::isa<::mlir::RankedTensorType>($_self)">,
+      CPred<"!::llvm::cast<::mlir::RankedTensorType>($_self).getEncoding()">]>,
+    "ranked tensor without encoding", "::mlir::RankedTensorType">;
+
+//===----------------------------------------------------------------------===//
+// Meshes
+//===----------------------------------------------------------------------===//
+
+def DTensor_MeshOp : DTensor_Op<"mesh", [Symbol]> {
+  let summary = "Declares a device mesh: its shape and dim names";
+  let description = [{
+    A module-level declaration of an N-D mesh of ranks, row-major, as
+    `init_device_mesh(..., mesh_shape, mesh_dim_names)` creates it. Sizes
+    must be positive; names, when given, are unique and one per dim.
+    Run-time handles to the mesh are `!dtensor.device_mesh<@name>` values.
+
+    ```mlir
+    dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]
+    dtensor.mesh @ring shape = [8]
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       DenseI64ArrayAttr:$shape,
+                       OptionalAttr<StrArrayAttr>:$names);
+  let assemblyFormat = [{
+    $sym_name `shape` `=` $shape (`names` `=` $names^)? attr-dict
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The index of the dim called `name`, if any.
+    std::optional<int64_t> getDimIndex(::llvm::StringRef name);
+    /// The name of dim `dim`, or its index as text when the mesh has none.
+    std::string getDimName(int64_t dim);
+    int64_t getRank() { return getShape().size(); }
+  }];
+}
+
+def DTensor_SubmeshOp : DTensor_Op<"submesh",
+    [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "The sub-mesh of some named mesh dims (`mesh[\"tp\"]`)";
+  let description = [{
+    Takes the sub-mesh of the given dims of a mesh handle, as DTensor's
+    `mesh["tp"]` or `mesh["dp", "tp"]` does: the group of ranks that differ
+    only along those dims, holding this rank. Names must be dims of the
+    operand, unique and in mesh order (as DeviceMesh requires).
+
+    ```mlir
+    %tp = dtensor.submesh %m ["tp"]
+        : !dtensor.device_mesh<@mesh> -> !dtensor.device_mesh<@mesh[1]>
+    ```
+  }];
+  let arguments = (ins DTensor_AnyDeviceMesh:$source, StrArrayAttr:$dim_names);
+  let results = (outs DTensor_AnyDeviceMesh:$result);
+  let assemblyFormat = [{
+    $source $dim_names attr-dict `:` qualified(type($source)) `->`
+    qualified(type($result))
+  }];
+  let hasVerifier = 1;
+}
+
+def DTensor_FlattenOp : DTensor_Op<"flatten",
+    [Pure, DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "Flattens every dim of a mesh handle into one (`_flatten()`)";
+  let description = [{
+    Makes one mesh dim over the product of the operand's dims, ordered
+    row-major, as DTensor's `mesh["dp", "tp"]._flatten()` does. The result
+    is a 1-D view; collectives over it run over the whole flattened group.
+
+    ```mlir
+    %dp_tp = dtensor.flatten %m
+        : !dtensor.device_mesh<@mesh> -> !dtensor.device_mesh<@mesh[(0, 1)]>
+    ```
+  }];
+  let arguments = (ins DTensor_AnyDeviceMesh:$source);
+  let results = (outs DTensor_AnyDeviceMesh:$result);
+  let assemblyFormat = [{
+    $source attr-dict `:` qualified(type($source)) `->` qualified(type($result))
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// The DTensor API
+//===----------------------------------------------------------------------===//
+
+class DTensor_ApiOp<string mnemonic, list<Trait> traits = []>
+    : DTensor_Op<mnemonic,
+        !listconcat(traits, [DeclareOpInterfaceMethods<SymbolUserOpInterface>])>;
+
+def DTensor_DistributeTensorOp : DTensor_ApiOp<"distribute_tensor"> {
+  let summary = "Distributes a global tensor (`distribute_tensor`)";
+  let description = [{
+    Every rank holds the whole tensor; the result is distributed by the
+    result type's spec. With `src_rank = k`, the value of group rank `k` on
+    every mesh dim is scattered (Shard) or broadcast (Replicate), as
+    `distribute_tensor(t, mesh, placements, src_data_rank=k)`; without it,
+    each rank keeps its own chunk of its own copy (`src_data_rank=None`).
+    Partial placements are rejected, as DTensor rejects them: distribute as
+    Replicate and redistribute to a Partial.
+
+    ```mlir
+    %d = dtensor.distribute_tensor %t, %m src_rank = 0
+        : tensor<16x8xf32>, !dtensor.device_mesh<@mesh>
+        -> tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+    ```
+  }];
+  let arguments = (ins DTensor_LocalTensor:$source, DTensor_AnyDeviceMesh:$mesh,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$src_rank);
+  let results = (outs DTensor_DistTensor:$result);
+  let assemblyFormat = [{
+    $source `,` $mesh (`src_rank` `=` $src_rank^)? attr-dict `:` type($source)
+    `,` qualified(type($mesh)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def DTensor_FromLocalOp : DTensor_ApiOp<"from_local"> {
+  let summary = "Wraps this rank's shard as a distributed tensor (`from_local`)";
+  let description = [{
+    `DTensor.from_local(local, mesh, placements, run_check)`: no data moves.
+    The operand is this rank's local shard; the result type gives the global
+    shape and spec. Where ranks' shard sizes differ (uneven sharding) the
+    local dim must be dynamic (`?`); where they agree it may be static and
+    must then equal that size. `run_check` asks the runtime to check that
+    replicated shards agree across ranks.
+
+    ```mlir
+    %d = dtensor.from_local %l, %m run_check
+        : tensor<8x8xf32>, !dtensor.device_mesh<@mesh>
+        -> tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+    ```
+  }];
+  let arguments = (ins DTensor_LocalTensor:$local, DTensor_AnyDeviceMesh:$mesh,
+                       UnitAttr:$run_check);
+  let results = (outs DTensor_DistTensor:$result);
+  let assemblyFormat = [{
+    $local `,` $mesh (`run_check` $run_check^)? attr-dict `:` type($local) `,`
+    qualified(type($mesh)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def DTensor_ToLocalOp : DTensor_ApiOp<"to_local", [Pure]> {
+  let summary = "This rank's shard of a distributed tensor (`to_local`)";
+  let description = [{
+    Unwraps a distributed tensor into this rank's local shard, without
+    communication. The result type follows the same rules as `from_local`'s
+    operand: static where every rank agrees on a dim's size, dynamic where
+    shards are uneven. A Partial value's local shard is this rank's term.
+
+    ```mlir
+    %l = dtensor.to_local %d
+        : tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>> -> tensor<8x8xf32>
+    ```
+  }];
+  let arguments = (ins DTensor_DistTensor:$source);
+  let results = (outs DTensor_LocalTensor:$result);
+  let assemblyFormat = [{
+    $source attr-dict `:` type($source) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def DTensor_RedistributeOp : DTensor_ApiOp<"redistribute"> {
+  let summary = "Changes the placements of a distributed tensor (`redistribute`)";
+  let description = [{
+    The logical value stays the same; its spec changes from the operand's to
+    the result's on the same mesh. Per mesh dim, S -> P, P(x) -> P(y) with
+    x != y, and R -> P(product) are illegal, as in DTensor. Lowering plans
+    the collectives (all_gather, all_reduce, reduce_scatter, all_to_all).
+
+    ```mlir
+    %r = dtensor.redistribute %d, %m
+        : tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>,
+          !dtensor.device_mesh<@mesh>
+        -> tensor<16x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>
+    ```
+  }];
+  let arguments = (ins DTensor_DistTensor:$source, DTensor_AnyDeviceMesh:$mesh);
+  let results = (outs DTensor_DistTensor:$result);
+  let assemblyFormat = [{
+    $source `,` $mesh attr-dict `:` type($source) `,` qualified(type($mesh))
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def DTensor_FullTensorOp : DTensor_ApiOp<"full_tensor"> {
+  let summary = "The whole logical tensor on every rank (`full_tensor`)";
+  let description = [{
+    Redistributes to all-Replicate and unwraps: every rank receives the full
+    global tensor (all-gathering shards, reducing partials).
+
+    ```mlir
+    %t = dtensor.full_tensor %d, %m
+        : tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), P(sum)]>>,
+          !dtensor.device_mesh<@mesh> -> tensor<16x8xf32>
+    ```
+  }];
+  let arguments = (ins DTensor_DistTensor:$source, DTensor_AnyDeviceMesh:$mesh);
+  let results = (outs DTensor_LocalTensor:$result);
+  let assemblyFormat = [{
+    $source `,` $mesh attr-dict `:` type($source) `,` qualified(type($mesh))
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // DTENSOR_DIALECT_DTENSOR_IR_DTENSOROPS_TD

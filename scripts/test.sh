@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds dtensor-mlir (installing what it needs) and runs every test: the lit
+# regression tests and the GoogleTest unit tests, in one lit run.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${DTENSOR_BUILD_DIR:-$root/build}"
+
+bash "$root/scripts/build.sh"
+
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+status=0
+/usr/lib/llvm-22/bin/lit -sv "$build/test" 2>&1 | tee "$log" || status=$?
+
+passed=$(awk -F: '/^ *Passed *:/ {v = $2; sub(/^ */, "", v); sub(/[^0-9].*/, "", v); n += v} END {print n + 0}' "$log")
+failed=$(awk -F: '/^ *(Failed|Unresolved|Timed Out) *:/ {v = $2; sub(/^ */, "", v); sub(/[^0-9].*/, "", v); n += v} END {print n + 0}' "$log")
+echo "tests: ${passed:-0} passed, ${failed:-0} failed"
+if [ "$status" -ne 0 ] || [ "${passed:-0}" -eq 0 ]; then
+  exit 1
+fi
