@@ -17,12 +17,19 @@ bool verifyMeshShape(const Shape &mesh, std::string &error) {
     error = "a mesh needs at least one dim";
     return false;
   }
+  int64_t ranks = 1;
   for (size_t i = 0; i < mesh.size(); ++i) {
     if (mesh[i] <= 0) {
       error = "mesh dim " + std::to_string(i) + " has size " +
               std::to_string(mesh[i]) + "; every mesh dim size must be positive";
       return false;
     }
+    if (mesh[i] > kMaxMeshRanks / ranks) {
+      error = "mesh has more than " + std::to_string(kMaxMeshRanks) +
+              " ranks, the most supported";
+      return false;
+    }
+    ranks *= mesh[i];
   }
   return true;
 }
@@ -103,10 +110,7 @@ std::optional<Layout> Layout::create(const Shape &mesh, int64_t rank,
       !verifyPlacementsForRank(placements, rank, error))
     return std::nullopt;
   // Normalize dims before checking orders, so S(-1) and S(1) group together.
-  Placements dimsOnly = placements;
-  for (Placement &p : dimsOnly)
-    if (p.isShard() && p.dim < 0)
-      p.dim += rank;
+  Placements dimsOnly = normalizeShardDims(placements, rank);
   if (!verifyPlacementStructure(dimsOnly, error))
     return std::nullopt;
   Layout layout;
@@ -144,11 +148,29 @@ std::vector<int64_t> Layout::sizeTable(const Shape &global,
   return sizes;
 }
 
+std::vector<int64_t> Layout::distinctSizes(const Shape &global,
+                                           int64_t dim) const {
+  const std::vector<int64_t> &meshDims = orders[dim];
+  Shape sub;
+  for (int64_t m : meshDims)
+    sub.push_back(meshShape[m]);
+  std::vector<int64_t> sizes;
+  Shape coord(meshShape.size(), 0);
+  for (int64_t i = 0, e = meshSize(sub); i < e; ++i) {
+    Shape subCoord = rankToCoord(sub, i);
+    for (size_t j = 0; j < meshDims.size(); ++j)
+      coord[meshDims[j]] = subCoord[j];
+    sizes.push_back(shardAt(global, coord).shape[dim]);
+  }
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  return sizes;
+}
+
 std::optional<int64_t> Layout::uniformSize(const Shape &global,
                                            int64_t dim) const {
-  std::vector<int64_t> sizes = sizeTable(global, dim);
-  if (std::all_of(sizes.begin(), sizes.end(),
-                  [&](int64_t s) { return s == sizes.front(); }))
+  std::vector<int64_t> sizes = distinctSizes(global, dim);
+  if (sizes.size() == 1)
     return sizes.front();
   return std::nullopt;
 }

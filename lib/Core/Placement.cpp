@@ -314,12 +314,16 @@ Placements dropDefaultOrders(const Placements &ps) {
   return out;
 }
 
-Placements normalizePlacements(const Placements &ps, int64_t rank) {
+Placements normalizeShardDims(const Placements &ps, int64_t rank) {
   Placements out = ps;
   for (Placement &p : out)
     if (p.isShard() && p.dim < 0)
       p.dim += rank;
-  return dropDefaultOrders(out);
+  return out;
+}
+
+Placements normalizePlacements(const Placements &ps, int64_t rank) {
+  return dropDefaultOrders(normalizeShardDims(ps, rank));
 }
 
 std::vector<int64_t> shardOrder(const Placements &ps, int64_t dim) {

@@ -963,3 +963,45 @@ TEST(LayoutPropertyTest, ThreeDimMeshesSampled) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Big meshes and distinct sizes
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+TEST(LayoutBigMesh, RejectsMoreRanksThanSupported) {
+  std::string error;
+  EXPECT_TRUE(verifyMeshShape({kMaxMeshRanks}, error));
+  EXPECT_FALSE(verifyMeshShape({kMaxMeshRanks, 2}, error));
+  EXPECT_NE(error.find("more than"), std::string::npos);
+  error.clear();
+  // Products that overflow int64 are caught before they overflow.
+  EXPECT_FALSE(verifyMeshShape({int64_t(1) << 32, int64_t(1) << 32}, error));
+  EXPECT_FALSE(error.empty());
+}
+
+TEST(LayoutDistinctSizes, EnumeratesOnlyShardingMeshDims) {
+  std::string error;
+  Placements ps;
+  ASSERT_TRUE(parsePlacements("[S(0), R, S(0)]", ps, error)) << error;
+  std::optional<Layout> layout = Layout::create({2, 1000, 2}, 2, ps, error);
+  ASSERT_TRUE(layout) << error;
+  // 9 rows: 5 | 4 over mesh dim 0, then 3,2 | 2,2 over mesh dim 2.
+  EXPECT_EQ(layout->distinctSizes({9, 4}, 0), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(layout->distinctSizes({9, 4}, 1), (std::vector<int64_t>{4}));
+  EXPECT_EQ(layout->uniformSize({9, 4}, 1), std::optional<int64_t>(4));
+  EXPECT_EQ(layout->uniformSize({9, 4}, 0), std::nullopt);
+  EXPECT_EQ(layout->uniformSize({8, 4}, 0), std::optional<int64_t>(2));
+  // Agrees with the full per-rank table.
+  for (Shape global : {Shape{9, 4}, Shape{1, 3}, Shape{0, 2}, Shape{17, 5}}) {
+    for (int64_t d = 0; d < 2; ++d) {
+      std::vector<int64_t> table = layout->sizeTable(global, d);
+      std::sort(table.begin(), table.end());
+      table.erase(std::unique(table.begin(), table.end()), table.end());
+      EXPECT_EQ(layout->distinctSizes(global, d), table);
+    }
+  }
+}
+
+} // namespace

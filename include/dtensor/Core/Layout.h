@@ -30,7 +30,12 @@ using Shape = std::vector<int64_t>;
 // Meshes
 //===----------------------------------------------------------------------===//
 
-/// Checks that every mesh dim size is positive and there is at least one dim.
+/// The most ranks a mesh may have: far beyond any machine, small enough that
+/// rank arithmetic and per-rank tables never overflow.
+constexpr int64_t kMaxMeshRanks = int64_t(1) << 24;
+
+/// Checks that there is at least one dim, every mesh dim size is positive,
+/// and the mesh has at most kMaxMeshRanks ranks.
 bool verifyMeshShape(const Shape &mesh, std::string &error);
 
 /// Number of ranks of a mesh (product of its sizes).
@@ -103,6 +108,9 @@ public:
   }
   /// Local size of tensor dim `dim` on every rank, in rank order.
   std::vector<int64_t> sizeTable(const Shape &global, int64_t dim) const;
+  /// The distinct local sizes of `dim` over all ranks, ascending. Only the
+  /// mesh dims sharding `dim` are enumerated, so this is cheap on big meshes.
+  std::vector<int64_t> distinctSizes(const Shape &global, int64_t dim) const;
   /// The local size of `dim` when every rank agrees on it.
   std::optional<int64_t> uniformSize(const Shape &global, int64_t dim) const;
 

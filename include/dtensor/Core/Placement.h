@@ -110,6 +110,10 @@ bool verifyPlacementsForMesh(const Placements &ps, int64_t meshRank,
 /// right), grouping shards by their dim as written.
 Placements dropDefaultOrders(const Placements &ps);
 
+/// Returns the placements with shard dims made non-negative (d + rank), orders
+/// untouched. Requires dims verified for the rank.
+Placements normalizeShardDims(const Placements &ps, int64_t rank);
+
 /// Returns the placements with shard dims made non-negative and explicit
 /// orders dropped where they equal the default (left to right), so that two
 /// spellings of one layout compare equal. Requires verified input.

@@ -277,7 +277,7 @@ SpecAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
   std::string error;
   if (!verifyPlacementsForRank(ps, rank, error))
     return emitError() << "placements " << formatPlacements(ps) << ": " << error;
-  if (!verifyPlacementStructure(normalizePlacements(ps, rank), error))
+  if (!verifyPlacementStructure(normalizeShardDims(ps, rank), error))
     return emitError() << "placements " << formatPlacements(ps) << " " << error;
   return success();
 }

@@ -122,15 +122,14 @@ mlir::dtensor::verifyLocalType(RankedTensorType local, RankedTensorType global,
       for (int64_t &s : probe)
         if (ShapedType::isDynamic(s))
           s = 0;
-    std::vector<int64_t> sizes = layout.sizeTable(probe, d);
-    bool uniform = llvm::all_equal(sizes);
-    if (!uniform) {
+    std::vector<int64_t> sizes = layout.distinctSizes(probe, d);
+    if (sizes.size() != 1) {
       std::string list;
-      for (size_t r = 0; r < sizes.size(); ++r)
-        list += (r ? ", " : "") + std::to_string(sizes[r]);
+      for (size_t i = 0; i < sizes.size(); ++i)
+        list += (i ? ", " : "") + std::to_string(sizes[i]);
       return emitError() << "local type " << local << " cannot be a shard of "
                          << global << ": dim " << d
-                         << " is sharded unevenly (sizes per rank: " << list
+                         << " is sharded unevenly (shard sizes " << list
                          << "), so it must be dynamic ('?') locally";
     }
     if (sizes.front() != localSize)
@@ -293,12 +292,23 @@ DistributeTensorOp::verifySymbolUses(SymbolTableCollection &symbols) {
   if (failed(layout))
     return failure();
   if (std::optional<int64_t> src = getSrcRank()) {
-    for (auto [dim, size] : llvm::enumerate(layout->mesh()))
-      if (*src >= size)
-        return emitOpError() << "src_rank " << *src
-                             << " is the source's rank within each mesh dim's "
-                                "group, but mesh dim "
-                             << dim << " has only " << size << " rank(s)";
+    SpecAttr spec = getSpec(result);
+    for (auto [dim, size] : llvm::enumerate(layout->mesh())) {
+      if (*src < size)
+        continue;
+      InFlightDiagnostic diag = emitOpError()
+                                << "src_rank " << *src
+                                << " is the source's rank within each mesh "
+                                   "dim's group, but ";
+      if (spec.getMeshDims().empty())
+        diag << "mesh dim " << dim;
+      else if (spec.getFlattened())
+        diag << "the flattened view " << spec.getMesh() << "[("
+             << spec.getMeshDims() << ")]";
+      else
+        diag << "mesh dim " << spec.getMeshDims()[dim];
+      return diag << " has only " << size << " rank(s)";
+    }
   }
   return success();
 }

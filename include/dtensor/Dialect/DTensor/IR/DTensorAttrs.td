@@ -41,7 +41,9 @@ def DTensor_SpecAttr : AttrDef<DTensor_Dialect, "Spec",
     applied first); without `[k]` mesh dims apply left to right. An explicit
     order equal to the default is dropped, so both spellings are one type.
     Negative shard dims are kept as written and normalized (`d + rank`)
-    wherever the layout is computed.
+    wherever the layout is computed; `S(-1)` and `S(1)` cannot be grouped
+    without the rank, so such specs keep their orders as written until the
+    `dtensor-normalize-specs` pass rewrites them.
 
     Used as the encoding of a ranked tensor type, the spec is checked against
     the tensor's rank (shard dims in range). Checks that need the mesh
