@@ -10,13 +10,25 @@
 //
 // prints one row per rank (coordinate, local shape, global offset); with
 // --json, {"ranks": [{"rank": 0, "coord": [0, 0], "local_shape": [3, 5],
-// "offset": [0, 0]}, ...]} in rank order. Everything is computed by the
-// layout core, the same code the compiler's verifiers and passes use.
+// "offset": [0, 0]}, ...]} in rank order.
+//
+// `dtensor-plan redistribute`: how does a DTensor get from one spec to
+// another?
+//
+//   dtensor-plan redistribute --mesh 2x2 --shape 8x8 --dtype f32 \
+//       --from '[S(0), S(1)]' --to '[S(1), S(0)]'
+//
+// prints the planned steps (collective, mesh dims, logical shape, bytes per
+// rank, estimated time) and totals, next to DTensor's greedy plan.
+//
+// Everything is computed by the semantic core, the same code the compiler's
+// verifiers and passes use.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/Core/Layout.h"
 #include "dtensor/Core/Placement.h"
+#include "dtensor/Core/Redistribute.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -51,6 +63,48 @@ static cl::opt<std::string> placementsOpt(
     cl::cat(layoutCat));
 static cl::opt<bool> jsonOpt("json", cl::desc("Print JSON instead of a table"),
                              cl::sub(layoutCmd), cl::cat(layoutCat));
+
+static cl::SubCommand redistributeCmd(
+    "redistribute",
+    "Plan a redistribution: the collectives, bytes and time of each step");
+static cl::OptionCategory redistCat("redistribute options");
+static cl::opt<std::string>
+    rMeshOpt("mesh", cl::desc("Mesh shape, e.g. 2x4 (row-major ranks)"),
+             cl::value_desc("AxBx..."), cl::sub(redistributeCmd), cl::Required,
+             cl::cat(redistCat));
+static cl::opt<std::string>
+    rShapeOpt("shape", cl::desc("Global tensor shape, e.g. 8x8"),
+              cl::value_desc("AxBx..."), cl::sub(redistributeCmd),
+              cl::Required, cl::cat(redistCat));
+static cl::opt<std::string>
+    dtypeOpt("dtype",
+             cl::desc("Element type: f32, f64, f16, bf16, i1, i8, i16, i32, "
+                      "i64 (default f32)"),
+             cl::init("f32"), cl::sub(redistributeCmd), cl::cat(redistCat));
+static cl::opt<std::string>
+    fromOpt("from", cl::desc("Source placements, e.g. '[S(0), S(1)]'"),
+            cl::value_desc("list"), cl::sub(redistributeCmd), cl::Required,
+            cl::cat(redistCat));
+static cl::opt<std::string>
+    toOpt("to", cl::desc("Target placements, e.g. '[S(1), S(0)]'"),
+          cl::value_desc("list"), cl::sub(redistributeCmd), cl::Required,
+          cl::cat(redistCat));
+static cl::opt<int64_t> devicesPerHostOpt(
+    "devices-per-host",
+    cl::desc("Devices per host: mesh dims whose groups span more use the "
+             "slower inter-host links (default 8)"),
+    cl::init(8), cl::sub(redistributeCmd), cl::cat(redistCat));
+static cl::opt<bool>
+    greedyOpt("greedy",
+              cl::desc("Print DTensor's default greedy plan instead of ours"),
+              cl::sub(redistributeCmd), cl::cat(redistCat));
+static cl::opt<bool>
+    noMergeOpt("no-merge",
+               cl::desc("Do not merge collectives over several mesh dims"),
+               cl::sub(redistributeCmd), cl::cat(redistCat));
+static cl::opt<bool> rJsonOpt("json",
+                              cl::desc("Print JSON instead of a table"),
+                              cl::sub(redistributeCmd), cl::cat(redistCat));
 
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "dtensor-plan") << message << "\n";
@@ -139,18 +193,140 @@ static int runLayout() {
   return 0;
 }
 
+/// A number the way JSON readers expect it: shortest form, 3 decimals at
+/// most, always with a decimal point.
+static std::string formatTime(double us) {
+  char buf[64];
+  snprintf(buf, sizeof(buf), "%.3f", us);
+  std::string s = buf;
+  while (s.size() > 1 && s.back() == '0' && s[s.size() - 2] != '.')
+    s.pop_back();
+  return s;
+}
+
+static void printPlanTable(llvm::raw_ostream &os, const Plan &plan) {
+  os << llvm::format("%-5s %-15s %-10s %-34s %-14s %12s %10s\n", "step",
+                     "collective", "mesh_dims", "change", "logical_shape",
+                     "bytes/rank", "time_us");
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const Step &st = plan.steps[i];
+    std::string change =
+        formatPlacements(st.before) + " -> " + formatPlacements(st.after);
+    os << llvm::format("%-5zu %-15s %-10s %-34s %-14s %12lld %10s\n", i + 1,
+                       stringifyStepKind(st.kind),
+                       ("[" + join(st.meshDims, ", ") + "]").c_str(),
+                       change.c_str(), join(st.logicalShape, "x").c_str(),
+                       (long long)st.bytesPerRank,
+                       formatTime(st.timeUs).c_str());
+  }
+}
+
+static std::string summarize(const Plan &plan) {
+  std::string s = std::to_string(plan.numCollectives()) + " collective(s)";
+  std::map<std::string, int64_t> counts = plan.counts();
+  if (!counts.empty()) {
+    s += " (";
+    bool first = true;
+    for (auto &[name, n] : counts) {
+      s += (first ? "" : ", ") + name + " " + std::to_string(n);
+      first = false;
+    }
+    s += ")";
+  }
+  return s + ", " + std::to_string(plan.bytesPerRank()) + " bytes/rank, " +
+         formatTime(plan.timeUs()) + " us";
+}
+
+static int runRedistribute() {
+  RedistributeRequest req;
+  std::string error;
+  if (!parseShape(rMeshOpt, /*positive=*/true, req.mesh, error))
+    return fail("--mesh " + error);
+  if (req.mesh.empty())
+    return fail("--mesh needs at least one dim, e.g. --mesh 4");
+  if (!parseShape(rShapeOpt, /*positive=*/false, req.shape, error))
+    return fail("--shape " + error);
+  req.elementBytes = elementBytesOf(dtypeOpt);
+  if (!req.elementBytes)
+    return fail("--dtype '" + dtypeOpt +
+                "' is not one of f32, f64, f16, bf16, i1, i8, i16, i32, i64");
+  if (!parsePlacements(fromOpt, req.from, error))
+    return fail("--from: " + error);
+  if (!parsePlacements(toOpt, req.to, error))
+    return fail("--to: " + error);
+  if (devicesPerHostOpt <= 0)
+    return fail("--devices-per-host must be positive");
+  CostModel cost;
+  cost.devicesPerHost = devicesPerHostOpt;
+  PlanOptions options;
+  options.mergeGroups = !noMergeOpt;
+
+  std::optional<Plan> plan = greedyOpt ? planGreedy(req, cost, error)
+                                       : planRedistribute(req, cost, error,
+                                                          options);
+  if (!plan)
+    return fail("cannot redistribute " + formatPlacements(req.from) + " to " +
+                formatPlacements(req.to) + ": " + error);
+
+  llvm::raw_ostream &os = llvm::outs();
+  if (rJsonOpt) {
+    os << "{\"steps\": [";
+    for (size_t i = 0; i < plan->steps.size(); ++i) {
+      const Step &st = plan->steps[i];
+      os << (i ? ", " : "") << "{\"collective\": \""
+         << stringifyStepKind(st.kind) << "\", \"mesh_dims\": ["
+         << join(st.meshDims, ", ") << "], \"bytes_per_rank\": "
+         << st.bytesPerRank << ", \"time_us\": " << formatTime(st.timeUs)
+         << "}";
+    }
+    os << "], \"counts\": {";
+    bool first = true;
+    for (auto &[name, n] : plan->counts()) {
+      os << (first ? "" : ", ") << "\"" << name << "\": " << n;
+      first = false;
+    }
+    os << "}, \"bytes_per_rank\": " << plan->bytesPerRank()
+       << ", \"time_us\": " << formatTime(plan->timeUs()) << "}\n";
+    return 0;
+  }
+  os << "mesh " << join(req.mesh, "x") << ", shape "
+     << (req.shape.empty() ? std::string("scalar") : join(req.shape, "x"))
+     << ", " << dtypeOpt << ": " << formatPlacements(req.from) << " -> "
+     << formatPlacements(req.to) << "\n";
+  if (plan->steps.empty()) {
+    os << "nothing to do: the layouts are the same\n";
+    return 0;
+  }
+  printPlanTable(os, *plan);
+  os << (greedyOpt ? "DTensor greedy: " : "total: ") << summarize(*plan)
+     << "\n";
+  if (!greedyOpt) {
+    std::string ignored;
+    if (std::optional<Plan> greedy = planGreedy(req, cost, ignored))
+      os << "DTensor greedy: " << summarize(*greedy) << "\n";
+    else
+      os << "DTensor greedy: not defined for non-default shard orders\n";
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions({&layoutCat});
+  cl::HideUnrelatedOptions({&layoutCat, &redistCat});
   if (!cl::ParseCommandLineOptions(
           argc, argv,
-          "dtensor-plan: answers layout questions about DTensor placements\n\n"
+          "dtensor-plan: answers layout and redistribution questions about "
+          "DTensor placements\n\n"
           "  dtensor-plan layout --mesh 2x2 --shape 9x5 --placements "
-          "'[S(0), S(0)]'\n",
+          "'[S(0), S(0)]'\n"
+          "  dtensor-plan redistribute --mesh 2x2 --shape 8x8 --dtype f32 "
+          "--from '[S(0), S(1)]' --to '[S(1), S(0)]'\n",
           &llvm::errs()))
     return 1;
   if (layoutCmd)
     return runLayout();
+  if (redistributeCmd)
+    return runRedistribute();
   cl::PrintHelpMessage();
   return 1;
 }

@@ -1,0 +1,170 @@
+//===- Redistribute.h - Redistribution planning, plain C++ -------*- C++ -*-===//
+//
+// Part of dtensor-mlir. The semantic core: no MLIR IR here.
+//
+//===----------------------------------------------------------------------===//
+//
+// Plans how a DTensor moves from one spec to another: a sequence of steps,
+// each a collective (all_gather, all_reduce, reduce_scatter, all_to_all) or a
+// local op over one or more mesh dims, through states that are legal DTensor
+// layouts (placements plus shard orders). The planner searches all legal step
+// sequences for a minimum-cost one under a per-mesh-dim latency/bandwidth
+// model, never using more collectives or bytes than PyTorch's default greedy
+// plan, which is re-implemented here as the baseline.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_CORE_REDISTRIBUTE_H
+#define DTENSOR_CORE_REDISTRIBUTE_H
+
+#include "dtensor/Core/Layout.h"
+#include "dtensor/Core/Placement.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace dtensor {
+
+//===----------------------------------------------------------------------===//
+// Cost model
+//===----------------------------------------------------------------------===//
+
+/// Latency and bandwidth of the links one mesh dim's groups use.
+struct LinkParams {
+  double latencyUs = 0;
+  double bandwidthGBs = 1;
+};
+
+/// What a step does.
+enum class StepKind : uint8_t {
+  AllGather,
+  AllReduce,
+  ReduceScatter,
+  AllToAll,
+  /// R -> S(d): keep this rank's chunk.
+  LocalChunk,
+  /// R -> P(sum): divide by the group size.
+  LocalDivide,
+  /// A change that moves no data: R -> P(avg|max|min), or any change on a
+  /// size-1 mesh dim.
+  LocalNoop,
+};
+
+/// `all_gather`, `all_reduce`, `reduce_scatter`, `all_to_all`, or `local`.
+const char *stringifyStepKind(StepKind kind);
+bool isCollective(StepKind kind);
+
+/// Ring-algorithm costs with per-mesh-dim links, after DTensor's model: a
+/// mesh dim whose groups span more devices than fit on one host (counting
+/// mesh dims from the innermost) uses the slower inter-host links.
+struct CostModel {
+  double baseLatencyUs = 6.6;
+  double intraHostLatencyUs = 0.6;
+  double interHostLatencyUs = 2.7;
+  double intraHostBandwidthGBs = 87.7;
+  double interHostBandwidthGBs = 87.7 * 0.22;
+  int64_t devicesPerHost = 8;
+
+  /// The link of every mesh dim.
+  std::vector<LinkParams> links(const Shape &mesh) const;
+  /// Time of one collective of `kind` over a group of `groupSize` ranks whose
+  /// slowest link is `link`, moving `bytes` per rank (the larger buffer).
+  double collectiveTimeUs(StepKind kind, int64_t groupSize,
+                          const LinkParams &link, int64_t bytes) const;
+};
+
+//===----------------------------------------------------------------------===//
+// Plans
+//===----------------------------------------------------------------------===//
+
+/// One step of a plan.
+struct Step {
+  StepKind kind = StepKind::LocalNoop;
+  /// The group: ranks differing only along these mesh dims, row-major in
+  /// this order (a merged step lists several).
+  std::vector<int64_t> meshDims;
+  /// Tensor dim this step unshards (all_gather, all_to_all's concat dim),
+  /// or -1.
+  int64_t fromDim = -1;
+  /// Tensor dim this step shards (reduce_scatter, all_to_all's split dim,
+  /// local chunk), or -1.
+  int64_t toDim = -1;
+  /// Reduction of all_reduce / reduce_scatter.
+  ReduceKind reduce = ReduceKind::Sum;
+  /// States before and after (explicit orders only where not default).
+  Placements before, after;
+  /// The shape of the tensor the group works on (the largest over ranks).
+  Shape logicalShape;
+  /// Bytes of the larger per-rank buffer (0 for local steps). Uneven shards
+  /// are padded to the largest piece, as the lowering does.
+  int64_t bytesPerRank = 0;
+  double timeUs = 0;
+};
+
+/// A redistribution plan and its totals.
+struct Plan {
+  std::vector<Step> steps;
+  int64_t numCollectives() const;
+  int64_t bytesPerRank() const;
+  double timeUs() const;
+  /// Collectives by kind name.
+  std::map<std::string, int64_t> counts() const;
+};
+
+/// One redistribution question.
+struct RedistributeRequest {
+  Shape mesh;
+  Shape shape;
+  int64_t elementBytes = 4;
+  Placements from, to;
+};
+
+/// Knobs of the search, mostly for tests and benchmarks.
+struct PlanOptions {
+  /// Offer collectives over flattened groups of several mesh dims where that
+  /// is exact.
+  bool mergeGroups = true;
+  /// Never return more collectives or more bytes than DTensor's greedy plan
+  /// (when it exists: default shard orders).
+  bool boundByGreedy = true;
+  /// Only offer R -> P(op) for the Partial kind of the target (other Partial
+  /// intermediates can only add collectives).
+  bool prunePartials = true;
+};
+
+/// Element size of a dtype name (f32, f64, f16, bf16, i1, i8, i16, i32, i64),
+/// or 0 when unknown.
+int64_t elementBytesOf(const std::string &dtype);
+
+/// The minimum-cost plan, or std::nullopt with `error` set when a spec is
+/// invalid or a mesh dim asks for an illegal transition (S -> P,
+/// P(x) -> P(y), R -> P(product)).
+std::optional<Plan> planRedistribute(const RedistributeRequest &request,
+                                     const CostModel &cost, std::string &error,
+                                     const PlanOptions &options = {});
+
+/// PyTorch DTensor's default greedy plan (replicate misaligned shards from
+/// the innermost mesh dim outwards, then apply targets outermost first), one
+/// mesh dim per step. Defined for default shard orders only; std::nullopt
+/// with `error` otherwise.
+std::optional<Plan> planGreedy(const RedistributeRequest &request,
+                               const CostModel &cost, std::string &error);
+
+/// Every step legal from `state` (placements with shard orders), with costs.
+/// Exposed for tests that enumerate plans by brute force.
+std::vector<Step> legalSteps(const RedistributeRequest &request,
+                             const CostModel &cost, const Placements &state,
+                             const PlanOptions &options = {});
+
+/// Whether two states are the same layout on `mesh` (placements and shard
+/// orders; where a size-1 mesh dim sits in an order does not matter).
+bool sameState(const Placements &a, const Placements &b, const Shape &mesh,
+               int64_t rank);
+
+} // namespace dtensor
+} // namespace mlir
+
+#endif // DTENSOR_CORE_REDISTRIBUTE_H

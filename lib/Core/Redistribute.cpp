@@ -1,0 +1,725 @@
+//===- Redistribute.cpp - Redistribution planning, plain C++ --------------===//
+//
+// Part of dtensor-mlir. The semantic core: no MLIR IR here.
+//
+//===----------------------------------------------------------------------===//
+//
+// States are DTensor layouts: per mesh dim R, P(op) or S(d), and per tensor
+// dim the order its mesh dims were applied in. A step changes one mesh dim
+// (or, merged, several) the way SEMANTICS.md allows: only the innermost
+// (last-applied) mesh dim of a tensor dim can be unsharded or moved, and new
+// shards are appended innermost. The search is label-setting over (time,
+// collectives, bytes, steps) so that it can return the fastest plan among
+// those that use no more collectives and bytes than DTensor's greedy plan.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Core/Redistribute.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <functional>
+#include <queue>
+#include <set>
+#include <unordered_map>
+
+namespace mlir {
+namespace dtensor {
+
+//===----------------------------------------------------------------------===//
+// Cost model
+//===----------------------------------------------------------------------===//
+
+const char *stringifyStepKind(StepKind kind) {
+  switch (kind) {
+  case StepKind::AllGather:
+    return "all_gather";
+  case StepKind::AllReduce:
+    return "all_reduce";
+  case StepKind::ReduceScatter:
+    return "reduce_scatter";
+  case StepKind::AllToAll:
+    return "all_to_all";
+  case StepKind::LocalChunk:
+  case StepKind::LocalDivide:
+  case StepKind::LocalNoop:
+    return "local";
+  }
+  return "local";
+}
+
+bool isCollective(StepKind kind) {
+  return kind == StepKind::AllGather || kind == StepKind::AllReduce ||
+         kind == StepKind::ReduceScatter || kind == StepKind::AllToAll;
+}
+
+std::vector<LinkParams> CostModel::links(const Shape &mesh) const {
+  std::vector<LinkParams> out(mesh.size(),
+                              {intraHostLatencyUs, intraHostBandwidthGBs});
+  int64_t devices = 1;
+  for (size_t i = mesh.size(); i-- > 0;) {
+    devices *= mesh[i];
+    if (devices > devicesPerHost)
+      out[i] = {interHostLatencyUs, interHostBandwidthGBs};
+  }
+  return out;
+}
+
+double CostModel::collectiveTimeUs(StepKind kind, int64_t groupSize,
+                                   const LinkParams &link,
+                                   int64_t bytes) const {
+  if (!isCollective(kind) || groupSize <= 1)
+    return 0;
+  double hops = double(groupSize - 1);
+  if (kind == StepKind::AllReduce)
+    hops *= 2;
+  double transferUs =
+      double(bytes) * hops / double(groupSize) / (link.bandwidthGBs * 1e3);
+  return baseLatencyUs + hops * link.latencyUs + transferUs;
+}
+
+int64_t elementBytesOf(const std::string &dtype) {
+  if (dtype == "f64" || dtype == "i64")
+    return 8;
+  if (dtype == "f32" || dtype == "i32")
+    return 4;
+  if (dtype == "f16" || dtype == "bf16" || dtype == "i16")
+    return 2;
+  if (dtype == "i8" || dtype == "i1")
+    return 1;
+  return 0;
+}
+
+int64_t Plan::numCollectives() const {
+  int64_t n = 0;
+  for (const Step &s : steps)
+    n += isCollective(s.kind);
+  return n;
+}
+
+int64_t Plan::bytesPerRank() const {
+  int64_t n = 0;
+  for (const Step &s : steps)
+    n += s.bytesPerRank;
+  return n;
+}
+
+double Plan::timeUs() const {
+  double t = 0;
+  for (const Step &s : steps)
+    t += s.timeUs;
+  return t;
+}
+
+std::map<std::string, int64_t> Plan::counts() const {
+  std::map<std::string, int64_t> c;
+  for (const Step &s : steps)
+    if (isCollective(s.kind))
+      ++c[stringifyStepKind(s.kind)];
+  return c;
+}
+
+//===----------------------------------------------------------------------===//
+// States
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// A layout during planning: kinds per mesh dim (orders cleared) and the
+/// shard order of every tensor dim.
+struct State {
+  Placements kinds;
+  std::vector<std::vector<int64_t>> order;
+
+  static State of(const Placements &ps, const Shape &mesh, int64_t rank) {
+    State s;
+    Placements n = normalizePlacements(ps, rank);
+    s.order.resize(rank);
+    for (int64_t d = 0; d < rank; ++d)
+      s.order[d] = shardOrder(n, d);
+    for (Placement &p : n)
+      p.order = -1;
+    s.kinds = std::move(n);
+    s.canonicalize(mesh);
+    return s;
+  }
+
+  /// A size-1 mesh dim splits nothing, so where it sits in a shard order
+  /// does not change any shard: keep such dims last (innermost), so that one
+  /// layout is one state.
+  void canonicalize(const Shape &mesh) {
+    for (std::vector<int64_t> &o : order)
+      std::stable_partition(o.begin(), o.end(),
+                            [&](int64_t m) { return mesh[m] > 1; });
+  }
+
+  /// Whether `m` can be unsharded or moved: it is the innermost mesh dim of
+  /// its tensor dim that splits anything (size-1 dims move freely).
+  bool isInnermost(const Shape &mesh, int64_t m) const {
+    if (mesh[m] == 1)
+      return true;
+    const std::vector<int64_t> &o = order[kinds[m].dim];
+    for (size_t i = o.size(); i-- > 0;)
+      if (mesh[o[i]] > 1)
+        return o[i] == m;
+    return false;
+  }
+
+  Placements placements() const {
+    Placements out = kinds;
+    for (const std::vector<int64_t> &o : order)
+      for (size_t k = 0; k < o.size(); ++k)
+        out[o[k]].order = (int64_t)k;
+    return dropDefaultOrders(out);
+  }
+
+  std::string key() const { return formatPlacements(placements()); }
+
+  bool operator==(const State &o) const {
+    return kinds == o.kinds && order == o.order;
+  }
+
+  /// The largest local shape over ranks: chunk 0 at every level.
+  Shape maxLocal(const Shape &mesh, const Shape &global) const {
+    Shape s = global;
+    for (size_t d = 0; d < s.size(); ++d)
+      for (int64_t m : order[d])
+        s[d] = chunk(s[d], mesh[m], 0).size;
+    return s;
+  }
+
+  std::optional<ReduceKind> partialKind() const {
+    for (const Placement &p : kinds)
+      if (p.isPartial())
+        return p.reduce;
+    return std::nullopt;
+  }
+};
+
+/// Every size tensor dim `d` can have after chunking `length` by `meshDims`
+/// in order, over all coordinates.
+std::set<int64_t> sizesAfter(int64_t length, const Shape &mesh,
+                             const std::vector<int64_t> &meshDims) {
+  std::set<int64_t> sizes{length};
+  for (int64_t m : meshDims) {
+    std::set<int64_t> next;
+    for (int64_t s : sizes)
+      for (int64_t c = 0; c < mesh[m]; ++c)
+        next.insert(chunk(s, mesh[m], c).size);
+    sizes = std::move(next);
+  }
+  return sizes;
+}
+
+int64_t numElements(const Shape &s) {
+  int64_t n = 1;
+  for (int64_t v : s)
+    n *= v;
+  return n;
+}
+
+/// Builds steps out of states; one instance per request.
+class StepBuilder {
+public:
+  StepBuilder(const RedistributeRequest &req, const CostModel &cost)
+      : req(req), cost(cost), links(cost.links(req.mesh)) {}
+
+  int64_t groupSize(const std::vector<int64_t> &dims) const {
+    int64_t n = 1;
+    for (int64_t m : dims)
+      n *= req.mesh[m];
+    return n;
+  }
+
+  LinkParams slowest(const std::vector<int64_t> &dims) const {
+    LinkParams l{0, 1e300};
+    for (int64_t m : dims) {
+      l.latencyUs = std::max(l.latencyUs, links[m].latencyUs);
+      l.bandwidthGBs = std::min(l.bandwidthGBs, links[m].bandwidthGBs);
+    }
+    return l;
+  }
+
+  /// Fills shapes, bytes and time of a step from its before/after states.
+  Step make(StepKind kind, std::vector<int64_t> dims, int64_t fromDim,
+            int64_t toDim, ReduceKind reduce, const State &before,
+            const State &after) const {
+    Step s;
+    int64_t n = groupSize(dims);
+    if (n == 1)
+      kind = StepKind::LocalNoop;
+    s.kind = kind;
+    s.meshDims = std::move(dims);
+    s.fromDim = fromDim;
+    s.toDim = toDim;
+    s.reduce = reduce;
+    s.before = before.placements();
+    s.after = after.placements();
+    Shape lb = before.maxLocal(req.mesh, req.shape);
+    Shape la = after.maxLocal(req.mesh, req.shape);
+    Shape buffer;
+    switch (kind) {
+    case StepKind::AllGather:
+      s.logicalShape = la;
+      buffer = la;
+      buffer[fromDim] = n * lb[fromDim];
+      break;
+    case StepKind::ReduceScatter:
+      s.logicalShape = lb;
+      buffer = lb;
+      buffer[toDim] = n * la[toDim];
+      break;
+    case StepKind::AllReduce:
+      s.logicalShape = lb;
+      buffer = lb;
+      break;
+    case StepKind::AllToAll:
+      s.logicalShape = lb;
+      s.logicalShape[fromDim] = la[fromDim];
+      buffer = lb;
+      buffer[toDim] = n * la[toDim];
+      break;
+    default:
+      s.logicalShape = lb;
+      break;
+    }
+    if (isCollective(kind))
+      s.bytesPerRank = numElements(buffer) * req.elementBytes;
+    s.timeUs =
+        cost.collectiveTimeUs(kind, n, slowest(s.meshDims), s.bytesPerRank);
+    return s;
+  }
+
+  /// Every legal step from `s`, paired with its target state.
+  void expand(const State &s, const PlanOptions &options,
+              std::optional<ReduceKind> targetPartial,
+              std::vector<std::pair<Step, State>> &out) const {
+    int64_t meshRank = req.mesh.size();
+    int64_t rank = req.shape.size();
+    std::optional<ReduceKind> partial = s.partialKind();
+    for (int64_t m = 0; m < meshRank; ++m) {
+      const Placement &p = s.kinds[m];
+      if (p.isShard()) {
+        int64_t d = p.dim;
+        if (!s.isInnermost(req.mesh, m))
+          continue;
+        State r = s;
+        r.kinds[m] = Placement::replicate();
+        r.order[d].erase(std::find(r.order[d].begin(), r.order[d].end(), m));
+        out.emplace_back(make(StepKind::AllGather, {m}, d, -1, ReduceKind::Sum,
+                              s, r),
+                         r);
+        for (int64_t e = 0; e < rank; ++e) {
+          if (e == d)
+            continue;
+          State t = r;
+          t.kinds[m] = Placement::shard(e);
+          t.order[e].push_back(m);
+          t.canonicalize(req.mesh);
+          out.emplace_back(
+              make(StepKind::AllToAll, {m}, d, e, ReduceKind::Sum, s, t), t);
+        }
+      } else if (p.isPartial()) {
+        State r = s;
+        r.kinds[m] = Placement::replicate();
+        out.emplace_back(
+            make(StepKind::AllReduce, {m}, -1, -1, p.reduce, s, r), r);
+        for (int64_t d = 0; d < rank; ++d) {
+          State t = r;
+          t.kinds[m] = Placement::shard(d);
+          t.order[d].push_back(m);
+          t.canonicalize(req.mesh);
+          out.emplace_back(
+              make(StepKind::ReduceScatter, {m}, -1, d, p.reduce, s, t), t);
+        }
+      } else {
+        for (int64_t d = 0; d < rank; ++d) {
+          State t = s;
+          t.kinds[m] = Placement::shard(d);
+          t.order[d].push_back(m);
+          t.canonicalize(req.mesh);
+          out.emplace_back(
+              make(StepKind::LocalChunk, {m}, -1, d, ReduceKind::Sum, s, t), t);
+        }
+        for (ReduceKind k : {ReduceKind::Sum, ReduceKind::Avg, ReduceKind::Max,
+                             ReduceKind::Min}) {
+          if (partial && *partial != k)
+            continue; // one Partial kind per spec
+          if (options.prunePartials && (!targetPartial || *targetPartial != k))
+            continue;
+          State t = s;
+          t.kinds[m] = Placement::partial(k);
+          out.emplace_back(make(k == ReduceKind::Sum ? StepKind::LocalDivide
+                                                     : StepKind::LocalNoop,
+                                {m}, -1, -1, k, s, t),
+                           t);
+        }
+      }
+    }
+    if (options.mergeGroups)
+      expandMerged(s, out);
+  }
+
+private:
+  /// Collectives over flattened groups of several mesh dims, offered only
+  /// where one collective over the group computes exactly what the steps
+  /// one mesh dim at a time would.
+  void expandMerged(const State &s,
+                    std::vector<std::pair<Step, State>> &out) const {
+    int64_t rank = req.shape.size();
+    // all_gather of the innermost k mesh dims of one tensor dim, gathered in
+    // one group ordered as applied: exact when every piece has one size.
+    for (int64_t d = 0; d < rank; ++d) {
+      // Size-1 dims sit last and split nothing: merge over the others.
+      std::vector<int64_t> order, trivial;
+      for (int64_t m : s.order[d])
+        (req.mesh[m] > 1 ? order : trivial).push_back(m);
+      for (size_t k = 2; k <= order.size(); ++k) {
+        std::vector<int64_t> prefix(order.begin(), order.end() - k);
+        std::vector<int64_t> dims(order.end() - k, order.end());
+        int64_t n = groupSize(dims);
+        bool even = true;
+        for (int64_t parent : sizesAfter(req.shape[d], req.mesh, prefix))
+          even &= parent % n == 0;
+        if (!even)
+          continue;
+        State r = s;
+        for (int64_t m : dims)
+          r.kinds[m] = Placement::replicate();
+        r.order[d] = prefix;
+        r.order[d].insert(r.order[d].end(), trivial.begin(), trivial.end());
+        out.emplace_back(
+            make(StepKind::AllGather, dims, d, -1, ReduceKind::Sum, s, r), r);
+      }
+    }
+    // all_reduce / reduce_scatter over several Partial mesh dims.
+    std::vector<int64_t> partials;
+    for (int64_t m = 0; m < (int64_t)s.kinds.size(); ++m)
+      if (s.kinds[m].isPartial() && req.mesh[m] > 1)
+        partials.push_back(m);
+    if (partials.size() < 2)
+      return;
+    ReduceKind reduce = *s.partialKind();
+    int64_t count = partials.size();
+    for (int64_t mask = 1; mask < (int64_t(1) << count); ++mask) {
+      std::vector<int64_t> dims;
+      for (int64_t i = 0; i < count; ++i)
+        if (mask & (int64_t(1) << i))
+          dims.push_back(partials[i]);
+      if (dims.size() < 2)
+        continue;
+      State r = s;
+      for (int64_t m : dims)
+        r.kinds[m] = Placement::replicate();
+      out.emplace_back(
+          make(StepKind::AllReduce, dims, -1, -1, reduce, s, r), r);
+      // reduce_scatter onto d, appending the mesh dims in each order.
+      std::vector<int64_t> perm = dims;
+      int64_t n = groupSize(dims);
+      do {
+        for (int64_t d = 0; d < rank; ++d) {
+          bool even = true;
+          for (int64_t len : sizesAfter(req.shape[d], req.mesh, s.order[d]))
+            even &= len % n == 0;
+          if (!even)
+            continue;
+          State t = r;
+          for (int64_t m : perm) {
+            t.kinds[m] = Placement::shard(d);
+            t.order[d].push_back(m);
+          }
+          t.canonicalize(req.mesh);
+          out.emplace_back(
+              make(StepKind::ReduceScatter, perm, -1, d, reduce, s, t), t);
+        }
+      } while (std::next_permutation(perm.begin(), perm.end()));
+    }
+  }
+
+  const RedistributeRequest &req;
+  const CostModel &cost;
+  std::vector<LinkParams> links;
+};
+
+/// Checks both specs and every mesh dim's transition.
+bool checkRequest(const RedistributeRequest &req, std::string &error) {
+  int64_t rank = req.shape.size();
+  for (int64_t s : req.shape)
+    if (s < 0) {
+      error = "tensor sizes must be non-negative";
+      return false;
+    }
+  if (req.elementBytes <= 0) {
+    error = "element size must be positive";
+    return false;
+  }
+  std::string why;
+  if (!Layout::create(req.mesh, rank, req.from, why)) {
+    error = "source placements " + formatPlacements(req.from) + " " + why;
+    return false;
+  }
+  if (!Layout::create(req.mesh, rank, req.to, why)) {
+    error = "target placements " + formatPlacements(req.to) + " " + why;
+    return false;
+  }
+  Placements from = normalizePlacements(req.from, rank);
+  Placements to = normalizePlacements(req.to, rank);
+  for (size_t m = 0; m < from.size(); ++m) {
+    std::string t = transitionError(from[m], to[m]);
+    if (!t.empty()) {
+      error = "on mesh dim " + std::to_string(m) + ": " + t;
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+bool sameState(const Placements &a, const Placements &b, const Shape &mesh,
+               int64_t rank) {
+  return State::of(a, mesh, rank) == State::of(b, mesh, rank);
+}
+
+std::vector<Step> legalSteps(const RedistributeRequest &request,
+                             const CostModel &cost, const Placements &state,
+                             const PlanOptions &options) {
+  StepBuilder builder(request, cost);
+  int64_t rank = request.shape.size();
+  std::optional<ReduceKind> targetPartial =
+      State::of(request.to, request.mesh, rank).partialKind();
+  std::vector<std::pair<Step, State>> moves;
+  builder.expand(State::of(state, request.mesh, rank), options, targetPartial, moves);
+  std::vector<Step> steps;
+  for (auto &mv : moves)
+    steps.push_back(std::move(mv.first));
+  return steps;
+}
+
+//===----------------------------------------------------------------------===//
+// DTensor's greedy plan
+//===----------------------------------------------------------------------===//
+
+std::optional<Plan> planGreedy(const RedistributeRequest &req,
+                               const CostModel &cost, std::string &error) {
+  if (!checkRequest(req, error))
+    return std::nullopt;
+  int64_t rank = req.shape.size();
+  Placements from = normalizePlacements(req.from, rank);
+  Placements to = normalizePlacements(req.to, rank);
+  for (const Placement &p : from)
+    if (p.order >= 0) {
+      error = "DTensor's greedy plan is defined for default shard orders only";
+      return std::nullopt;
+    }
+  for (const Placement &p : to)
+    if (p.order >= 0) {
+      error = "DTensor's greedy plan is defined for default shard orders only";
+      return std::nullopt;
+    }
+
+  // The (mesh dim, target) moves, as DTensor's _gen_transform_infos orders
+  // them.
+  std::vector<std::pair<int64_t, Placement>> moves;
+  int64_t meshRank = req.mesh.size();
+  Placements cur = from;
+  int64_t numShards = 1;
+  for (int64_t m = 0; m < meshRank; ++m)
+    if (from[m].isShard())
+      numShards *= req.mesh[m];
+  if (meshRank > 1 && numShards > 1) {
+    for (int64_t m = meshRank - 1; m >= 0; --m) {
+      Placement target = to[m];
+      if (target.isShard()) {
+        std::vector<int64_t> curSharding, tgtSharding;
+        for (int64_t i = 0; i < m; ++i) {
+          if (cur[i].isShard(target.dim))
+            curSharding.push_back(i);
+          if (to[i].isShard(target.dim))
+            tgtSharding.push_back(i);
+        }
+        if (curSharding != tgtSharding)
+          target = Placement::replicate();
+      }
+      if (cur[m] != target) {
+        moves.push_back({m, target});
+        cur[m] = target;
+      }
+    }
+  }
+  for (int64_t m = 0; m < meshRank; ++m)
+    if (cur[m] != to[m]) {
+      moves.push_back({m, to[m]});
+      cur[m] = to[m];
+    }
+
+  // Replay the moves through the state model, which prices them and checks
+  // that each is legal.
+  StepBuilder builder(req, cost);
+  PlanOptions single;
+  single.mergeGroups = false;
+  single.prunePartials = false;
+  State state = State::of(from, req.mesh, rank);
+  Plan plan;
+  for (auto &[m, target] : moves) {
+    std::vector<std::pair<Step, State>> options;
+    builder.expand(state, single, std::nullopt, options);
+    bool found = false;
+    for (auto &[step, next] : options) {
+      Placement got = next.kinds[m];
+      if (step.meshDims == std::vector<int64_t>{m} && got == target) {
+        plan.steps.push_back(step);
+        state = next;
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      error = "DTensor's greedy move " + formatPlacement(state.kinds[m]) +
+              " -> " + formatPlacement(target) + " on mesh dim " +
+              std::to_string(m) + " is not legal from " + state.key();
+      return std::nullopt;
+    }
+  }
+  if (!(state == State::of(to, req.mesh, rank))) {
+    error = "DTensor's greedy plan ends in " + state.key() + ", not " +
+            formatPlacements(to);
+    return std::nullopt;
+  }
+  return plan;
+}
+
+//===----------------------------------------------------------------------===//
+// The search
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct Label {
+  double time = 0;
+  int64_t collectives = 0;
+  int64_t bytes = 0;
+  int64_t steps = 0;
+  int64_t state = 0;
+  int64_t parent = -1;
+  Step step;
+  bool dead = false;
+};
+
+constexpr double kTimeEps = 1e-9;
+
+/// Lexicographic: time, then collectives, bytes and steps.
+bool better(const Label &a, const Label &b) {
+  if (a.time < b.time - kTimeEps)
+    return true;
+  if (a.time > b.time + kTimeEps)
+    return false;
+  if (a.collectives != b.collectives)
+    return a.collectives < b.collectives;
+  if (a.bytes != b.bytes)
+    return a.bytes < b.bytes;
+  return a.steps < b.steps;
+}
+
+bool dominates(const Label &a, const Label &b) {
+  return a.time <= b.time + kTimeEps && a.collectives <= b.collectives &&
+         a.bytes <= b.bytes && a.steps <= b.steps;
+}
+} // namespace
+
+std::optional<Plan> planRedistribute(const RedistributeRequest &req,
+                                     const CostModel &cost, std::string &error,
+                                     const PlanOptions &options) {
+  if (!checkRequest(req, error))
+    return std::nullopt;
+  int64_t rank = req.shape.size();
+  State start = State::of(req.from, req.mesh, rank);
+  State goal = State::of(req.to, req.mesh, rank);
+  if (start == goal)
+    return Plan{};
+
+  std::optional<int64_t> maxCollectives, maxBytes;
+  if (options.boundByGreedy) {
+    std::string ignored;
+    if (std::optional<Plan> greedy = planGreedy(req, cost, ignored)) {
+      maxCollectives = greedy->numCollectives();
+      maxBytes = greedy->bytesPerRank();
+    }
+  }
+
+  StepBuilder builder(req, cost);
+  std::optional<ReduceKind> targetPartial = goal.partialKind();
+  std::vector<State> states;
+  std::unordered_map<std::string, int64_t> ids;
+  std::vector<std::vector<int64_t>> labelsAt;
+  std::vector<Label> labels;
+  auto stateId = [&](const State &s) {
+    auto [it, inserted] = ids.emplace(s.key(), (int64_t)states.size());
+    if (inserted) {
+      states.push_back(s);
+      labelsAt.emplace_back();
+    }
+    return it->second;
+  };
+  auto cmp = [&](int64_t a, int64_t b) { return better(labels[b], labels[a]); };
+  std::priority_queue<int64_t, std::vector<int64_t>, decltype(cmp)> queue(cmp);
+
+  Label first;
+  first.state = stateId(start);
+  labels.push_back(first);
+  labelsAt[first.state].push_back(0);
+  queue.push(0);
+  int64_t goalId = stateId(goal);
+
+  std::vector<std::pair<Step, State>> moves;
+  while (!queue.empty()) {
+    int64_t li = queue.top();
+    queue.pop();
+    if (labels[li].dead)
+      continue;
+    if (labels[li].state == goalId) {
+      Plan plan;
+      for (int64_t i = li; labels[i].parent >= 0; i = labels[i].parent)
+        plan.steps.push_back(labels[i].step);
+      std::reverse(plan.steps.begin(), plan.steps.end());
+      return plan;
+    }
+    moves.clear();
+    State here = states[labels[li].state];
+    builder.expand(here, options, targetPartial, moves);
+    for (auto &[step, next] : moves) {
+      Label l;
+      l.time = labels[li].time + step.timeUs;
+      l.collectives = labels[li].collectives + isCollective(step.kind);
+      l.bytes = labels[li].bytes + step.bytesPerRank;
+      l.steps = labels[li].steps + 1;
+      if ((maxCollectives && l.collectives > *maxCollectives) ||
+          (maxBytes && l.bytes > *maxBytes))
+        continue;
+      l.state = stateId(next);
+      bool dominated = false;
+      for (int64_t other : labelsAt[l.state])
+        if (!labels[other].dead && dominates(labels[other], l)) {
+          dominated = true;
+          break;
+        }
+      if (dominated)
+        continue;
+      for (int64_t other : labelsAt[l.state])
+        if (dominates(l, labels[other]))
+          labels[other].dead = true;
+      l.parent = li;
+      l.step = std::move(step);
+      labels.push_back(std::move(l));
+      int64_t id = (int64_t)labels.size() - 1;
+      labelsAt[labels[id].state].push_back(id);
+      queue.push(id);
+    }
+  }
+  error = "no sequence of legal steps leads from " +
+          formatPlacements(req.from) + " to " + formatPlacements(req.to);
+  return std::nullopt;
+}
+
+} // namespace dtensor
+} // namespace mlir
