@@ -16,6 +16,8 @@ using namespace mlir::dtensor;
 
 #include "dtensor/Dialect/DTensor/IR/DTensorDialect.cpp.inc"
 
+#include "dtensor/Dialect/DTensor/IR/DTensorEnums.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "dtensor/Dialect/DTensor/IR/DTensorAttrs.cpp.inc"
 

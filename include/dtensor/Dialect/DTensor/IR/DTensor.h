@@ -18,8 +18,10 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/IR/TensorEncoding.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/Hashing.h"
+#include "llvm/Support/ErrorHandling.h"
 
 namespace mlir {
 namespace dtensor {
@@ -49,6 +51,9 @@ ParseResult parseMeshViewRef(AsmParser &parser, FlatSymbolRefAttr &mesh,
                              SmallVectorImpl<int64_t> &dims, bool &flattened);
 void printMeshViewRef(AsmPrinter &printer, const MeshViewRef &view);
 
+/// The value type inside `!dtensor.future<...>`: a ranked tensor.
+FailureOr<RankedTensorType> parseFutureValueType(AsmParser &parser);
+
 /// The placement list inside a spec: `[S(0)[1], R, P(sum)]`.
 FailureOr<SmallVector<Placement>> parsePlacementList(AsmParser &parser);
 void printPlacementList(AsmPrinter &printer, ArrayRef<Placement> placements);
@@ -58,11 +63,66 @@ void printPlacementList(AsmPrinter &printer, ArrayRef<Placement> placements);
 
 #include "dtensor/Dialect/DTensor/IR/DTensorDialect.h.inc"
 
+#include "dtensor/Dialect/DTensor/IR/DTensorEnums.h.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "dtensor/Dialect/DTensor/IR/DTensorAttrs.h.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "dtensor/Dialect/DTensor/IR/DTensorTypes.h.inc"
+
+namespace mlir {
+namespace dtensor {
+
+/// The core's reduction for a collective's `reduce` (same cases, same order).
+inline ReduceKind toReduceKind(Reduction reduction) {
+  switch (reduction) {
+  case Reduction::Sum:
+    return ReduceKind::Sum;
+  case Reduction::Avg:
+    return ReduceKind::Avg;
+  case Reduction::Max:
+    return ReduceKind::Max;
+  case Reduction::Min:
+    return ReduceKind::Min;
+  case Reduction::Product:
+    return ReduceKind::Product;
+  }
+  llvm_unreachable("unknown dtensor reduction");
+}
+
+/// The collective `reduce` for one of the core's reductions.
+inline Reduction toReduction(ReduceKind kind) {
+  switch (kind) {
+  case ReduceKind::Sum:
+    return Reduction::Sum;
+  case ReduceKind::Avg:
+    return Reduction::Avg;
+  case ReduceKind::Max:
+    return Reduction::Max;
+  case ReduceKind::Min:
+    return Reduction::Min;
+  case ReduceKind::Product:
+    return Reduction::Product;
+  }
+  llvm_unreachable("unknown reduce kind");
+}
+
+/// What collectives read and write: the communicator of a group. Ordering
+/// collectives on it keeps every rank issuing them in the same order, and a
+/// write keeps an unused collective alive (the group's other ranks wait for
+/// it), without making collectives conflict with memory other ops use.
+struct CommunicatorResource
+    : public SideEffects::Resource::Base<CommunicatorResource> {
+  StringRef getName() final { return "dtensor.communicator"; }
+};
+
+/// The tensor of a collective's result: the type itself, or the value type
+/// of a `!dtensor.future`.
+RankedTensorType getTensorOrFutureValueType(Type type);
+
+} // namespace dtensor
+} // namespace mlir
 
 #define GET_OP_CLASSES
 #include "dtensor/Dialect/DTensor/IR/DTensorOps.h.inc"
@@ -103,6 +163,16 @@ FailureOr<Layout> verifySpecForMesh(Operation *from, SpecAttr spec, int64_t rank
 LogicalResult verifyLocalType(RankedTensorType local, RankedTensorType global,
                               const Layout &layout,
                               llvm::function_ref<InFlightDiagnostic()> emitError);
+
+/// Resolves the mesh behind the handle `mesh` for a collective or query over
+/// `meshDims` (dims of the mesh symbol, already checked against the handle's
+/// view by the op's verifier) and checks that they exist. Returns the mesh
+/// symbol's shape: `meshGroups(shape, meshDims)` gives every group, in the
+/// order the op uses.
+FailureOr<Shape>
+resolveGroupMesh(Operation *from, DeviceMeshType mesh,
+                 ArrayRef<int64_t> meshDims, SymbolTableCollection &symbols,
+                 llvm::function_ref<InFlightDiagnostic()> emitError);
 
 } // namespace dtensor
 } // namespace mlir

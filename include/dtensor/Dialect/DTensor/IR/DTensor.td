@@ -8,5 +8,6 @@
 #define DTENSOR_DIALECT_DTENSOR_IR_DTENSOR_TD
 
 include "dtensor/Dialect/DTensor/IR/DTensorOps.td"
+include "dtensor/Dialect/DTensor/IR/DTensorCollectiveOps.td"
 
 #endif // DTENSOR_DIALECT_DTENSOR_IR_DTENSOR_TD

@@ -10,6 +10,7 @@
 include "dtensor/Dialect/DTensor/IR/DTensorDialect.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/EnumAttr.td"
 include "mlir/IR/TensorEncoding.td"
 
 def DTensor_PlacementArrayParameter
@@ -64,6 +65,35 @@ def DTensor_SpecAttr : AttrDef<DTensor_Dialect, "Spec",
     ::mlir::dtensor::MeshViewRef getView() const {
       return {getMesh(), getMeshDims(), getFlattened()};
     }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+/// Same cases in the same order as the core's ReduceKind, so that
+/// toReduceKind / toReduction (DTensor.h) are a plain mapping.
+def DTensor_Reduction : I32EnumAttr<"Reduction",
+    "the reduction of a collective (sum, avg, max, min, product)", [
+      I32EnumAttrCase<"Sum", 0, "sum">,
+      I32EnumAttrCase<"Avg", 1, "avg">,
+      I32EnumAttrCase<"Max", 2, "max">,
+      I32EnumAttrCase<"Min", 3, "min">,
+      I32EnumAttrCase<"Product", 4, "product">]> {
+  let cppNamespace = "::mlir::dtensor";
+  let genSpecializedAttr = 0;
+}
+
+def DTensor_ReductionAttr : EnumAttr<DTensor_Dialect, DTensor_Reduction,
+                                     "reduction"> {
+  let summary = "How a collective combines the group's values";
+  let description = [{
+    The reduction of `dtensor.all_reduce` and `dtensor.reduce_scatter`, with
+    the cases of DTensor's `Partial(op)`: `sum`, `avg` (the mean over the
+    group, not a sum divided afterwards), `max`, `min`, `product`. Ops print
+    it as a bare keyword (`reduce = sum`); the generic form spells it
+    `#dtensor<reduction sum>`.
   }];
 }
 

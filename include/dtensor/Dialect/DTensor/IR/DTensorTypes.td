@@ -50,4 +50,38 @@ def DTensor_DeviceMeshType : TypeDef<DTensor_Dialect, "DeviceMesh"> {
   }];
 }
 
+def DTensor_FutureValueParameter
+    : TypeParameter<"::mlir::RankedTensorType",
+                    "the value type, a ranked tensor"> {
+  let parser = "::mlir::dtensor::parseFutureValueType($_parser)";
+}
+
+def DTensor_FutureType : TypeDef<DTensor_Dialect, "Future"> {
+  let mnemonic = "future";
+  let summary = "A tensor a collective is still computing (an async tensor)";
+  let description = [{
+    The result of a collective started asynchronously, as PyTorch's
+    functional collectives (`all_gather_into_tensor`, `all_reduce`, ...)
+    return an async tensor in compiled graphs. `dtensor.wait` (PyTorch's
+    `wait_tensor`) blocks until the collective is done and yields the
+    tensor, so that communication can overlap the work placed between the
+    start and the wait.
+
+    ```mlir
+    !dtensor.future<tensor<8x8xf32>>
+    ```
+
+    The parameter is the value type, a ranked tensor; the collectives use it
+    for local tensors (no encoding).
+  }];
+  let parameters = (ins DTensor_FutureValueParameter:$valueType);
+  let assemblyFormat = "`<` $valueType `>`";
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "::mlir::RankedTensorType":$valueType),
+                                   [{
+      return $_get(valueType.getContext(), valueType);
+    }]>
+  ];
+}
+
 #endif // DTENSOR_DIALECT_DTENSOR_IR_DTENSORTYPES_TD
