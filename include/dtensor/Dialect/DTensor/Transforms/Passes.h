@@ -8,6 +8,8 @@
 #define DTENSOR_DIALECT_DTENSOR_TRANSFORMS_PASSES_H
 
 #include "dtensor/Dialect/DTensor/IR/DTensor.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {

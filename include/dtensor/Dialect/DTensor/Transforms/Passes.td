@@ -58,4 +58,58 @@ def DTensorPrintLayoutPass : Pass<"dtensor-print-layout", "::mlir::ModuleOp"> {
   ];
 }
 
+def DTensorPartitionPass : Pass<"dtensor-partition", "::mlir::ModuleOp"> {
+  let summary = "Rewrites DTensor API programs from the global view into the local view";
+  let description = [{
+    Turns a global-view program built from `from_local`, `distribute_tensor`,
+    `redistribute`, `to_local` and `full_tensor` into one SPMD program that
+    every rank runs on its own shard:
+
+    - every `tensor<..., #dtensor.spec<...>>` becomes the local shard type:
+      static where every rank's shard has the same size, dynamic (`?`) where
+      shards are uneven, in function signatures, calls and returns too;
+    - `from_local` / `to_local` disappear (with `run_check`, replicated mesh
+      dims are broadcast from group rank 0, as DTensor does);
+    - `distribute_tensor` slices this rank's shard (after a broadcast from
+      `src_rank`, when given);
+    - `redistribute` and `full_tensor` become the steps the redistribution
+      planner chooses: `dtensor.all_gather`, `all_reduce`, `reduce_scatter`,
+      `all_to_all`, and local chunking or scaling, with uneven shards padded
+      to the largest piece around each collective and sliced back after.
+
+    Ops other than these on distributed values are reported at the op (run
+    propagation and partitioning of compute ops first; see the pipeline).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+  let options = [
+    Option<"devicesPerHost", "devices-per-host", "int64_t", /*default=*/"8",
+           "Devices per host in the cost model: mesh dims whose groups span "
+           "more use the slower inter-host links">,
+  ];
+}
+
+def DTensorCommReportPass : Pass<"dtensor-comm-report", "::mlir::ModuleOp"> {
+  let summary = "Prints the collectives of each function: kind, count, bytes, mesh dims";
+  let description = [{
+    A static CommDebugMode: for every function, counts the dtensor
+    collectives it contains by kind, with the bytes each moves per rank (the
+    larger of its input and result buffers, from their static types) and the
+    mesh dims of their groups. Ops in loop bodies count once; collectives
+    with dynamic shapes are counted and their bytes reported as unknown. The
+    IR is unchanged. Prints to stderr, as text or (`json=true`) as JSON:
+    `{"functions": [{"name": "f", "collectives": {"all_gather": {"count": 1,
+    "bytes": 2048, "dynamic": 0, "async": 0, "mesh_dims": [["tp"]],
+    "meshes": ["mesh"]}, ...}, "total": {"count": 1, "bytes": 2048,
+    "dynamic": 0, "async": 0}}, ...]}` (`meshes[i]` is the mesh of
+    `mesh_dims[i]`; kinds that do not occur are left out).
+  }];
+  let options = [
+    Option<"json", "json", "bool", /*default=*/"false",
+           "Print JSON instead of text">,
+  ];
+}
+
 #endif // DTENSOR_DIALECT_DTENSOR_TRANSFORMS_PASSES_TD

@@ -1,0 +1,69 @@
+//===- LocalView.h - building local-view IR for distributed values -*- C++ -*-===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// What partitioning needs to turn a global-view value into one rank's shard:
+// the local type of a distributed tensor, this rank's chunk of a dim as
+// index arithmetic, and the lowering of a redistribution into the planner's
+// collectives with padding for uneven shards. Shared by the passes that
+// produce local-view IR.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_DIALECT_DTENSOR_TRANSFORMS_LOCALVIEW_H
+#define DTENSOR_DIALECT_DTENSOR_TRANSFORMS_LOCALVIEW_H
+
+#include "dtensor/Core/Redistribute.h"
+#include "dtensor/Dialect/DTensor/IR/DTensor.h"
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+namespace dtensor {
+
+/// A distributed tensor type resolved against its mesh.
+struct DistributedType {
+  RankedTensorType global;
+  SpecAttr spec;
+  ResolvedMeshView view;
+  Layout layout;
+
+  /// The mesh symbol's dims behind the view dims `viewDims`, in order (a
+  /// flattened view dim stands for several).
+  SmallVector<int64_t> meshDimsOf(ArrayRef<int64_t> viewDims) const;
+};
+
+/// Resolves `type` (a tensor with a spec) from `from`. Emits and fails when
+/// the spec does not fit its mesh.
+FailureOr<DistributedType> resolveDistributedType(RankedTensorType type,
+                                                  Operation *from,
+                                                  SymbolTableCollection &symbols);
+
+/// The type of one rank's shard: a dim is static where every rank's shard
+/// has the same size and dynamic where shards are uneven (or the global dim
+/// is dynamic).
+RankedTensorType getLocalType(RankedTensorType global, const Layout &layout);
+
+/// Lowers a redistribution of the local value `local` (this rank's shard of
+/// `from`) to `to` on the same mesh: the planner's steps as dtensor
+/// collectives on `mesh`, with local chunking, scaling, and padding around
+/// collectives where shards are uneven. Emits at `loc` and fails on what it
+/// cannot lower (dynamic global shapes, integer R -> P(sum)).
+FailureOr<Value> lowerRedistribute(OpBuilder &b, Location loc, Value local,
+                                   Value mesh, const DistributedType &from,
+                                   ArrayRef<Placement> to,
+                                   const CostModel &cost);
+
+/// This rank's offset and size of tensor dim `dim` of length `length`
+/// (global) under `layout`: torch.chunk over each mesh dim of the dim's shard
+/// order in turn, as index arithmetic on `dtensor.mesh_coord`.
+std::pair<Value, Value> emitShardExtent(OpBuilder &b, Location loc, Value mesh,
+                                        const DistributedType &type,
+                                        const Layout &layout, int64_t dim);
+
+} // namespace dtensor
+} // namespace mlir
+
+#endif // DTENSOR_DIALECT_DTENSOR_TRANSFORMS_LOCALVIEW_H

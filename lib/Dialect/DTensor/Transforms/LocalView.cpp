@@ -1,0 +1,376 @@
+//===- LocalView.cpp - building local-view IR for distributed values ------===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Uneven shards: a collective needs the same buffer size on every rank of a
+// group, so around each collective whose pieces differ in size, every piece
+// is padded to the largest piece P (known statically from the layout core:
+// chunk 0 is always the largest) and placed at a multiple of P; after the
+// collective the real pieces are cut out again at their torch.chunk offsets.
+// Where the layout core proves the pieces even, the collective runs directly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+using namespace mlir::dtensor;
+
+SmallVector<int64_t>
+DistributedType::meshDimsOf(ArrayRef<int64_t> viewDims) const {
+  SmallVector<int64_t> dims;
+  for (int64_t v : viewDims)
+    llvm::append_range(dims, view.meshDims[v]);
+  return dims;
+}
+
+FailureOr<DistributedType>
+mlir::dtensor::resolveDistributedType(RankedTensorType type, Operation *from,
+                                      SymbolTableCollection &symbols) {
+  SpecAttr spec = getSpec(type);
+  auto emitError = [&]() { return from->emitOpError(); };
+  FailureOr<ResolvedMeshView> view =
+      resolveMeshView(from, spec.getView(), symbols, emitError);
+  if (failed(view))
+    return failure();
+  FailureOr<Layout> layout =
+      verifySpecForMesh(from, spec, type.getRank(), symbols, emitError);
+  if (failed(layout))
+    return failure();
+  return DistributedType{type, spec, *view, *layout};
+}
+
+RankedTensorType mlir::dtensor::getLocalType(RankedTensorType global,
+                                             const Layout &layout) {
+  SmallVector<int64_t> shape(global.getShape());
+  if (global.hasStaticShape()) {
+    Shape g(shape.begin(), shape.end());
+    for (int64_t d = 0; d < global.getRank(); ++d) {
+      std::optional<int64_t> size = layout.uniformSize(g, d);
+      shape[d] = size ? *size : ShapedType::kDynamic;
+    }
+  } else {
+    for (int64_t d = 0; d < global.getRank(); ++d)
+      if (!layout.order(d).empty())
+        shape[d] = ShapedType::kDynamic;
+  }
+  return RankedTensorType::get(shape, global.getElementType());
+}
+
+//===----------------------------------------------------------------------===//
+// Small IR builders
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Builds local-view index arithmetic and tensor slicing at one place.
+struct Emitter {
+  OpBuilder &b;
+  Location loc;
+
+  Value cst(int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  Value dim(Value v, int64_t d) {
+    auto t = llvm::cast<RankedTensorType>(v.getType());
+    if (!t.isDynamicDim(d))
+      return cst(t.getDimSize(d));
+    return tensor::DimOp::create(b, loc, v, d);
+  }
+
+  /// torch.chunk piece `index` of `length` split into `parts`.
+  std::pair<Value, Value> chunk(Value length, int64_t parts, Value index) {
+    Value full = arith::CeilDivSIOp::create(b, loc, length, cst(parts));
+    Value start = arith::MinSIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, full, index), length);
+    Value end = arith::MinSIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, start, full), length);
+    return {start, arith::SubIOp::create(b, loc, end, start)};
+  }
+
+  Value coord(Value mesh, ArrayRef<int64_t> meshDims) {
+    return MeshCoordOp::create(b, loc, b.getIndexType(), mesh, meshDims);
+  }
+
+  /// A static size where `known` is static, else the value.
+  OpFoldResult fold(Value v, int64_t known) {
+    if (!ShapedType::isDynamic(known))
+      return b.getIndexAttr(known);
+    return v;
+  }
+
+  /// Per-dim (offset, size) overrides of a slice; other dims are whole.
+  struct Window {
+    int64_t dim;
+    OpFoldResult offset, size;
+  };
+
+  /// The part of `v` inside `windows`; the result's dims are static where
+  /// the sizes are attributes.
+  Value slice(Value v, ArrayRef<Window> windows) {
+    auto t = llvm::cast<RankedTensorType>(v.getType());
+    SmallVector<OpFoldResult> offsets(t.getRank(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes, strides(t.getRank(), b.getIndexAttr(1));
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      sizes.push_back(fold(t.isDynamicDim(d) ? dim(v, d) : Value(),
+                           t.getDimSize(d)));
+    for (const Window &w : windows) {
+      offsets[w.dim] = w.offset;
+      sizes[w.dim] = w.size;
+    }
+    SmallVector<int64_t> shape;
+    for (OpFoldResult s : sizes) {
+      std::optional<int64_t> c = getConstantIntValue(s);
+      shape.push_back(c ? *c : ShapedType::kDynamic);
+    }
+    auto resultType = RankedTensorType::get(shape, t.getElementType());
+    return tensor::ExtractSliceOp::create(b, loc, resultType, v, offsets, sizes,
+                                          strides);
+  }
+
+  /// `dest` with `piece` written at `offsets` (0 in dims not listed).
+  Value insert(Value piece, Value dest, ArrayRef<std::pair<int64_t, OpFoldResult>> at) {
+    auto t = llvm::cast<RankedTensorType>(piece.getType());
+    SmallVector<OpFoldResult> offsets(t.getRank(), b.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes, strides(t.getRank(), b.getIndexAttr(1));
+    for (int64_t d = 0; d < t.getRank(); ++d)
+      sizes.push_back(fold(t.isDynamicDim(d) ? dim(piece, d) : Value(),
+                           t.getDimSize(d)));
+    for (auto &[d, off] : at)
+      offsets[d] = off;
+    return tensor::InsertSliceOp::create(b, loc, piece, dest, offsets, sizes,
+                                         strides);
+  }
+
+  /// Zeros of `type`; dynamic dims come from `sizeOf(dim)`.
+  Value zeros(RankedTensorType type,
+              llvm::function_ref<Value(int64_t)> sizeOf) {
+    SmallVector<Value> dynamic;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        dynamic.push_back(sizeOf(d));
+    Value zero = arith::ConstantOp::create(
+        b, loc, b.getZeroAttr(type.getElementType()));
+    return tensor::SplatOp::create(b, loc, zero, type, dynamic);
+  }
+
+  Value cast(Value v, Type type) {
+    if (v.getType() == type)
+      return v;
+    return tensor::CastOp::create(b, loc, type, v);
+  }
+};
+
+RankedTensorType withDim(RankedTensorType t, int64_t d, int64_t size) {
+  SmallVector<int64_t> shape(t.getShape());
+  shape[d] = size;
+  return RankedTensorType::get(shape, t.getElementType());
+}
+
+bool allDivisible(const std::vector<int64_t> &sizes, int64_t n) {
+  return llvm::all_of(sizes, [&](int64_t s) { return s % n == 0; });
+}
+
+} // namespace
+
+std::pair<Value, Value>
+mlir::dtensor::emitShardExtent(OpBuilder &b, Location loc, Value mesh,
+                               const DistributedType &type,
+                               const Layout &layout, int64_t dim) {
+  Emitter e{b, loc};
+  Value offset = e.cst(0);
+  Value length = e.cst(type.global.getDimSize(dim));
+  for (int64_t m : layout.order(dim)) {
+    auto [start, size] =
+        e.chunk(length, layout.mesh()[m], e.coord(mesh, type.meshDimsOf({m})));
+    offset = arith::AddIOp::create(b, loc, offset, start);
+    length = size;
+  }
+  return {offset, length};
+}
+
+//===----------------------------------------------------------------------===//
+// Redistribution
+//===----------------------------------------------------------------------===//
+
+FailureOr<Value> mlir::dtensor::lowerRedistribute(OpBuilder &b, Location loc,
+                                                  Value local, Value mesh,
+                                                  const DistributedType &from,
+                                                  ArrayRef<Placement> to,
+                                                  const CostModel &cost) {
+  RankedTensorType global = from.global;
+  Type elt = global.getElementType();
+  if (!global.hasStaticShape())
+    return emitError(loc) << "cannot lower a redistribution of " << global
+                          << ": it needs a static global shape";
+  if (!elt.isIntOrFloat())
+    return emitError(loc) << "cannot lower a redistribution of " << global
+                          << ": element type " << elt
+                          << " is not an integer or float";
+  Shape shape(global.getShape().begin(), global.getShape().end());
+  RedistributeRequest req{from.view.shape, shape,
+                          (elt.getIntOrFloatBitWidth() + 7) / 8,
+                          from.layout.placements(),
+                          Placements(to.begin(), to.end())};
+  std::string error;
+  std::optional<Plan> plan = planRedistribute(req, cost, error);
+  if (!plan)
+    return emitError(loc) << "cannot redistribute "
+                          << formatPlacements(req.from) << " to "
+                          << formatPlacements(req.to) << ": " << error;
+
+  Emitter e{b, loc};
+  int64_t rank = global.getRank();
+  Shape zerosCoord(from.view.shape.size(), 0);
+  Value v = local;
+  for (const Step &step : plan->steps) {
+    std::string why;
+    std::optional<Layout> before =
+        Layout::create(from.view.shape, rank, step.before, why);
+    std::optional<Layout> after =
+        Layout::create(from.view.shape, rank, step.after, why);
+    assert(before && after && "planner produced an invalid state");
+    RankedTensorType tBefore = getLocalType(global, *before);
+    RankedTensorType tAfter = getLocalType(global, *after);
+    v = e.cast(v, tBefore);
+    int64_t n = 1;
+    for (int64_t m : step.meshDims)
+      n *= from.view.shape[m];
+    SmallVector<int64_t> meshDims = from.meshDimsOf(step.meshDims);
+    Shape maxBefore = before->shardAt(shape, zerosCoord).shape;
+    auto sameAsV = [&](Value like) {
+      return [&, like](int64_t d) { return e.dim(like, d); };
+    };
+
+    switch (step.kind) {
+    case StepKind::LocalNoop:
+      v = e.cast(v, tAfter);
+      break;
+
+    case StepKind::LocalDivide: {
+      if (!llvm::isa<FloatType>(elt))
+        return emitError(loc)
+               << "cannot make a Partial(sum) of integer tensor " << global
+               << " from a replicated one: that divides by the group size";
+      Value scalar = arith::ConstantOp::create(
+          b, loc, b.getFloatAttr(elt, double(n)));
+      SmallVector<Value> dynamic;
+      for (int64_t d = 0; d < rank; ++d)
+        if (tBefore.isDynamicDim(d))
+          dynamic.push_back(e.dim(v, d));
+      Value splat = tensor::SplatOp::create(b, loc, scalar, tBefore, dynamic);
+      v = arith::DivFOp::create(b, loc, v, splat);
+      break;
+    }
+
+    case StepKind::LocalChunk: {
+      int64_t d = step.toDim;
+      auto [start, size] = e.chunk(e.dim(v, d), n, e.coord(mesh, meshDims));
+      v = e.cast(e.slice(v, {{d, start, e.fold(size, tAfter.getDimSize(d))}}),
+                 tAfter);
+      break;
+    }
+
+    case StepKind::AllGather: {
+      int64_t d = step.fromDim;
+      if (allDivisible(after->distinctSizes(shape, d), n)) {
+        v = AllGatherOp::create(b, loc, tAfter, v, mesh, meshDims, d);
+        break;
+      }
+      // Pad this rank's piece to the largest, gather, cut the pieces out.
+      int64_t piece = maxBefore[d];
+      RankedTensorType padded = withDim(tBefore, d, piece);
+      Value buffer = e.insert(v, e.zeros(padded, sameAsV(v)), {});
+      Value gathered = AllGatherOp::create(b, loc, withDim(tBefore, d, n * piece),
+                                           buffer, mesh, meshDims, d);
+      Value parent = emitShardExtent(b, loc, mesh, from, *after, d).second;
+      Value out = e.zeros(tAfter, [&](int64_t i) {
+        return i == d ? parent : e.dim(v, i);
+      });
+      for (int64_t i = 0; i < n; ++i) {
+        auto [start, size] = e.chunk(parent, n, e.cst(i));
+        Value part = e.slice(gathered, {{d, b.getIndexAttr(i * piece), size}});
+        out = e.insert(part, out, {{d, start}});
+      }
+      v = out;
+      break;
+    }
+
+    case StepKind::ReduceScatter: {
+      int64_t d = step.toDim;
+      Reduction reduce = toReduction(step.reduce);
+      if (allDivisible(before->distinctSizes(shape, d), n)) {
+        v = ReduceScatterOp::create(b, loc, tAfter, v, mesh, meshDims, d,
+                                    reduce);
+        break;
+      }
+      // Place torch.chunk piece i at i * P, reduce-scatter P-sized pieces,
+      // keep this rank's real size.
+      int64_t piece = (maxBefore[d] + n - 1) / n;
+      Value length = e.dim(v, d);
+      Value buffer = e.zeros(withDim(tBefore, d, n * piece), sameAsV(v));
+      for (int64_t i = 0; i < n; ++i) {
+        auto [start, size] = e.chunk(length, n, e.cst(i));
+        buffer = e.insert(e.slice(v, {{d, start, size}}), buffer,
+                          {{d, b.getIndexAttr(i * piece)}});
+      }
+      Value scattered = ReduceScatterOp::create(
+          b, loc, withDim(tBefore, d, piece), buffer, mesh, meshDims, d,
+          reduce);
+      Value mine = e.chunk(length, n, e.coord(mesh, meshDims)).second;
+      v = e.cast(e.slice(scattered, {{d, b.getIndexAttr(0),
+                                      e.fold(mine, tAfter.getDimSize(d))}}),
+                 tAfter);
+      break;
+    }
+
+    case StepKind::AllReduce:
+      v = AllReduceOp::create(b, loc, tAfter, v, mesh, meshDims,
+                              toReduction(step.reduce));
+      break;
+
+    case StepKind::AllToAll: {
+      int64_t i = step.fromDim, j = step.toDim;
+      if (allDivisible(before->distinctSizes(shape, j), n) &&
+          allDivisible(after->distinctSizes(shape, i), n)) {
+        v = AllToAllOp::create(b, loc, tAfter, v, mesh, meshDims, j, i);
+        break;
+      }
+      // Pieces of j go to P_j-sized slots, this rank's piece of i is padded
+      // to the largest; after the exchange, cut both back.
+      int64_t pieceJ = (maxBefore[j] + n - 1) / n;
+      int64_t pieceI = maxBefore[i];
+      RankedTensorType bufferType =
+          withDim(withDim(tBefore, j, n * pieceJ), i, pieceI);
+      Value lengthJ = e.dim(v, j);
+      Value buffer = e.zeros(bufferType, sameAsV(v));
+      for (int64_t t = 0; t < n; ++t) {
+        auto [start, size] = e.chunk(lengthJ, n, e.cst(t));
+        buffer = e.insert(e.slice(v, {{j, start, size}}), buffer,
+                          {{j, b.getIndexAttr(t * pieceJ)}});
+      }
+      Value exchanged = AllToAllOp::create(
+          b, loc, withDim(withDim(tBefore, j, pieceJ), i, n * pieceI), buffer,
+          mesh, meshDims, j, i);
+      Value mineJ = e.chunk(lengthJ, n, e.coord(mesh, meshDims)).second;
+      Value parentI = emitShardExtent(b, loc, mesh, from, *after, i).second;
+      Value out = e.zeros(tAfter, [&](int64_t k) {
+        return k == i ? parentI : k == j ? mineJ : e.dim(v, k);
+      });
+      for (int64_t k = 0; k < n; ++k) {
+        auto [start, size] = e.chunk(parentI, n, e.cst(k));
+        Value part = e.slice(exchanged, {{i, b.getIndexAttr(k * pieceI), size},
+                                         {j, b.getIndexAttr(0), mineJ}});
+        out = e.insert(part, out, {{i, start}});
+      }
+      v = out;
+      break;
+    }
+    }
+  }
+  return v;
+}

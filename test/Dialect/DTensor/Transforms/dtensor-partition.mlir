@@ -1,0 +1,169 @@
+// RUN: dtensor-opt %s --dtensor-partition --canonicalize --cse | FileCheck %s
+// RUN: dtensor-opt %s --dtensor-partition | FileCheck %s --check-prefix=RAW
+// RUN: dtensor-opt %s --dtensor-partition --dtensor-comm-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+
+// The report of the lowered program counts what the planner planned
+// (dtensor-plan redistribute --mesh 2x2 --shape 9x4 --from '[S(0), S(0)]'
+// --to '[R, S(0)]': 2 all_gathers, 96 + 160 bytes; 7x5 P(sum) -> S(0): 160).
+// REPORT: func @swap: 2 collectives, 256 bytes/rank
+// REPORT: func @uneven_gather: 2 collectives, 256 bytes/rank
+// REPORT: func @uneven_reduce_scatter: 1 collective, 160 bytes/rank
+// REPORT: func @to_partial: no collectives
+
+dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
+dtensor.mesh @cube shape = [2, 2, 2]
+
+// The issue's example: DTensor's plan, one all_gather and one all_to_all,
+// then this rank's chunk. Types become local shard types.
+// CHECK-LABEL: func.func @swap
+// CHECK-SAME:    (%[[M:.*]]: !dtensor.device_mesh<@mesh>, %[[L:.*]]: tensor<4x4xf32>) -> tensor<4x4xf32>
+// CHECK:         %[[G:.*]] = dtensor.all_gather %[[L]], %[[M]] mesh_dims = [0] gather_dim = 0 : tensor<4x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x4xf32>
+// CHECK:         %[[A:.*]] = dtensor.all_to_all %[[G]], %[[M]] mesh_dims = [1] split_dim = 0 concat_dim = 1 : tensor<8x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<4x8xf32>
+// CHECK:         %[[C:.*]] = dtensor.mesh_coord %[[M]] mesh_dims = [0]
+// CHECK:         %[[MUL:.*]] = arith.muli %[[C]], %{{.*}}
+// CHECK:         %[[OFF:.*]] = arith.minsi %[[MUL]], %{{.*}}
+// CHECK:         %[[S:.*]] = tensor.extract_slice %[[A]][0, %[[OFF]]] [4, 4] [1, 1] : tensor<4x8xf32> to tensor<4x4xf32>
+// CHECK:         return %[[S]] : tensor<4x4xf32>
+// CHECK-NOT:     dtensor.spec
+func.func @swap(%m: !dtensor.device_mesh<@mesh>, %l: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %d = dtensor.from_local %l, %m : tensor<4x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
+  %r = dtensor.redistribute %d, %m : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(1), S(0)]>>
+  %o = dtensor.to_local %r : tensor<8x8xf32, #dtensor.spec<@mesh, [S(1), S(0)]>> -> tensor<4x4xf32>
+  return %o : tensor<4x4xf32>
+}
+
+// Even nested shards gather in one collective over the flattened group.
+// CHECK-LABEL: func.func @merged_gather
+// CHECK-SAME:    tensor<2x4xf32>) -> tensor<8x4xf32>
+// CHECK:         dtensor.all_gather %{{.*}}, %{{.*}} mesh_dims = [0, 1] gather_dim = 0 : tensor<2x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x4xf32>
+// CHECK-NOT:     dtensor.all_gather
+func.func @merged_gather(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>) -> tensor<8x4xf32> {
+  %f = dtensor.full_tensor %x, %m : tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>, !dtensor.device_mesh<@mesh> -> tensor<8x4xf32>
+  return %f : tensor<8x4xf32>
+}
+
+// A non-default order gathers in its own order.
+// CHECK-LABEL: func.func @ordered_gather
+// CHECK:         dtensor.all_gather %{{.*}}, %{{.*}} mesh_dims = [1, 0] gather_dim = 0
+func.func @ordered_gather(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x4xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>) -> tensor<8x4xf32> {
+  %f = dtensor.full_tensor %x, %m : tensor<8x4xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>, !dtensor.device_mesh<@mesh> -> tensor<8x4xf32>
+  return %f : tensor<8x4xf32>
+}
+
+// Uneven: 9 rows as [S(0), S(0)] are 3,2 | 2,2 (parent 5 | 4). Each shard is
+// padded to the largest piece, gathered, and the real pieces are cut out at
+// their torch.chunk offsets; then the same over "dp" (5 | 4 padded to 5).
+// CHECK-LABEL: func.func @uneven_gather
+// CHECK-SAME:    tensor<?x4xf32>) -> tensor<?x4xf32>
+// CHECK:         %[[PAD:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [%{{.*}}, 4] [1, 1] : tensor<?x4xf32> into tensor<3x4xf32>
+// CHECK:         %[[G1:.*]] = dtensor.all_gather %[[PAD]], %{{.*}} mesh_dims = [1] gather_dim = 0 : tensor<3x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<6x4xf32>
+// CHECK:         tensor.extract_slice %[[G1]][0, 0] [%{{.*}}, 4]
+// CHECK:         tensor.extract_slice %[[G1]][3, 0] [%{{.*}}, 4]
+// CHECK:         %[[G2:.*]] = dtensor.all_gather %{{.*}}, %{{.*}} mesh_dims = [0] gather_dim = 0 : tensor<5x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<10x4xf32>
+// CHECK:         tensor.extract_slice %[[G2]][0, 0] [5, 4]
+// CHECK:         tensor.extract_slice %[[G2]][5, 0] [4, 4]
+// CHECK-NOT:     dtensor.all_gather
+func.func @uneven_gather(%m: !dtensor.device_mesh<@mesh>, %x: tensor<9x4xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>) -> tensor<9x4xf32, #dtensor.spec<@mesh, [R, S(0)]>> {
+  %r = dtensor.redistribute %x, %m : tensor<9x4xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>, !dtensor.device_mesh<@mesh> -> tensor<9x4xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+  return %r : tensor<9x4xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+}
+
+// Partial sums to uneven rows (7 over 2: 4 | 3): chunks placed at multiples
+// of 4, one reduce_scatter, this rank's real rows kept.
+// CHECK-LABEL: func.func @uneven_reduce_scatter
+// CHECK-SAME:    tensor<7x5xf32>) -> tensor<?x5xf32>
+// CHECK:         tensor.insert_slice %{{.*}} into %{{.*}}[4, 0] [3, 5] [1, 1] : tensor<3x5xf32> into tensor<8x5xf32>
+// CHECK:         %[[RS:.*]] = dtensor.reduce_scatter %{{.*}}, %{{.*}} mesh_dims = [0] scatter_dim = 0 reduce = sum : tensor<8x5xf32>, !dtensor.device_mesh<@mesh> -> tensor<4x5xf32>
+// CHECK:         tensor.extract_slice %[[RS]][0, 0] [%{{.*}}, 5] [1, 1] : tensor<4x5xf32> to tensor<?x5xf32>
+func.func @uneven_reduce_scatter(%m: !dtensor.device_mesh<@mesh>, %x: tensor<7x5xf32, #dtensor.spec<@mesh, [P(sum), R]>>) -> tensor<7x5xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  %r = dtensor.redistribute %x, %m : tensor<7x5xf32, #dtensor.spec<@mesh, [P(sum), R]>>, !dtensor.device_mesh<@mesh> -> tensor<7x5xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %r : tensor<7x5xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}
+
+// Partial sums over both mesh dims to even rows: one reduce_scatter over the
+// flattened group; to replicated: one all_reduce; max stays max.
+// CHECK-LABEL: func.func @merged_partials
+// CHECK:         dtensor.reduce_scatter %{{.*}}, %{{.*}} mesh_dims = [0, 1] scatter_dim = 0 reduce = sum : tensor<8x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<2x4xf32>
+// CHECK:         dtensor.all_reduce %{{.*}}, %{{.*}} mesh_dims = [0, 1] reduce = max : tensor<8x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x4xf32>
+func.func @merged_partials(%m: !dtensor.device_mesh<@mesh>,
+                           %x: tensor<8x4xf32, #dtensor.spec<@mesh, [P(sum), P(sum)]>>,
+                           %y: tensor<8x4xf32, #dtensor.spec<@mesh, [P(max), P(max)]>>)
+    -> (tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>, tensor<8x4xf32>) {
+  %r = dtensor.redistribute %x, %m : tensor<8x4xf32, #dtensor.spec<@mesh, [P(sum), P(sum)]>>, !dtensor.device_mesh<@mesh> -> tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>
+  %f = dtensor.full_tensor %y, %m : tensor<8x4xf32, #dtensor.spec<@mesh, [P(max), P(max)]>>, !dtensor.device_mesh<@mesh> -> tensor<8x4xf32>
+  return %r, %f : tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>, tensor<8x4xf32>
+}
+
+// Uneven all_to_all: rows 5 (3 | 2) to columns 3 (2 | 1).
+// CHECK-LABEL: func.func @uneven_all_to_all
+// CHECK-SAME:    tensor<?x3xf32>) -> tensor<5x?xf32>
+// CHECK:         dtensor.all_to_all %{{.*}}, %{{.*}} mesh_dims = [0] split_dim = 1 concat_dim = 0 : tensor<3x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<6x2xf32>
+func.func @uneven_all_to_all(%m: !dtensor.device_mesh<@mesh>, %x: tensor<5x3xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> tensor<5x3xf32, #dtensor.spec<@mesh, [S(1), R]>> {
+  %r = dtensor.redistribute %x, %m : tensor<5x3xf32, #dtensor.spec<@mesh, [S(0), R]>>, !dtensor.device_mesh<@mesh> -> tensor<5x3xf32, #dtensor.spec<@mesh, [S(1), R]>>
+  return %r : tensor<5x3xf32, #dtensor.spec<@mesh, [S(1), R]>>
+}
+
+// R -> P(sum) divides by the group size; R -> P(max) changes nothing.
+// CHECK-LABEL: func.func @to_partial
+// CHECK:         %[[TWO:.*]] = arith.constant dense<2.000000e+00> : tensor<8x8xf32>
+// CHECK:         %[[D:.*]] = arith.divf %{{.*}}, %[[TWO]] : tensor<8x8xf32>
+// CHECK:         return %[[D]], %{{.*}} : tensor<8x8xf32>, tensor<8x8xf32>
+func.func @to_partial(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>)
+    -> (tensor<8x8xf32, #dtensor.spec<@mesh, [P(sum), R]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, P(max)]>>) {
+  %s = dtensor.redistribute %x, %m : tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32, #dtensor.spec<@mesh, [P(sum), R]>>
+  %x2 = dtensor.redistribute %x, %m : tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32, #dtensor.spec<@mesh, [R, P(max)]>>
+  return %s, %x2 : tensor<8x8xf32, #dtensor.spec<@mesh, [P(sum), R]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, P(max)]>>
+}
+
+// distribute_tensor from group rank 1 on both dims (rank 3): one broadcast,
+// then this rank's rows; from_local with run_check broadcasts replicated
+// dims from group rank 0.
+// CHECK-LABEL: func.func @distribute
+// CHECK:         %[[B:.*]] = dtensor.broadcast %{{.*}}, %{{.*}} mesh_dims = [0, 1] root = 3 : tensor<9x4xf32>
+// CHECK:         tensor.extract_slice %[[B]][%{{.*}}, 0] [%{{.*}}, 4] [1, 1] : tensor<9x4xf32> to tensor<?x4xf32>
+// CHECK:         dtensor.broadcast %{{.*}}, %{{.*}} mesh_dims = [1] root = 0 : tensor<?x4xf32>
+func.func @distribute(%m: !dtensor.device_mesh<@mesh>, %t: tensor<9x4xf32>, %l: tensor<?x4xf32>)
+    -> (tensor<?x4xf32>, tensor<?x4xf32>) {
+  %d = dtensor.distribute_tensor %t, %m src_rank = 1 : tensor<9x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<9x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  %a = dtensor.to_local %d : tensor<9x4xf32, #dtensor.spec<@mesh, [S(0), R]>> -> tensor<?x4xf32>
+  %w = dtensor.from_local %l, %m run_check : tensor<?x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<9x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  %b = dtensor.to_local %w : tensor<9x4xf32, #dtensor.spec<@mesh, [S(0), R]>> -> tensor<?x4xf32>
+  return %a, %b : tensor<?x4xf32>, tensor<?x4xf32>
+}
+
+// Without a source rank, each rank keeps its own chunk: no collective.
+// CHECK-LABEL: func.func @distribute_local
+// CHECK-NOT:     dtensor.broadcast
+// CHECK:         tensor.extract_slice
+func.func @distribute_local(%m: !dtensor.device_mesh<@mesh>, %t: tensor<8x4xf32>) -> tensor<4x4xf32> {
+  %d = dtensor.distribute_tensor %t, %m : tensor<8x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  %a = dtensor.to_local %d : tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), R]>> -> tensor<4x4xf32>
+  return %a : tensor<4x4xf32>
+}
+
+// Calls and sub-mesh views: the callee's signature is converted too, and a
+// collective on the "tp" view uses mesh dim 1 of @mesh.
+// CHECK-LABEL: func.func @callee
+// CHECK-SAME:    (%{{.*}}: !dtensor.device_mesh<@mesh[1]>, %{{.*}}: tensor<4x8xf32>) -> tensor<8x8xf32>
+// CHECK:         dtensor.all_gather %{{.*}}, %{{.*}} mesh_dims = [1] gather_dim = 0 : tensor<4x8xf32>, !dtensor.device_mesh<@mesh[1]> -> tensor<8x8xf32>
+// CHECK-LABEL: func.func @caller
+// CHECK:         call @callee(%{{.*}}, %{{.*}}) : (!dtensor.device_mesh<@mesh[1]>, tensor<4x8xf32>) -> tensor<8x8xf32>
+func.func @callee(%tp: !dtensor.device_mesh<@mesh[1]>, %x: tensor<8x8xf32, #dtensor.spec<@mesh[1], [S(0)]>>) -> tensor<8x8xf32> {
+  %f = dtensor.full_tensor %x, %tp : tensor<8x8xf32, #dtensor.spec<@mesh[1], [S(0)]>>, !dtensor.device_mesh<@mesh[1]> -> tensor<8x8xf32>
+  return %f : tensor<8x8xf32>
+}
+func.func @caller(%tp: !dtensor.device_mesh<@mesh[1]>, %x: tensor<8x8xf32, #dtensor.spec<@mesh[1], [S(0)]>>) -> tensor<8x8xf32> {
+  %r = call @callee(%tp, %x) : (!dtensor.device_mesh<@mesh[1]>, tensor<8x8xf32, #dtensor.spec<@mesh[1], [S(0)]>>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// A 3-D mesh: the planner's merged all_reduce over two Partial dims.
+// CHECK-LABEL: func.func @on_cube
+// CHECK:         dtensor.all_reduce %{{.*}}, %{{.*}} mesh_dims = [1, 2] reduce = avg : tensor<4x8xf32>, !dtensor.device_mesh<@cube> -> tensor<4x8xf32>
+func.func @on_cube(%c: !dtensor.device_mesh<@cube>, %x: tensor<8x8xf32, #dtensor.spec<@cube, [S(0), P(avg), P(avg)]>>) -> tensor<8x8xf32, #dtensor.spec<@cube, [S(0), R, R]>> {
+  %r = dtensor.redistribute %x, %c : tensor<8x8xf32, #dtensor.spec<@cube, [S(0), P(avg), P(avg)]>>, !dtensor.device_mesh<@cube> -> tensor<8x8xf32, #dtensor.spec<@cube, [S(0), R, R]>>
+  return %r : tensor<8x8xf32, #dtensor.spec<@cube, [S(0), R, R]>>
+}
+
+// Without cleanups the pass leaves no global-view type behind.
+// RAW-NOT: #dtensor.spec
