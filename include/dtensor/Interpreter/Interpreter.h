@@ -1,0 +1,169 @@
+//===- Interpreter.h - run dtensor programs on N simulated ranks -*- C++ -*-===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// A LocalTensor-style interpreter: one process holds every rank's value. An
+// op whose operands are the same on every rank runs once (a "uniform"
+// value); an op with rank-dependent operands runs once per rank; collectives
+// compute exactly over each group of each mesh dim. Global-view programs hold
+// a distributed value as its logical global tensor plus its spec; local-view
+// programs hold one buffer per rank, whose sizes may differ.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_INTERPRETER_INTERPRETER_H
+#define DTENSOR_INTERPRETER_INTERPRETER_H
+
+#include "dtensor/Dialect/DTensor/IR/DTensor.h"
+#include "dtensor/Interpreter/Tensor.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+
+namespace mlir {
+namespace dtensor {
+namespace interp {
+
+/// A distributed tensor of the global view: the logical value and its spec.
+struct DistTensor {
+  Tensor global;
+  SpecAttr spec;
+  Layout layout;
+};
+
+/// What an SSA value holds on one rank.
+struct RValue {
+  enum class Kind : uint8_t { Empty, Tensor, Int, Float, Mesh, Future, Dist };
+  Kind kind = Kind::Empty;
+  interp::Tensor tensor; // Tensor and Future
+  int64_t i = 0;         // Int (integers, index, i1)
+  double f = 0;          // Float
+  std::shared_ptr<DistTensor> dist;
+
+  static RValue ofTensor(interp::Tensor t) {
+    RValue v;
+    v.kind = Kind::Tensor;
+    v.tensor = std::move(t);
+    return v;
+  }
+  static RValue ofInt(int64_t x) {
+    RValue v;
+    v.kind = Kind::Int;
+    v.i = x;
+    return v;
+  }
+  static RValue ofFloat(double x) {
+    RValue v;
+    v.kind = Kind::Float;
+    v.f = x;
+    return v;
+  }
+};
+
+/// An SSA value across ranks: one RValue shared by all ranks (uniform) or
+/// one per rank.
+struct MValue {
+  bool uniform = true;
+  std::vector<RValue> values;
+
+  static MValue same(RValue v) { return {true, {std::move(v)}}; }
+  const RValue &on(int64_t rank) const {
+    return uniform ? values[0] : values[rank];
+  }
+};
+
+/// One kind of collective, as the communication report counts it.
+struct CommStat {
+  int64_t count = 0;
+  int64_t bytes = 0;
+  /// Distinct groups used, as mesh dim lists.
+  std::vector<std::vector<int64_t>> meshDims;
+};
+
+/// What ran: collectives by kind, like CommDebugMode.
+struct CommReport {
+  std::map<std::string, CommStat> byKind;
+  std::vector<std::string> meshDimNames;
+  void print(llvm::raw_ostream &os) const;
+  void printJson(llvm::raw_ostream &os) const;
+};
+
+/// One event of the optional Chrome trace.
+struct TraceEvent {
+  std::string name;
+  double startUs, durationUs;
+  bool collective;
+};
+
+class Interpreter {
+public:
+  /// Interprets functions of `module`; the ranks are those of its mesh.
+  explicit Interpreter(ModuleOp module);
+
+  /// Runs `entry` on `args` (one per function argument; mesh handles may be
+  /// given as empty values). Fails with a diagnostic at the op that failed.
+  LogicalResult run(func::FuncOp entry, std::vector<MValue> args,
+                    std::vector<MValue> &results);
+
+  int64_t numRanks() const { return meshSize(meshShape); }
+  const Shape &mesh() const { return meshShape; }
+  MeshOp meshOp() const { return meshDecl; }
+  CommReport &report() { return comm; }
+  /// Events of the last run, when tracing was enabled.
+  std::vector<TraceEvent> &trace() { return events; }
+  void enableTrace(bool on) { tracing = on; }
+
+  /// The local shard each rank holds of the global tensor `global` under a
+  /// spec (Partial dims split as DTensor does when going from R to P).
+  MValue shardsOf(const Tensor &global, const Layout &layout,
+                  const Placements &placements) const;
+  /// The logical global tensor of per-rank shards `local` under `layout`
+  /// (replicas from coordinate 0, Partial terms reduced). Fails with a
+  /// message when a rank's shard has the wrong shape.
+  std::optional<Tensor> assemble(const MValue &local, const Layout &layout,
+                                 DType dtype, const Shape &global,
+                                 std::string &error) const;
+
+  /// Resolves a spec on this interpreter's mesh (whole mesh only).
+  FailureOr<Layout> layoutOf(RankedTensorType type, Operation *at);
+
+  using Kernel = std::function<LogicalResult(Interpreter &, Operation *)>;
+
+  // Used by kernels.
+  const MValue &lookup(Value v) const { return env.find(v)->second; }
+  void bind(Value v, MValue m) { env[v] = std::move(m); }
+  LogicalResult callFunction(func::FuncOp fn, std::vector<MValue> args,
+                             std::vector<MValue> &results);
+  ModuleOp getModule() { return module; }
+  SymbolTableCollection &symbols() { return symbolTable; }
+
+private:
+  LogicalResult runBlock(Block &block, std::vector<MValue> &results);
+
+  ModuleOp module;
+  MeshOp meshDecl;
+  Shape meshShape;
+  SymbolTableCollection symbolTable;
+  llvm::DenseMap<Value, MValue> env;
+  llvm::StringMap<Kernel> kernels;
+  CommReport comm;
+  bool tracing = false;
+  std::vector<TraceEvent> events;
+};
+
+/// Converts an MLIR element type; std::nullopt when unsupported.
+std::optional<DType> dtypeOf(Type type);
+
+} // namespace interp
+} // namespace dtensor
+} // namespace mlir
+
+#endif // DTENSOR_INTERPRETER_INTERPRETER_H

@@ -1,0 +1,584 @@
+//===- DTensorKernels.cpp - collectives and DTensor API ops ---------------===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Collectives are computed exactly over every group of their mesh dims (the
+// core's meshGroups, so group order is the one the IR documents). The DTensor
+// API ops run in the global view, where a distributed value is its logical
+// tensor plus spec; shards and Partial terms are derived with the layout core.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Interpreter/Interpreter.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::dtensor;
+using namespace mlir::dtensor::interp;
+
+//===----------------------------------------------------------------------===//
+// Layout helpers
+//===----------------------------------------------------------------------===//
+
+FailureOr<Layout> Interpreter::layoutOf(RankedTensorType type, Operation *at) {
+  SpecAttr spec = getSpec(type);
+  if (!spec.getMeshDims().empty())
+    return at->emitOpError()
+           << "holds " << type
+           << ": the interpreter's global view supports specs on a whole "
+              "mesh, not on a sub-mesh or flattened view, yet";
+  if (!type.hasStaticShape())
+    return at->emitOpError() << "holds " << type
+                             << ": the global view needs static shapes";
+  return verifySpecForMesh(at, spec, type.getRank(), symbolTable,
+                           [&]() { return at->emitOpError(); });
+}
+
+namespace {
+
+/// Mesh dims holding `kind`, and the groups over them.
+std::vector<int64_t> dimsOfKind(const Placements &ps, PlacementKind kind) {
+  std::vector<int64_t> dims;
+  for (size_t m = 0; m < ps.size(); ++m)
+    if (ps[m].kind == kind)
+      dims.push_back(m);
+  return dims;
+}
+
+template <typename T> T combine(Reduction r, T a, T b) {
+  switch (r) {
+  case Reduction::Sum:
+  case Reduction::Avg:
+    return T(a + b);
+  case Reduction::Max:
+    return std::max(a, b);
+  case Reduction::Min:
+    return std::min(a, b);
+  case Reduction::Product:
+    return T(a * b);
+  }
+  return a;
+}
+
+/// Element-wise reduction of equally shaped tensors.
+Tensor reduceAll(const std::vector<const Tensor *> &terms, Reduction r) {
+  Tensor out(terms.front()->dtype(), terms.front()->shape());
+  int64_t n = out.numElements();
+  dispatch(out.dtype(), [&](auto v) {
+    using T = decltype(v);
+    T *o = out.mutableData<T>();
+    std::copy_n(terms.front()->data<T>(), n, o);
+    for (size_t t = 1; t < terms.size(); ++t) {
+      const T *x = terms[t]->data<T>();
+      for (int64_t i = 0; i < n; ++i)
+        o[i] = combine(r, o[i], x[i]);
+    }
+    if (r == Reduction::Avg)
+      for (int64_t i = 0; i < n; ++i)
+        o[i] = T(o[i] / T(terms.size()));
+  });
+  return out;
+}
+
+} // namespace
+
+MValue Interpreter::shardsOf(const Tensor &global, const Layout &layout,
+                             const Placements &ps) const {
+  std::vector<int64_t> partialDims = dimsOfKind(ps, PlacementKind::Partial);
+  bool anyShard = !dimsOfKind(ps, PlacementKind::Shard).empty();
+  if (!anyShard && partialDims.empty())
+    return MValue::same(RValue::ofTensor(global));
+  MValue out;
+  out.uniform = false;
+  int64_t partialSize = 1;
+  for (int64_t m : partialDims)
+    partialSize *= meshShape[m];
+  for (int64_t r = 0; r < numRanks(); ++r) {
+    Shape coord = rankToCoord(meshShape, r);
+    Shard s = layout.shardAt(global.shape(), coord);
+    Shape offset = s.offset;
+    for (size_t d = 0; d < offset.size(); ++d)
+      if (s.shape[d] == 0)
+        offset[d] = 0;
+    Tensor t = global.slice(offset, s.shape);
+    if (!partialDims.empty()) {
+      // DTensor's R -> P: sum divides (floats), avg/max/min keep the value;
+      // integer sums and products put the value on group rank 0 and the
+      // identity elsewhere.
+      ReduceKind kind = ps[partialDims.front()].reduce;
+      bool first = llvm::all_of(partialDims,
+                                [&](int64_t m) { return coord[m] == 0; });
+      dispatch(t.dtype(), [&](auto v) {
+        using T = decltype(v);
+        T *x = t.mutableData<T>();
+        int64_t n = t.numElements();
+        if (kind == ReduceKind::Sum && isFloat(t.dtype())) {
+          for (int64_t i = 0; i < n; ++i)
+            x[i] = T(x[i] / T(partialSize));
+        } else if ((kind == ReduceKind::Sum || kind == ReduceKind::Product) &&
+                   !first) {
+          std::fill_n(x, n, T(kind == ReduceKind::Sum ? 0 : 1));
+        }
+      });
+    }
+    out.values.push_back(RValue::ofTensor(std::move(t)));
+  }
+  return out;
+}
+
+std::optional<Tensor> Interpreter::assemble(const MValue &local,
+                                            const Layout &layout, DType dtype,
+                                            const Shape &global,
+                                            std::string &error) const {
+  const Placements &ps = layout.placements();
+  std::vector<int64_t> partialDims = dimsOfKind(ps, PlacementKind::Partial);
+  Tensor out(dtype, global);
+  for (int64_t r = 0; r < numRanks(); ++r) {
+    Shape coord = rankToCoord(meshShape, r);
+    Shard s = layout.shardAt(global, coord);
+    const RValue &v = local.on(r);
+    if (v.kind != RValue::Kind::Tensor) {
+      error = "rank " + std::to_string(r) + " holds no tensor";
+      return std::nullopt;
+    }
+    if (v.tensor.shape() != s.shape || v.tensor.dtype() != dtype) {
+      std::string got, want;
+      for (int64_t d : v.tensor.shape())
+        got += (got.empty() ? "" : "x") + std::to_string(d);
+      for (int64_t d : s.shape)
+        want += (want.empty() ? "" : "x") + std::to_string(d);
+      error = "rank " + std::to_string(r) + "'s local tensor is " + got + " " +
+              stringifyDType(v.tensor.dtype()) + ", but its shard under " +
+              formatPlacements(ps) + " is " + want + " " +
+              stringifyDType(dtype);
+      return std::nullopt;
+    }
+    // Replicas and Partial terms are read from coordinate 0 of those dims.
+    bool representative = true;
+    for (size_t m = 0; m < ps.size(); ++m)
+      if (!ps[m].isShard() && coord[m] != 0)
+        representative = false;
+    if (!representative)
+      continue;
+    Tensor value = v.tensor;
+    if (!partialDims.empty()) {
+      std::vector<const Tensor *> terms;
+      for (const std::vector<int64_t> &group :
+           meshGroups(meshShape, partialDims))
+        if (group.front() == r)
+          for (int64_t member : group)
+            terms.push_back(&local.on(member).tensor);
+      value = reduceAll(terms, toReduction(ps[partialDims.front()].reduce));
+    }
+    Shape offset = s.offset;
+    for (size_t d = 0; d < offset.size(); ++d)
+      if (s.shape[d] == 0)
+        offset[d] = 0;
+    out.write(value, offset);
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Communication report
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::string dimsText(const std::vector<int64_t> &dims,
+                     const std::vector<std::string> &names, bool quoted) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    s += i ? ", " : "";
+    std::string name = dims[i] < (int64_t)names.size()
+                           ? names[dims[i]]
+                           : std::to_string(dims[i]);
+    bool isNumber = !name.empty() && std::isdigit((unsigned char)name[0]);
+    s += (quoted && !isNumber) ? "\"" + name + "\"" : name;
+  }
+  return s + "]";
+}
+
+const char *kKindOrder[] = {"all_gather", "all_reduce", "reduce_scatter",
+                            "all_to_all", "broadcast",  "permute"};
+} // namespace
+
+void CommReport::print(llvm::raw_ostream &os) const {
+  int64_t count = 0, bytes = 0;
+  for (auto &[kind, stat] : byKind) {
+    count += stat.count;
+    bytes += stat.bytes;
+  }
+  os << "communication: " << count << " collective"
+     << (count == 1 ? "" : "s") << ", " << bytes << " bytes/rank\n";
+  for (const char *kind : kKindOrder) {
+    auto it = byKind.find(kind);
+    if (it == byKind.end())
+      continue;
+    std::string groups;
+    for (const std::vector<int64_t> &dims : it->second.meshDims)
+      groups += (groups.empty() ? "" : ", ") + dimsText(dims, meshDimNames, true);
+    os << llvm::format("  %-15s %4lld %10lld bytes  mesh dims %s\n", kind,
+                       (long long)it->second.count,
+                       (long long)it->second.bytes, groups.c_str());
+  }
+}
+
+void CommReport::printJson(llvm::raw_ostream &os) const {
+  int64_t count = 0, bytes = 0;
+  os << "{\"collectives\": {";
+  bool first = true;
+  for (const char *kind : kKindOrder) {
+    auto it = byKind.find(kind);
+    if (it == byKind.end())
+      continue;
+    count += it->second.count;
+    bytes += it->second.bytes;
+    os << (first ? "" : ", ") << "\"" << kind << "\": {\"count\": "
+       << it->second.count << ", \"bytes\": " << it->second.bytes
+       << ", \"mesh_dims\": [";
+    for (size_t i = 0; i < it->second.meshDims.size(); ++i)
+      os << (i ? ", " : "")
+         << dimsText(it->second.meshDims[i], meshDimNames, true);
+    os << "]}";
+    first = false;
+  }
+  os << "}, \"total\": {\"count\": " << count << ", \"bytes\": " << bytes
+     << "}}\n";
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+using Kernels = llvm::StringMap<Interpreter::Kernel>;
+
+struct GroupContext {
+  std::vector<std::vector<int64_t>> groups;
+  std::vector<const Tensor *> inputs; // per rank
+  std::vector<Tensor> outputs;        // per rank
+};
+
+/// Common frame of a collective: groups, per-rank inputs, stats, binding
+/// (as a future when the op is async).
+template <typename OpTy>
+LogicalResult runCollective(
+    Interpreter &I, Operation *op, const char *kind,
+    llvm::function_ref<LogicalResult(OpTy, GroupContext &,
+                                     const std::vector<int64_t> &group)>
+        body) {
+  auto coll = llvm::cast<OpTy>(op);
+  std::vector<int64_t> meshDims(coll.getMeshDims().begin(),
+                                coll.getMeshDims().end());
+  GroupContext ctx;
+  ctx.groups = meshGroups(I.mesh(), meshDims);
+  const MValue &in = I.lookup(coll.getInput());
+  int64_t n = I.numRanks();
+  ctx.outputs.resize(n);
+  for (int64_t r = 0; r < n; ++r) {
+    const RValue &v = in.on(r);
+    if (v.kind != RValue::Kind::Tensor)
+      return op->emitOpError() << "input on rank " << r << " is not a tensor";
+    ctx.inputs.push_back(&v.tensor);
+  }
+  for (const std::vector<int64_t> &group : ctx.groups) {
+    for (int64_t member : group)
+      if (ctx.inputs[member]->shape() != ctx.inputs[group.front()]->shape())
+        return op->emitOpError()
+               << "needs the same input shape on every rank of a group, but "
+                  "ranks "
+               << group.front() << " and " << member << " differ";
+    if (failed(body(coll, ctx, group)))
+      return failure();
+  }
+  int64_t bytes = 0;
+  for (int64_t r = 0; r < n; ++r)
+    bytes = std::max({bytes, ctx.inputs[r]->numBytes(),
+                      ctx.outputs[r].numBytes()});
+  CommStat &stat = I.report().byKind[kind];
+  ++stat.count;
+  stat.bytes += bytes;
+  if (std::find(stat.meshDims.begin(), stat.meshDims.end(), meshDims) ==
+      stat.meshDims.end())
+    stat.meshDims.push_back(meshDims);
+  bool async = llvm::isa<FutureType>(op->getResult(0).getType());
+  MValue out;
+  out.uniform = false;
+  for (Tensor &t : ctx.outputs) {
+    RValue v = RValue::ofTensor(std::move(t));
+    if (async)
+      v.kind = RValue::Kind::Future;
+    out.values.push_back(std::move(v));
+  }
+  I.bind(op->getResult(0), std::move(out));
+  return success();
+}
+
+int64_t groupSizeOf(Interpreter &I, ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t m : dims)
+    n *= I.mesh()[m];
+  return n;
+}
+
+void registerCollectives(Kernels &k) {
+  k["dtensor.all_gather"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    return runCollective<AllGatherOp>(
+        I, op, "all_gather",
+        [&](AllGatherOp g, GroupContext &ctx, const std::vector<int64_t> &group) {
+          std::vector<Tensor> parts;
+          for (int64_t m : group)
+            parts.push_back(*ctx.inputs[m]);
+          Tensor all = Tensor::concat(parts, g.getGatherDim());
+          for (int64_t m : group)
+            ctx.outputs[m] = all;
+          return success();
+        });
+  };
+  k["dtensor.all_reduce"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    return runCollective<AllReduceOp>(
+        I, op, "all_reduce",
+        [&](AllReduceOp a, GroupContext &ctx, const std::vector<int64_t> &group) {
+          std::vector<const Tensor *> terms;
+          for (int64_t m : group)
+            terms.push_back(ctx.inputs[m]);
+          Tensor out = reduceAll(terms, a.getReduce());
+          for (int64_t m : group)
+            ctx.outputs[m] = out;
+          return success();
+        });
+  };
+  k["dtensor.reduce_scatter"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    return runCollective<ReduceScatterOp>(
+        I, op, "reduce_scatter",
+        [&](ReduceScatterOp rs, GroupContext &ctx,
+            const std::vector<int64_t> &group) -> LogicalResult {
+          std::vector<const Tensor *> terms;
+          for (int64_t m : group)
+            terms.push_back(ctx.inputs[m]);
+          Tensor sum = reduceAll(terms, rs.getReduce());
+          int64_t d = rs.getScatterDim(), n = group.size();
+          if (sum.shape()[d] % n)
+            return rs.emitOpError()
+                   << "scatters " << sum.shape()[d] << " rows over " << n
+                   << " ranks; pad to a multiple first";
+          Shape offset(sum.rank(), 0), size = sum.shape();
+          size[d] /= n;
+          for (int64_t i = 0; i < n; ++i) {
+            offset[d] = i * size[d];
+            ctx.outputs[group[i]] = sum.slice(offset, size);
+          }
+          return success();
+        });
+  };
+  k["dtensor.all_to_all"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    return runCollective<AllToAllOp>(
+        I, op, "all_to_all",
+        [&](AllToAllOp a, GroupContext &ctx,
+            const std::vector<int64_t> &group) -> LogicalResult {
+          int64_t split = a.getSplitDim(), concat = a.getConcatDim();
+          int64_t n = group.size();
+          const Shape &shape = ctx.inputs[group.front()]->shape();
+          if (shape[split] % n)
+            return a.emitOpError() << "splits " << shape[split] << " over "
+                                   << n << " ranks; pad first";
+          Shape size = shape;
+          size[split] /= n;
+          for (int64_t t = 0; t < n; ++t) {
+            std::vector<Tensor> parts;
+            Shape offset(shape.size(), 0);
+            offset[split] = t * size[split];
+            for (int64_t m : group)
+              parts.push_back(ctx.inputs[m]->slice(offset, size));
+            ctx.outputs[group[t]] = Tensor::concat(parts, concat);
+          }
+          return success();
+        });
+  };
+  k["dtensor.broadcast"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    return runCollective<BroadcastOp>(
+        I, op, "broadcast",
+        [&](BroadcastOp b, GroupContext &ctx, const std::vector<int64_t> &group) {
+          const Tensor &root = *ctx.inputs[group[b.getRoot()]];
+          for (int64_t m : group)
+            ctx.outputs[m] = root;
+          return success();
+        });
+  };
+  k["dtensor.permute"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    return runCollective<PermuteOp>(
+        I, op, "permute",
+        [&](PermuteOp p, GroupContext &ctx, const std::vector<int64_t> &group) {
+          for (int64_t m : group)
+            ctx.outputs[m] = Tensor(ctx.inputs[m]->dtype(), ctx.inputs[m]->shape());
+          ArrayRef<int64_t> pairs = p.getSourceTargetPairs();
+          for (size_t i = 0; i + 1 < pairs.size(); i += 2)
+            ctx.outputs[group[pairs[i + 1]]] = *ctx.inputs[group[pairs[i]]];
+          return success();
+        });
+  };
+  k["dtensor.wait"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    MValue m = I.lookup(op->getOperand(0));
+    for (RValue &v : m.values)
+      v.kind = RValue::Kind::Tensor;
+    I.bind(op->getResult(0), std::move(m));
+    return success();
+  };
+}
+
+/// This rank's chunk of `size` over the mesh dims, nested in order.
+std::pair<int64_t, int64_t> nestedChunk(Interpreter &I, ArrayRef<int64_t> dims,
+                                        int64_t size, const Shape &coord) {
+  int64_t offset = 0;
+  for (int64_t m : dims) {
+    Chunk c = chunk(size, I.mesh()[m], coord[m]);
+    offset += c.offset;
+    size = c.size;
+  }
+  return {offset, size};
+}
+
+void registerQueries(Kernels &k) {
+  auto query = [](Interpreter &I, Operation *op,
+                  llvm::function_ref<int64_t(const Shape &)> fn) {
+    MValue out;
+    out.uniform = false;
+    for (int64_t r = 0; r < I.numRanks(); ++r)
+      out.values.push_back(RValue::ofInt(fn(rankToCoord(I.mesh(), r))));
+    I.bind(op->getResult(0), std::move(out));
+    return success();
+  };
+  k["dtensor.mesh_coord"] = [query](Interpreter &I, Operation *op) -> LogicalResult {
+    auto q = llvm::cast<MeshCoordOp>(op);
+    std::vector<int64_t> dims(q.getMeshDims().begin(), q.getMeshDims().end());
+    return query(I, op, [&](const Shape &coord) {
+      int64_t index = 0;
+      for (int64_t m : dims)
+        index = index * I.mesh()[m] + coord[m];
+      return index;
+    });
+  };
+  k["dtensor.shard_size"] = [query](Interpreter &I, Operation *op) -> LogicalResult {
+    auto q = llvm::cast<ShardSizeOp>(op);
+    return query(I, op, [&](const Shape &coord) {
+      return nestedChunk(I, q.getMeshDims(), q.getSize(), coord).second;
+    });
+  };
+  k["dtensor.shard_offset"] = [query](Interpreter &I, Operation *op) -> LogicalResult {
+    auto q = llvm::cast<ShardOffsetOp>(op);
+    return query(I, op, [&](const Shape &coord) {
+      auto [offset, size] = nestedChunk(I, q.getMeshDims(), q.getSize(), coord);
+      return size == 0 ? int64_t(q.getSize()) : offset;
+    });
+  };
+}
+
+/// Binds a distributed value of the global view.
+void bindDist(Interpreter &I, Value v, Tensor global, SpecAttr spec,
+              Layout layout) {
+  RValue r;
+  r.kind = RValue::Kind::Dist;
+  r.dist = std::make_shared<DistTensor>(
+      DistTensor{std::move(global), spec, std::move(layout)});
+  I.bind(v, MValue::same(std::move(r)));
+}
+
+void registerApi(Kernels &k) {
+  k["dtensor.from_local"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto from = llvm::cast<FromLocalOp>(op);
+    RankedTensorType type = from.getType();
+    FailureOr<Layout> layout = I.layoutOf(type, op);
+    if (failed(layout))
+      return failure();
+    std::optional<DType> dt = dtypeOf(type.getElementType());
+    if (!dt)
+      return op->emitOpError() << "element type is not supported";
+    std::string error;
+    std::optional<Tensor> global =
+        I.assemble(I.lookup(from.getLocal()), *layout, *dt,
+                   Shape(type.getShape().begin(), type.getShape().end()), error);
+    if (!global)
+      return op->emitOpError() << error;
+    bindDist(I, from.getResult(), std::move(*global), getSpec(type), *layout);
+    return success();
+  };
+  k["dtensor.distribute_tensor"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto dist = llvm::cast<DistributeTensorOp>(op);
+    RankedTensorType type = dist.getType();
+    FailureOr<Layout> layout = I.layoutOf(type, op);
+    if (failed(layout))
+      return failure();
+    const MValue &src = I.lookup(dist.getSource());
+    Tensor global = src.on(0).tensor;
+    if (!src.uniform) {
+      // Each rank distributes its own copy: from the source rank's copy, or
+      // every rank keeps its chunk of its own.
+      if (std::optional<int64_t> k = dist.getSrcRank()) {
+        global = src.on(coordToRank(I.mesh(), Shape(I.mesh().size(), *k))).tensor;
+      } else {
+        MValue chunks;
+        chunks.uniform = false;
+        for (int64_t r = 0; r < I.numRanks(); ++r) {
+          Shard s = layout->shardOf(src.on(r).tensor.shape(), r);
+          Shape offset = s.offset;
+          for (size_t d = 0; d < offset.size(); ++d)
+            if (s.shape[d] == 0)
+              offset[d] = 0;
+          chunks.values.push_back(
+              RValue::ofTensor(src.on(r).tensor.slice(offset, s.shape)));
+        }
+        std::string error;
+        std::optional<Tensor> g = I.assemble(chunks, *layout, global.dtype(),
+                                             global.shape(), error);
+        if (!g)
+          return op->emitOpError() << error;
+        global = std::move(*g);
+      }
+    }
+    bindDist(I, dist.getResult(), std::move(global), getSpec(type), *layout);
+    return success();
+  };
+  k["dtensor.to_local"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    const DistTensor &d = *I.lookup(op->getOperand(0)).on(0).dist;
+    I.bind(op->getResult(0),
+           I.shardsOf(d.global, d.layout, d.layout.placements()));
+    return success();
+  };
+  k["dtensor.redistribute"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto re = llvm::cast<RedistributeOp>(op);
+    FailureOr<Layout> layout = I.layoutOf(re.getType(), op);
+    if (failed(layout))
+      return failure();
+    const DistTensor &d = *I.lookup(re.getSource()).on(0).dist;
+    bindDist(I, re.getResult(), d.global, getSpec(re.getType()), *layout);
+    return success();
+  };
+  k["dtensor.full_tensor"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    const DistTensor &d = *I.lookup(op->getOperand(0)).on(0).dist;
+    I.bind(op->getResult(0), MValue::same(RValue::ofTensor(d.global)));
+    return success();
+  };
+  auto passHandle = [](Interpreter &I, Operation *op) -> LogicalResult {
+    I.bind(op->getResult(0), MValue::same(RValue{RValue::Kind::Mesh}));
+    return success();
+  };
+  k["dtensor.submesh"] = passHandle;
+  k["dtensor.flatten"] = passHandle;
+}
+
+} // namespace
+
+namespace mlir::dtensor::interp {
+void registerDTensorKernels(llvm::StringMap<Interpreter::Kernel> &kernels) {
+  registerCollectives(kernels);
+  registerQueries(kernels);
+  registerApi(kernels);
+}
+} // namespace mlir::dtensor::interp

@@ -1,0 +1,560 @@
+//===- Interpreter.cpp - run dtensor programs on N simulated ranks --------===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// The driver and the kernels of func, arith and tensor. Kernels are looked
+// up by op name in a table that each file fills (registerDTensorKernels adds
+// ours), so a new op is one registration, not a branch in a switch.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Interpreter/Interpreter.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::dtensor;
+using namespace mlir::dtensor::interp;
+
+namespace mlir::dtensor::interp {
+void registerDTensorKernels(llvm::StringMap<Interpreter::Kernel> &kernels);
+} // namespace mlir::dtensor::interp
+
+std::optional<DType> interp::dtypeOf(Type type) {
+  if (type.isF32())
+    return DType::F32;
+  if (type.isF64())
+    return DType::F64;
+  if (type.isInteger(1))
+    return DType::I1;
+  if (type.isInteger(8))
+    return DType::I8;
+  if (type.isInteger(16))
+    return DType::I16;
+  if (type.isInteger(32))
+    return DType::I32;
+  if (type.isInteger(64) || type.isIndex())
+    return DType::I64;
+  return std::nullopt;
+}
+
+//===----------------------------------------------------------------------===//
+// Per-rank evaluation
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+using RankFn = llvm::function_ref<FailureOr<std::vector<RValue>>(int64_t)>;
+
+/// Runs `fn` once when every operand is the same on all ranks (and the op
+/// does not depend on the rank), else once per rank; binds the results.
+LogicalResult evaluate(Interpreter &I, Operation *op, bool rankDependent,
+                       RankFn fn) {
+  bool uniform = !rankDependent;
+  for (Value v : op->getOperands())
+    uniform &= I.lookup(v).uniform;
+  int64_t ranks = uniform ? 1 : I.numRanks();
+  std::vector<MValue> results(op->getNumResults());
+  for (MValue &m : results) {
+    m.uniform = uniform;
+    m.values.resize(ranks);
+  }
+  for (int64_t r = 0; r < ranks; ++r) {
+    FailureOr<std::vector<RValue>> out = fn(r);
+    if (failed(out))
+      return failure();
+    for (size_t i = 0; i < out->size(); ++i)
+      results[i].values[r] = std::move((*out)[i]);
+  }
+  for (auto [res, m] : llvm::zip(op->getResults(), results))
+    I.bind(res, std::move(m));
+  return success();
+}
+
+const RValue &operand(Interpreter &I, Operation *op, unsigned i,
+                      int64_t rank) {
+  return I.lookup(op->getOperand(i)).on(rank);
+}
+
+/// Truncates an integer scalar to the width of `type`, sign-extending.
+int64_t wrapInt(int64_t v, Type type) {
+  unsigned width = type.isIndex() ? 64 : type.getIntOrFloatBitWidth();
+  if (width >= 64)
+    return v;
+  if (width == 1)
+    return v & 1;
+  uint64_t mask = (uint64_t(1) << width) - 1;
+  uint64_t u = uint64_t(v) & mask;
+  if (u >> (width - 1))
+    u |= ~mask;
+  return int64_t(u);
+}
+
+//===----------------------------------------------------------------------===//
+// arith
+//===----------------------------------------------------------------------===//
+
+template <typename T, typename F>
+Tensor mapBinary(const Tensor &a, const Tensor &b, DType out, F f) {
+  Tensor r(out, a.shape());
+  const T *x = a.data<T>(), *y = b.data<T>();
+  int64_t n = a.numElements();
+  dispatch(out, [&](auto o) {
+    using O = decltype(o);
+    O *z = r.mutableData<O>();
+    for (int64_t i = 0; i < n; ++i)
+      z[i] = O(f(x[i], y[i]));
+  });
+  return r;
+}
+
+/// An integer binary op on any integer width: computed in int64 and wrapped
+/// to the element type (unsigned arithmetic avoids C++ signed overflow).
+using IntFn = int64_t (*)(int64_t, int64_t);
+using FloatFn = double (*)(double, double);
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+int64_t ceilDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;
+}
+
+void registerIntBinary(llvm::StringMap<Interpreter::Kernel> &k, StringRef name,
+                       IntFn f, bool divides) {
+  k[name] = [f, divides](Interpreter &I, Operation *op) -> LogicalResult {
+    Type type = getElementTypeOrSelf(op->getResult(0).getType());
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      const RValue &a = operand(I, op, 0, r), &b = operand(I, op, 1, r);
+      if (a.kind == RValue::Kind::Int) {
+        if (divides && b.i == 0)
+          return op->emitOpError() << "divides by zero on rank " << r;
+        return std::vector<RValue>{RValue::ofInt(wrapInt(f(a.i, b.i), type))};
+      }
+      DType dt = a.tensor.dtype();
+      Tensor out = dispatch(dt, [&](auto v) {
+        using T = decltype(v);
+        return mapBinary<T>(a.tensor, b.tensor, dt, [&](T x, T y) {
+          if (divides && y == 0)
+            return T(0);
+          return T(wrapInt(f(int64_t(x), int64_t(y)), type));
+        });
+      });
+      return std::vector<RValue>{RValue::ofTensor(std::move(out))};
+    });
+  };
+}
+
+void registerFloatBinary(llvm::StringMap<Interpreter::Kernel> &k,
+                         StringRef name, FloatFn f) {
+  k[name] = [f](Interpreter &I, Operation *op) -> LogicalResult {
+    Type type = getElementTypeOrSelf(op->getResult(0).getType());
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      const RValue &a = operand(I, op, 0, r), &b = operand(I, op, 1, r);
+      if (a.kind == RValue::Kind::Float) {
+        double v = f(a.f, b.f);
+        return std::vector<RValue>{
+            RValue::ofFloat(type.isF32() ? double(float(v)) : v)};
+      }
+      if (a.tensor.shape() != b.tensor.shape())
+        return op->emitOpError()
+               << "operands differ in shape on rank " << r;
+      DType dt = a.tensor.dtype();
+      Tensor out = dt == DType::F32
+                       ? mapBinary<float>(a.tensor, b.tensor, dt,
+                                          [&](float x, float y) {
+                                            return float(f(x, y));
+                                          })
+                       : mapBinary<double>(a.tensor, b.tensor, dt, f);
+      return std::vector<RValue>{RValue::ofTensor(std::move(out))};
+    });
+  };
+}
+
+bool compareInt(arith::CmpIPredicate p, int64_t a, int64_t b) {
+  using P = arith::CmpIPredicate;
+  switch (p) {
+  case P::eq:
+    return a == b;
+  case P::ne:
+    return a != b;
+  case P::slt:
+    return a < b;
+  case P::sle:
+    return a <= b;
+  case P::sgt:
+    return a > b;
+  case P::sge:
+    return a >= b;
+  case P::ult:
+    return uint64_t(a) < uint64_t(b);
+  case P::ule:
+    return uint64_t(a) <= uint64_t(b);
+  case P::ugt:
+    return uint64_t(a) > uint64_t(b);
+  case P::uge:
+    return uint64_t(a) >= uint64_t(b);
+  }
+  return false;
+}
+
+/// A tensor of `type` from a dense elements attribute.
+FailureOr<Tensor> tensorOfAttr(DenseElementsAttr attr, Operation *op) {
+  auto type = llvm::cast<RankedTensorType>(attr.getType());
+  std::optional<DType> dt = dtypeOf(type.getElementType());
+  if (!dt)
+    return op->emitOpError() << "element type " << type.getElementType()
+                             << " is not supported by the interpreter";
+  Tensor t(*dt, Shape(type.getShape().begin(), type.getShape().end()));
+  int64_t n = t.numElements();
+  if (isFloat(*dt)) {
+    auto values = attr.getValues<APFloat>();
+    dispatch(*dt, [&](auto v) {
+      using T = decltype(v);
+      T *out = t.mutableData<T>();
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = T(values[attr.isSplat() ? 0 : i].convertToDouble());
+    });
+  } else {
+    auto values = attr.getValues<APInt>();
+    dispatch(*dt, [&](auto v) {
+      using T = decltype(v);
+      T *out = t.mutableData<T>();
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = T(values[attr.isSplat() ? 0 : i].getSExtValue());
+    });
+  }
+  return t;
+}
+
+void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
+  k["arith.constant"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    Attribute value = llvm::cast<arith::ConstantOp>(op).getValue();
+    RValue v;
+    if (auto i = llvm::dyn_cast<IntegerAttr>(value))
+      v = RValue::ofInt(i.getType().isIndex() ? i.getInt()
+                                              : i.getValue().getSExtValue());
+    else if (auto f = llvm::dyn_cast<FloatAttr>(value))
+      v = RValue::ofFloat(f.getValueAsDouble());
+    else if (auto d = llvm::dyn_cast<DenseElementsAttr>(value)) {
+      FailureOr<Tensor> t = tensorOfAttr(d, op);
+      if (failed(t))
+        return failure();
+      v = RValue::ofTensor(std::move(*t));
+    } else
+      return op->emitOpError() << "constant " << value
+                               << " is not supported by the interpreter";
+    I.bind(op->getResult(0), MValue::same(std::move(v)));
+    return success();
+  };
+  registerIntBinary(k, "arith.addi", [](int64_t a, int64_t b) {
+    return int64_t(uint64_t(a) + uint64_t(b));
+  }, false);
+  registerIntBinary(k, "arith.subi", [](int64_t a, int64_t b) {
+    return int64_t(uint64_t(a) - uint64_t(b));
+  }, false);
+  registerIntBinary(k, "arith.muli", [](int64_t a, int64_t b) {
+    return int64_t(uint64_t(a) * uint64_t(b));
+  }, false);
+  registerIntBinary(k, "arith.divsi", [](int64_t a, int64_t b) { return a / b; },
+                    true);
+  registerIntBinary(k, "arith.remsi", [](int64_t a, int64_t b) { return a % b; },
+                    true);
+  registerIntBinary(k, "arith.ceildivsi", ceilDiv, true);
+  registerIntBinary(k, "arith.floordivsi", floorDiv, true);
+  registerIntBinary(k, "arith.minsi",
+                    [](int64_t a, int64_t b) { return std::min(a, b); }, false);
+  registerIntBinary(k, "arith.maxsi",
+                    [](int64_t a, int64_t b) { return std::max(a, b); }, false);
+  registerIntBinary(k, "arith.andi", [](int64_t a, int64_t b) { return a & b; },
+                    false);
+  registerIntBinary(k, "arith.ori", [](int64_t a, int64_t b) { return a | b; },
+                    false);
+  registerIntBinary(k, "arith.xori", [](int64_t a, int64_t b) { return a ^ b; },
+                    false);
+  registerFloatBinary(k, "arith.addf", [](double a, double b) { return a + b; });
+  registerFloatBinary(k, "arith.subf", [](double a, double b) { return a - b; });
+  registerFloatBinary(k, "arith.mulf", [](double a, double b) { return a * b; });
+  registerFloatBinary(k, "arith.divf", [](double a, double b) { return a / b; });
+  registerFloatBinary(k, "arith.maximumf", [](double a, double b) {
+    return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
+  });
+  registerFloatBinary(k, "arith.minimumf", [](double a, double b) {
+    return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
+  });
+  registerFloatBinary(k, "arith.maxnumf",
+                      [](double a, double b) { return std::fmax(a, b); });
+  registerFloatBinary(k, "arith.minnumf",
+                      [](double a, double b) { return std::fmin(a, b); });
+  k["arith.cmpi"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto cmp = llvm::cast<arith::CmpIOp>(op);
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      const RValue &a = operand(I, op, 0, r), &b = operand(I, op, 1, r);
+      if (a.kind != RValue::Kind::Int)
+        return op->emitOpError() << "on tensors is not supported yet";
+      return std::vector<RValue>{
+          RValue::ofInt(compareInt(cmp.getPredicate(), a.i, b.i))};
+    });
+  };
+  k["arith.select"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      const RValue &c = operand(I, op, 0, r);
+      if (c.kind != RValue::Kind::Int)
+        return op->emitOpError() << "with a tensor condition is not supported yet";
+      return std::vector<RValue>{operand(I, op, c.i ? 1 : 2, r)};
+    });
+  };
+  k["arith.index_cast"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    Type type = op->getResult(0).getType();
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      const RValue &a = operand(I, op, 0, r);
+      if (a.kind != RValue::Kind::Int)
+        return op->emitOpError() << "on tensors is not supported yet";
+      return std::vector<RValue>{RValue::ofInt(wrapInt(a.i, type))};
+    });
+  };
+}
+
+//===----------------------------------------------------------------------===//
+// tensor
+//===----------------------------------------------------------------------===//
+
+/// Static-or-dynamic index lists of slice ops, read on one rank.
+Shape resolveMixed(Interpreter &I, ArrayRef<int64_t> statics,
+                   OperandRange dynamics, int64_t rank) {
+  Shape out;
+  unsigned next = 0;
+  for (int64_t s : statics) {
+    if (ShapedType::isDynamic(s))
+      out.push_back(I.lookup(dynamics[next++]).on(rank).i);
+    else
+      out.push_back(s);
+  }
+  return out;
+}
+
+/// Checks that a runtime shape fits a (possibly dynamic) static type.
+LogicalResult checkShape(Operation *op, const Shape &shape, Type type,
+                         int64_t rank) {
+  auto t = llvm::cast<RankedTensorType>(type);
+  if ((int64_t)shape.size() != t.getRank())
+    return op->emitOpError() << "produced rank " << shape.size()
+                             << " on rank " << rank << ", type says " << type;
+  for (int64_t d = 0; d < t.getRank(); ++d)
+    if (!t.isDynamicDim(d) && t.getDimSize(d) != shape[d])
+      return op->emitOpError() << "produced size " << shape[d] << " in dim "
+                               << d << " on rank " << rank << ", type says "
+                               << type;
+  return success();
+}
+
+void registerTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
+  k["tensor.dim"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      const Tensor &t = operand(I, op, 0, r).tensor;
+      int64_t d = operand(I, op, 1, r).i;
+      if (d < 0 || d >= t.rank())
+        return op->emitOpError() << "dim " << d << " out of range on rank " << r;
+      return std::vector<RValue>{RValue::ofInt(t.shape()[d])};
+    });
+  };
+  k["tensor.cast"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      const RValue &v = operand(I, op, 0, r);
+      if (failed(checkShape(op, v.tensor.shape(), op->getResult(0).getType(), r)))
+        return failure();
+      return std::vector<RValue>{v};
+    });
+  };
+  k["tensor.empty"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto type = llvm::cast<RankedTensorType>(op->getResult(0).getType());
+    std::optional<DType> dt = dtypeOf(type.getElementType());
+    if (!dt)
+      return op->emitOpError() << "element type is not supported";
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      Shape shape = resolveMixed(I, type.getShape(), op->getOperands(), r);
+      return std::vector<RValue>{RValue::ofTensor(Tensor(*dt, shape))};
+    });
+  };
+  k["tensor.splat"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto splat = llvm::cast<tensor::SplatOp>(op);
+    auto type = splat.getType();
+    std::optional<DType> dt = dtypeOf(type.getElementType());
+    if (!dt)
+      return op->emitOpError() << "element type is not supported";
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      Shape shape =
+          resolveMixed(I, type.getShape(), splat.getDynamicSizes(), r);
+      Tensor t(*dt, shape);
+      const RValue &s = operand(I, op, 0, r);
+      dispatch(*dt, [&](auto v) {
+        using T = decltype(v);
+        T x = s.kind == RValue::Kind::Float ? T(s.f) : T(s.i);
+        std::fill_n(t.mutableData<T>(), t.numElements(), x);
+      });
+      return std::vector<RValue>{RValue::ofTensor(std::move(t))};
+    });
+  };
+  k["tensor.extract_slice"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto slice = llvm::cast<tensor::ExtractSliceOp>(op);
+    if (!llvm::all_of(slice.getStaticStrides(),
+                      [](int64_t s) { return s == 1; }))
+      return op->emitOpError() << "with strides other than 1 is not supported yet";
+    if (slice.getType().getRank() != slice.getSourceType().getRank())
+      return op->emitOpError() << "that drops dims is not supported yet";
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      const Tensor &src = operand(I, op, 0, r).tensor;
+      Shape offsets =
+          resolveMixed(I, slice.getStaticOffsets(), slice.getOffsets(), r);
+      Shape sizes = resolveMixed(I, slice.getStaticSizes(), slice.getSizes(), r);
+      for (int64_t d = 0; d < src.rank(); ++d)
+        if (offsets[d] < 0 || sizes[d] < 0 ||
+            offsets[d] + sizes[d] > src.shape()[d])
+          return op->emitOpError()
+                 << "reads [" << offsets[d] << ", " << offsets[d] + sizes[d]
+                 << ") of dim " << d << " of size " << src.shape()[d]
+                 << " on rank " << r;
+      return std::vector<RValue>{RValue::ofTensor(src.slice(offsets, sizes))};
+    });
+  };
+  k["tensor.insert_slice"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto insert = llvm::cast<tensor::InsertSliceOp>(op);
+    if (!llvm::all_of(insert.getStaticStrides(),
+                      [](int64_t s) { return s == 1; }))
+      return op->emitOpError() << "with strides other than 1 is not supported yet";
+    if (insert.getSourceType().getRank() != insert.getType().getRank())
+      return op->emitOpError() << "that adds dims is not supported yet";
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      const Tensor &src = operand(I, op, 0, r).tensor;
+      const Tensor &dest = operand(I, op, 1, r).tensor;
+      Shape offsets =
+          resolveMixed(I, insert.getStaticOffsets(), insert.getOffsets(), r);
+      Shape sizes =
+          resolveMixed(I, insert.getStaticSizes(), insert.getSizes(), r);
+      if (sizes != src.shape())
+        return op->emitOpError() << "source shape differs from the sizes on rank " << r;
+      for (int64_t d = 0; d < dest.rank(); ++d)
+        if (offsets[d] < 0 || offsets[d] + sizes[d] > dest.shape()[d])
+          return op->emitOpError()
+                 << "writes [" << offsets[d] << ", " << offsets[d] + sizes[d]
+                 << ") of dim " << d << " of size " << dest.shape()[d]
+                 << " on rank " << r;
+      return std::vector<RValue>{RValue::ofTensor(dest.inserted(src, offsets))};
+    });
+  };
+}
+
+void registerFuncKernels(llvm::StringMap<Interpreter::Kernel> &k) {
+  k["func.call"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto call = llvm::cast<func::CallOp>(op);
+    auto callee = I.symbols().lookupNearestSymbolFrom<func::FuncOp>(
+        op, call.getCalleeAttr());
+    if (!callee || callee.isExternal())
+      return op->emitOpError() << "calls " << call.getCalleeAttr()
+                               << ", which has no body to interpret";
+    std::vector<MValue> args, results;
+    for (Value v : call.getOperands())
+      args.push_back(I.lookup(v));
+    if (failed(I.callFunction(callee, std::move(args), results)))
+      return failure();
+    for (auto [res, m] : llvm::zip(call.getResults(), results))
+      I.bind(res, std::move(m));
+    return success();
+  };
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// The interpreter
+//===----------------------------------------------------------------------===//
+
+Interpreter::Interpreter(ModuleOp module) : module(module) {
+  for (MeshOp mesh : module.getOps<MeshOp>()) {
+    if (!meshDecl) {
+      meshDecl = mesh;
+      meshShape.assign(mesh.getShape().begin(), mesh.getShape().end());
+    }
+  }
+  if (meshShape.empty())
+    meshShape = {1};
+  registerArithKernels(kernels);
+  registerTensorKernels(kernels);
+  registerFuncKernels(kernels);
+  registerDTensorKernels(kernels);
+}
+
+LogicalResult Interpreter::run(func::FuncOp entry, std::vector<MValue> args,
+                               std::vector<MValue> &results) {
+  int64_t meshes = llvm::range_size(module.getOps<MeshOp>());
+  if (meshes > 1)
+    return entry.emitError()
+           << "the interpreter runs the ranks of one mesh; this module "
+              "declares "
+           << meshes;
+  comm = CommReport();
+  if (meshDecl)
+    for (int64_t d = 0; d < meshDecl.getRank(); ++d)
+      comm.meshDimNames.push_back(meshDecl.getDimName(d));
+  events.clear();
+  return callFunction(entry, std::move(args), results);
+}
+
+LogicalResult Interpreter::callFunction(func::FuncOp fn,
+                                        std::vector<MValue> args,
+                                        std::vector<MValue> &results) {
+  Block &entry = fn.getBody().front();
+  if (args.size() != entry.getNumArguments())
+    return fn.emitError() << "expects " << entry.getNumArguments()
+                          << " arguments, got " << args.size();
+  for (auto [arg, value] : llvm::zip(entry.getArguments(), args)) {
+    if (value.values.empty())
+      value = MValue::same(RValue{RValue::Kind::Mesh});
+    bind(arg, std::move(value));
+  }
+  return runBlock(entry, results);
+}
+
+LogicalResult Interpreter::runBlock(Block &block,
+                                    std::vector<MValue> &results) {
+  for (Operation &op : block) {
+    if (auto ret = llvm::dyn_cast<func::ReturnOp>(op)) {
+      for (Value v : ret.getOperands())
+        results.push_back(lookup(v));
+      return success();
+    }
+    auto it = kernels.find(op.getName().getStringRef());
+    if (it == kernels.end())
+      return op.emitOpError() << "is not supported by the interpreter yet";
+    auto start = std::chrono::steady_clock::now();
+    if (failed(it->second(*this, &op)))
+      return failure();
+    if (tracing) {
+      double us = std::chrono::duration<double, std::micro>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+      double at = events.empty()
+                      ? 0
+                      : events.back().startUs + events.back().durationUs;
+      StringRef name = op.getName().getStringRef();
+      events.push_back(
+          {name.str(), at, us, name.starts_with("dtensor.all_") ||
+                                   name.starts_with("dtensor.reduce_") ||
+                                   name == "dtensor.broadcast" ||
+                                   name == "dtensor.permute"});
+    }
+  }
+  return block.getParentOp()->emitOpError()
+         << "block ended without a return";
+}

@@ -1,0 +1,523 @@
+//===- dtensor-run.cpp - run dtensor programs on simulated ranks ----------===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+//   dtensor-run prog.mlir [--entry f] [--input 1=x.npy] [--seed 7]
+//               [--verify [--pipeline 'dtensor-partition,canonicalize']]
+//               [--report | --report-json] [--output-dir out] [--trace t.json]
+//
+// Runs a function for every rank of the module's mesh in one process. With
+// --verify, also compiles the program (the pass pipeline) and runs the
+// compiled form on the same inputs, comparing every output.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/InitAll.h"
+#include "dtensor/Interpreter/Interpreter.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+
+#include <cmath>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::dtensor;
+using namespace mlir::dtensor::interp;
+namespace cl = llvm::cl;
+
+static cl::opt<std::string> inputFile(cl::Positional,
+                                      cl::desc("<program.mlir>"),
+                                      cl::init("-"));
+static cl::opt<std::string>
+    entryName("entry", cl::desc("Function to run (default: the only public "
+                                "function with a body, or @main)"));
+static cl::list<std::string> inputs(
+    "input",
+    cl::desc("Argument N from a .npy file: N=path.npy (a global tensor, or "
+             "the same tensor on every rank); a path containing {rank} gives "
+             "one file per rank"),
+    cl::value_desc("N=path"));
+static cl::opt<unsigned>
+    seed("seed", cl::desc("Seed of generated inputs (default 0)"), cl::init(0));
+static cl::opt<bool> verify(
+    "verify",
+    cl::desc("Compile with --pipeline and check the compiled program against "
+             "the original on the same inputs"));
+static cl::opt<std::string> pipeline(
+    "pipeline",
+    cl::desc("Passes that compile the program for --verify (default: "
+             "dtensor-normalize-specs,dtensor-partition,canonicalize,cse)"),
+    cl::init("dtensor-normalize-specs,dtensor-partition,canonicalize,cse"));
+static cl::opt<bool> report("report",
+                            cl::desc("Print the collectives that ran"));
+static cl::opt<bool> reportJson(
+    "report-json", cl::desc("Print the collectives that ran as JSON"));
+static cl::opt<std::string>
+    outputDir("output-dir", cl::desc("Write every output as .npy here"));
+static cl::opt<std::string>
+    traceFile("trace", cl::desc("Write a Chrome trace (JSON) of the run"));
+static cl::opt<bool> quiet("quiet", cl::desc("Print no output summaries"));
+static cl::opt<std::string> compiledFile(
+    "compiled",
+    cl::desc("With --verify: check this already compiled program (any "
+             "pipeline stage) instead of compiling with --pipeline"),
+    cl::value_desc("file.mlir"));
+static cl::opt<bool> allEntries(
+    "all-entries",
+    cl::desc("Run (and with --verify, check) every public function with a "
+             "body, one after another"));
+static cl::opt<bool> printCompiled(
+    "print-compiled", cl::desc("Print the compiled program of --verify"));
+
+static int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "dtensor-run") << message << "\n";
+  return 1;
+}
+
+static std::string shapeText(const Shape &s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i)
+    out += (i ? "x" : "") + std::to_string(s[i]);
+  return out.empty() ? "scalar" : out;
+}
+
+/// Random tensor of a static type, reproducible from `seed`.
+static std::optional<Tensor> generate(RankedTensorType type, unsigned seed) {
+  std::optional<DType> dt = dtypeOf(type.getElementType());
+  if (!dt || !type.hasStaticShape())
+    return std::nullopt;
+  Tensor t(*dt, Shape(type.getShape().begin(), type.getShape().end()));
+  std::mt19937_64 rng(seed);
+  dispatch(*dt, [&](auto v) {
+    using T = decltype(v);
+    T *x = t.mutableData<T>();
+    for (int64_t i = 0; i < t.numElements(); ++i) {
+      if constexpr (std::is_floating_point_v<T>)
+        x[i] = T(std::uniform_real_distribution<double>(-1, 1)(rng));
+      else if (*dt == DType::I1)
+        x[i] = T(rng() & 1);
+      else
+        x[i] = T(int64_t(rng() % 17) - 8);
+    }
+  });
+  return t;
+}
+
+static bool checkTensorType(const Tensor &t, RankedTensorType type,
+                            std::string &why) {
+  std::optional<DType> dt = dtypeOf(type.getElementType());
+  if (!dt || *dt != t.dtype()) {
+    why = std::string("has dtype ") + stringifyDType(t.dtype()) +
+          " but the argument is " +
+          (dt ? stringifyDType(*dt) : "of an unsupported type");
+    return false;
+  }
+  if (t.rank() != type.getRank()) {
+    why = "has rank " + std::to_string(t.rank()) + " but the argument has " +
+          std::to_string(type.getRank());
+    return false;
+  }
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (!type.isDynamicDim(d) && type.getDimSize(d) != t.shape()[d]) {
+      why = "has shape " + shapeText(t.shape()) + " but the argument needs " +
+            std::to_string(type.getDimSize(d)) + " in dim " + std::to_string(d);
+      return false;
+    }
+  return true;
+}
+
+/// Tolerances per dtype: exact for integers.
+static double tolerance(DType dt) {
+  return dt == DType::F32 ? 1e-5 : dt == DType::F64 ? 1e-12 : 0;
+}
+
+/// First element where `got` differs from `want` beyond the tolerance.
+static std::optional<std::string> compare(const Tensor &got,
+                                          const Tensor &want) {
+  if (got.shape() != want.shape())
+    return "shape " + shapeText(got.shape()) + ", expected " +
+           shapeText(want.shape());
+  if (got.dtype() != want.dtype())
+    return std::string("dtype ") + stringifyDType(got.dtype()) + ", expected " +
+           stringifyDType(want.dtype());
+  double tol = tolerance(got.dtype());
+  for (int64_t i = 0; i < got.numElements(); ++i) {
+    double a = got.at(i), b = want.at(i);
+    double err = std::fabs(a - b);
+    if (err > tol * (1 + std::fabs(b)) || std::isnan(a) != std::isnan(b)) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << "element " << i << " is " << llvm::format("%g", a)
+         << ", expected " << llvm::format("%g", b) << " (tolerance "
+         << llvm::format("%g", tol) << ")";
+      return s;
+    }
+  }
+  return std::nullopt;
+}
+
+static func::FuncOp findEntry(ModuleOp module) {
+  if (!entryName.empty())
+    return module.lookupSymbol<func::FuncOp>(entryName);
+  func::FuncOp only;
+  int count = 0;
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (!fn.isExternal() && fn.isPublic()) {
+      only = fn;
+      ++count;
+    }
+  if (count == 1)
+    return only;
+  return module.lookupSymbol<func::FuncOp>("main");
+}
+
+static void summarize(llvm::raw_ostream &os, size_t index, const MValue &m,
+                      Interpreter &I) {
+  auto stats = [](const Tensor &t) {
+    double sum = 0;
+    for (int64_t i = 0; i < t.numElements(); ++i)
+      sum += t.at(i);
+    std::string s;
+    llvm::raw_string_ostream o(s);
+    o << shapeText(t.shape()) << " " << stringifyDType(t.dtype())
+      << " sum=" << llvm::format("%.6g", sum);
+    return s;
+  };
+  const RValue &first = m.on(0);
+  if (first.kind == RValue::Kind::Dist) {
+    os << "output " << index << ": distributed "
+       << formatPlacements(first.dist->layout.placements()) << ", global "
+       << stats(first.dist->global) << "\n";
+    return;
+  }
+  if (m.uniform) {
+    os << "output " << index << ": same on every rank, " << stats(first.tensor)
+       << "\n";
+    return;
+  }
+  os << "output " << index << ": per rank\n";
+  for (int64_t r = 0; r < I.numRanks(); ++r)
+    os << "  rank " << r << ": " << stats(m.on(r).tensor) << "\n";
+}
+
+static bool writeOutputs(const std::vector<MValue> &results, Interpreter &I,
+                         std::string &error) {
+  llvm::sys::fs::create_directories(outputDir);
+  for (size_t i = 0; i < results.size(); ++i) {
+    const MValue &m = results[i];
+    std::string base = outputDir + "/out" + std::to_string(i);
+    if (m.on(0).kind == RValue::Kind::Dist) {
+      const DistTensor &d = *m.on(0).dist;
+      if (!writeNpy(base + ".npy", d.global, error))
+        return false;
+      MValue shards = I.shardsOf(d.global, d.layout, d.layout.placements());
+      for (int64_t r = 0; r < I.numRanks(); ++r)
+        if (!writeNpy(base + ".rank" + std::to_string(r) + ".npy",
+                      shards.on(r).tensor, error))
+          return false;
+    } else if (m.uniform) {
+      if (!writeNpy(base + ".npy", m.on(0).tensor, error))
+        return false;
+    } else {
+      for (int64_t r = 0; r < I.numRanks(); ++r)
+        if (!writeNpy(base + ".rank" + std::to_string(r) + ".npy",
+                      m.on(r).tensor, error))
+          return false;
+    }
+  }
+  return true;
+}
+
+/// Runs one entry (and checks it against the compiled program when there is
+/// one). Returns 1 on failure, after printing why.
+static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry) {
+  std::string error;
+
+  Interpreter reference(module);
+  int64_t ranks = reference.numRanks();
+
+  // Inputs: mesh handles are implicit; tensors from files or generated.
+  std::map<unsigned, std::string> files;
+  for (const std::string &spec : inputs) {
+    size_t eq = spec.find('=');
+    unsigned index;
+    if (eq == std::string::npos ||
+        llvm::StringRef(spec).substr(0, eq).getAsInteger(10, index))
+      return fail("--input '" + spec + "': expected N=path.npy");
+    if (index >= entry.getNumArguments())
+      return fail("--input " + std::to_string(index) + ": @" +
+                  entry.getName().str() + " has only " +
+                  std::to_string(entry.getNumArguments()) + " arguments");
+    files[index] = spec.substr(eq + 1);
+  }
+  std::vector<MValue> args;
+  std::vector<std::optional<Tensor>> globals(entry.getNumArguments());
+  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
+    if (llvm::isa<DeviceMeshType>(type)) {
+      args.emplace_back();
+      continue;
+    }
+    auto tensorType = llvm::dyn_cast<RankedTensorType>(type);
+    if (!tensorType)
+      return fail("argument " + std::to_string(i) + " has type that cannot be "
+                  "given as input");
+    SpecAttr spec = getSpec(tensorType);
+    RankedTensorType plain =
+        RankedTensorType::get(tensorType.getShape(), tensorType.getElementType());
+    auto it = files.find(i);
+    MValue value;
+    if (it != files.end() && it->second.find("{rank}") != std::string::npos) {
+      if (spec)
+        return fail("argument " + std::to_string(i) +
+                    " is distributed: give its global tensor, not per-rank files");
+      value.uniform = false;
+      for (int64_t r = 0; r < ranks; ++r) {
+        std::string path = it->second;
+        path.replace(path.find("{rank}"), 6, std::to_string(r));
+        std::optional<Tensor> t = readNpy(path, error);
+        std::string why;
+        if (!t)
+          return fail("argument " + std::to_string(i) + ": " + error);
+        if (!checkTensorType(*t, plain, why))
+          return fail("argument " + std::to_string(i) + " on rank " +
+                      std::to_string(r) + ": '" + path + "' " + why);
+        value.values.push_back(RValue::ofTensor(std::move(*t)));
+      }
+    } else {
+      std::optional<Tensor> t;
+      if (it != files.end()) {
+        t = readNpy(it->second, error);
+        if (!t)
+          return fail("argument " + std::to_string(i) + ": " + error);
+        std::string why;
+        if (!checkTensorType(*t, plain, why))
+          return fail("argument " + std::to_string(i) + ": '" + it->second +
+                      "' " + why);
+      } else {
+        t = generate(plain, seed + i);
+        if (!t)
+          return fail("argument " + std::to_string(i) + " of type " +
+                      std::to_string(i) +
+                      " cannot be generated (dynamic shape or unsupported "
+                      "element type): give it with --input");
+      }
+      globals[i] = *t;
+      if (spec) {
+        FailureOr<Layout> layout = reference.layoutOf(tensorType, entry);
+        if (failed(layout))
+          return 1;
+        RValue d;
+        d.kind = RValue::Kind::Dist;
+        d.dist = std::make_shared<DistTensor>(DistTensor{*t, spec, *layout});
+        value = MValue::same(std::move(d));
+      } else {
+        value = MValue::same(RValue::ofTensor(std::move(*t)));
+      }
+    }
+    args.push_back(std::move(value));
+  }
+
+  std::vector<MValue> results;
+  reference.enableTrace(!traceFile.empty());
+  if (failed(reference.run(entry, args, results)))
+    return 1;
+  if (!quiet) {
+    llvm::outs() << "ran @" << entry.getName() << " on " << ranks
+                 << " rank(s)\n";
+    for (size_t i = 0; i < results.size(); ++i)
+      summarize(llvm::outs(), i, results[i], reference);
+  }
+  if (!outputDir.empty() && !writeOutputs(results, reference, error))
+    return fail(error);
+
+  Interpreter *reported = &reference;
+  std::unique_ptr<Interpreter> compiledRun;
+  if (compiled) {
+    auto compiledEntry = compiled.lookupSymbol<func::FuncOp>(entry.getName());
+    if (!compiledEntry || compiledEntry.isExternal())
+      return fail("the compiled program has no function @" +
+                  entry.getName().str());
+    compiledRun = std::make_unique<Interpreter>(compiled);
+    compiledRun->enableTrace(!traceFile.empty());
+    // The compiled program takes each rank's shard of distributed inputs.
+    std::vector<MValue> localArgs;
+    for (auto [i, arg] : llvm::enumerate(args)) {
+      if (!arg.values.empty() && arg.on(0).kind == RValue::Kind::Dist) {
+        const DistTensor &d = *arg.on(0).dist;
+        localArgs.push_back(
+            compiledRun->shardsOf(d.global, d.layout, d.layout.placements()));
+      } else {
+        localArgs.push_back(arg);
+      }
+    }
+    std::vector<MValue> localResults;
+    if (failed(compiledRun->run(compiledEntry, localArgs, localResults)))
+      return fail("the compiled program failed to run");
+    if (localResults.size() != results.size())
+      return fail("the compiled @" + entry.getName().str() + " returns " +
+                  std::to_string(localResults.size()) + " values, the original " +
+                  std::to_string(results.size()));
+    int mismatches = 0;
+    for (size_t i = 0; i < results.size(); ++i) {
+      const MValue &want = results[i];
+      const MValue &got = localResults[i];
+      if (want.on(0).kind == RValue::Kind::Dist) {
+        const DistTensor &d = *want.on(0).dist;
+        // Each rank's shard where the placements define it (no Partial),
+        // and the logical value always.
+        bool partial = llvm::any_of(d.layout.placements(), [](const Placement &p) {
+          return p.isPartial();
+        });
+        if (!partial) {
+          MValue shards =
+              compiledRun->shardsOf(d.global, d.layout, d.layout.placements());
+          bool differs = false;
+          for (int64_t r = 0; r < ranks && !differs; ++r)
+            if (auto diff = compare(got.on(r).tensor, shards.on(r).tensor)) {
+              llvm::errs() << "@" << entry.getName() << " output " << i
+                           << ": rank " << r << "'s shard differs: " << *diff
+                           << "\n";
+              differs = true;
+            }
+          if (differs) {
+            ++mismatches;
+            continue;
+          }
+        }
+        std::optional<Tensor> logical = compiledRun->assemble(
+            got, d.layout, d.global.dtype(), d.global.shape(), error);
+        if (!logical) {
+          llvm::errs() << "@" << entry.getName() << " output " << i << ": "
+                       << error << "\n";
+          ++mismatches;
+          continue;
+        }
+        if (auto diff = compare(*logical, d.global)) {
+          llvm::errs() << "@" << entry.getName() << " output " << i
+                       << ": logical value differs: " << *diff << "\n";
+          ++mismatches;
+        }
+        continue;
+      }
+      for (int64_t r = 0; r < ranks; ++r)
+        if (auto diff = compare(got.on(r).tensor, want.on(r).tensor)) {
+          llvm::errs() << "@" << entry.getName() << " output " << i
+                       << ": rank " << r << " differs: " << *diff << "\n";
+          ++mismatches;
+          break;
+        }
+    }
+    if (mismatches)
+      return fail(std::to_string(mismatches) +
+                  " output(s) of the compiled program differ from the "
+                  "original");
+    if (!quiet)
+      llvm::outs() << "verified @" << entry.getName() << ": " << results.size()
+                 << " output(s) of the compiled program match the original on "
+                 << ranks << " rank(s)\n";
+    reported = compiledRun.get();
+  }
+
+  if (report)
+    reported->report().print(llvm::outs());
+  if (reportJson)
+    reported->report().printJson(llvm::outs());
+  if (!traceFile.empty()) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(traceFile, ec);
+    if (ec)
+      return fail("cannot write '" + traceFile + "': " + ec.message());
+    os << "{\"traceEvents\": [";
+    bool first = true;
+    for (const TraceEvent &e : reported->trace()) {
+      os << (first ? "" : ", ") << "{\"name\": \"" << e.name
+         << "\", \"cat\": \"" << (e.collective ? "collective" : "op")
+         << "\", \"ph\": \"X\", \"ts\": " << llvm::format("%.3f", e.startUs)
+         << ", \"dur\": " << llvm::format("%.3f", e.durationUs)
+         << ", \"pid\": 0, \"tid\": 0}";
+      first = false;
+    }
+    os << "]}\n";
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  registerAsmPrinterCLOptions();
+  registerMLIRContextCLOptions();
+  dtensor::registerAllPasses();
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "dtensor-run: runs a dtensor program for every rank of its mesh in one "
+      "process (LocalTensor-style)\n");
+
+  DialectRegistry registry;
+  dtensor::registerAllDialects(registry);
+  MLIRContext context(registry);
+  context.loadAllAvailableDialects();
+
+  std::string error;
+  auto file = openInputFile(inputFile, &error);
+  if (!file)
+    return fail(error);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1;
+  // The compiled program: given, or compiled once from the original.
+  OwningOpRef<ModuleOp> compiled;
+  if (verify) {
+    if (!compiledFile.empty()) {
+      compiled = parseSourceFile<ModuleOp>(compiledFile, &context);
+      if (!compiled)
+        return 1;
+    } else {
+      compiled = module->clone();
+      PassManager pm(&context);
+      if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
+        return fail("--pipeline '" + pipeline + "' is not a pass pipeline");
+      if (failed(pm.run(*compiled)))
+        return fail("compiling with '" + pipeline + "' failed");
+    }
+    if (printCompiled)
+      compiled->print(llvm::outs());
+  }
+
+  std::vector<func::FuncOp> entries;
+  if (allEntries) {
+    for (auto fn : module->getOps<func::FuncOp>())
+      if (!fn.isExternal() && fn.isPublic())
+        entries.push_back(fn);
+  } else if (func::FuncOp entry = findEntry(*module)) {
+    entries.push_back(entry);
+  } else {
+    return fail(entryName.empty()
+                    ? "no entry function: name one with --entry"
+                    : "no function @" + entryName + " with a body");
+  }
+  int failures = 0;
+  for (func::FuncOp entry : entries)
+    failures += runEntry(*module, compiled ? *compiled : ModuleOp(), entry);
+  if (allEntries)
+    llvm::outs() << (verify ? "verified " : "ran ")
+                 << entries.size() - failures << " of " << entries.size()
+                 << " function(s)\n";
+  return failures ? 1 : 0;
+}
