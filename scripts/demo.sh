@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The main job: build dtensor-mlir (installing what it needs), then compile the
-# 2x4-mesh example with dtensor-opt and print, for every distributed value,
-# each rank's local shape and global offset.
+# The main job: build dtensor-mlir (installing what it needs), then
+#  1. print, for every distributed value of the 2x4-mesh example, each rank's
+#     local shape and global offset (dtensor-opt --dtensor-print-layout);
+#  2. explain one redistribution plan (dtensor-plan redistribute);
+#  3. compile a redistribution program into the local view and run it on 8
+#     simulated ranks, checking every rank against the global program and
+#     printing the collectives that ran (dtensor-run --verify --report).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${DTENSOR_BUILD_DIR:-$root/build}"
 
-bash "$root/scripts/build.sh" dtensor-opt dtensor-plan >/dev/null
+bash "$root/scripts/build.sh" dtensor-opt dtensor-plan dtensor-run >/dev/null
 
 example="${1:-$root/examples/layouts_2x4.mlir}"
 echo "== dtensor-opt $(basename "$example") --dtensor-normalize-specs --dtensor-verify --dtensor-print-layout"
@@ -15,3 +19,9 @@ echo "== dtensor-opt $(basename "$example") --dtensor-normalize-specs --dtensor-
 echo
 echo "== dtensor-plan layout --mesh 2x4 --shape 9x4 --placements '[S(0)[1], S(0)[0]]'"
 "$build/bin/dtensor-plan" layout --mesh 2x4 --shape 9x4 --placements '[S(0)[1], S(0)[0]]'
+echo
+echo "== dtensor-plan redistribute --mesh 2x4 --shape 13x32 --from '[S(0), S(1)]' --to '[S(1), S(0)]'"
+"$build/bin/dtensor-plan" redistribute --mesh 2x4 --shape 13x32 --from '[S(0), S(1)]' --to '[S(1), S(0)]'
+echo
+echo "== dtensor-run redistribute_2x4.mlir --verify --report"
+"$build/bin/dtensor-run" "$root/examples/redistribute_2x4.mlir" --verify --report

@@ -309,9 +309,11 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry) {
                       "' " + why);
       } else {
         t = generate(plain, seed + i);
+        std::string typeText;
+        llvm::raw_string_ostream(typeText) << tensorType;
         if (!t)
           return fail("argument " + std::to_string(i) + " of type " +
-                      std::to_string(i) +
+                      typeText +
                       " cannot be generated (dynamic shape or unsupported "
                       "element type): give it with --input");
       }
