@@ -5,7 +5,7 @@ set -euo pipefail
 
 PKGS=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-  cmake ninja-build lld g++ libgtest-dev
+  cmake ninja-build lld g++ libgtest-dev libopenblas-dev python3
   libzstd-dev zlib1g-dev libedit-dev libcurl4-openssl-dev libxml2-dev libffi-dev
 )
 

@@ -27,6 +27,7 @@ using namespace mlir::dtensor::interp;
 
 namespace mlir::dtensor::interp {
 void registerDTensorKernels(llvm::StringMap<Interpreter::Kernel> &kernels);
+void registerLinalgKernels(llvm::StringMap<Interpreter::Kernel> &kernels);
 } // namespace mlir::dtensor::interp
 
 std::optional<DType> interp::dtypeOf(Type type) {
@@ -493,6 +494,7 @@ Interpreter::Interpreter(ModuleOp module) : module(module) {
   registerTensorKernels(kernels);
   registerFuncKernels(kernels);
   registerDTensorKernels(kernels);
+  registerLinalgKernels(kernels);
 }
 
 LogicalResult Interpreter::run(func::FuncOp entry, std::vector<MValue> args,
@@ -514,10 +516,16 @@ LogicalResult Interpreter::run(func::FuncOp entry, std::vector<MValue> args,
 LogicalResult Interpreter::callFunction(func::FuncOp fn,
                                         std::vector<MValue> args,
                                         std::vector<MValue> &results) {
-  Block &entry = fn.getBody().front();
+  return runRegion(fn.getBody(), std::move(args), results);
+}
+
+LogicalResult Interpreter::runRegion(Region &region, std::vector<MValue> args,
+                                     std::vector<MValue> &results) {
+  Block &entry = region.front();
   if (args.size() != entry.getNumArguments())
-    return fn.emitError() << "expects " << entry.getNumArguments()
-                          << " arguments, got " << args.size();
+    return region.getParentOp()->emitError()
+           << "expects " << entry.getNumArguments() << " block arguments, got "
+           << args.size();
   for (auto [arg, value] : llvm::zip(entry.getArguments(), args)) {
     if (value.values.empty())
       value = MValue::same(RValue{RValue::Kind::Mesh});
@@ -529,8 +537,8 @@ LogicalResult Interpreter::callFunction(func::FuncOp fn,
 LogicalResult Interpreter::runBlock(Block &block,
                                     std::vector<MValue> &results) {
   for (Operation &op : block) {
-    if (auto ret = llvm::dyn_cast<func::ReturnOp>(op)) {
-      for (Value v : ret.getOperands())
+    if (op.hasTrait<OpTrait::IsTerminator>()) {
+      for (Value v : op.getOperands())
         results.push_back(lookup(v));
       return success();
     }

@@ -32,6 +32,7 @@
 #include "llvm/Support/WithColor.h"
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 using namespace mlir;
@@ -80,6 +81,10 @@ static cl::opt<bool> allEntries(
     "all-entries",
     cl::desc("Run (and with --verify, check) every public function with a "
              "body, one after another"));
+static cl::opt<bool> printValues(
+    "print-values",
+    cl::desc("Print the values of every output (on every rank where they "
+             "differ)"));
 static cl::opt<bool> printCompiled(
     "print-compiled", cl::desc("Print the compiled program of --verify"));
 
@@ -185,6 +190,28 @@ static func::FuncOp findEntry(ModuleOp module) {
   return module.lookupSymbol<func::FuncOp>("main");
 }
 
+/// `[[1, 2], [3, 4]]`.
+static void printValuesOf(llvm::raw_ostream &os, const Tensor &t) {
+  Shape strides(t.rank(), 1);
+  for (int64_t d = t.rank() - 1; d > 0; --d)
+    strides[d - 1] = strides[d] * t.shape()[d];
+  std::function<void(int64_t, int64_t)> rec = [&](int64_t dim, int64_t base) {
+    if (dim == t.rank()) {
+      os << llvm::format("%g", t.at(base));
+      return;
+    }
+    os << "[";
+    for (int64_t i = 0; i < t.shape()[dim]; ++i) {
+      if (i)
+        os << ", ";
+      rec(dim + 1, base + i * strides[dim]);
+    }
+    os << "]";
+  };
+  rec(0, 0);
+  os << "\n";
+}
+
 static void summarize(llvm::raw_ostream &os, size_t index, const MValue &m,
                       Interpreter &I) {
   auto stats = [](const Tensor &t) {
@@ -202,16 +229,39 @@ static void summarize(llvm::raw_ostream &os, size_t index, const MValue &m,
     os << "output " << index << ": distributed "
        << formatPlacements(first.dist->layout.placements()) << ", global "
        << stats(first.dist->global) << "\n";
+    if (printValues)
+      printValuesOf(os, first.dist->global);
+    return;
+  }
+  if (first.kind == RValue::Kind::Int || first.kind == RValue::Kind::Float) {
+    os << "output " << index << ": ";
+    for (int64_t r = 0; r < (m.uniform ? 1 : I.numRanks()); ++r) {
+      const RValue &v = m.on(r);
+      if (!m.uniform)
+        os << (r ? ", " : "") << "rank " << r << " ";
+      if (v.kind == RValue::Kind::Int)
+        os << v.i;
+      else
+        os << llvm::format("%g", v.f);
+    }
+    os << "\n";
     return;
   }
   if (m.uniform) {
     os << "output " << index << ": same on every rank, " << stats(first.tensor)
        << "\n";
+    if (printValues)
+      printValuesOf(os, first.tensor);
     return;
   }
   os << "output " << index << ": per rank\n";
-  for (int64_t r = 0; r < I.numRanks(); ++r)
+  for (int64_t r = 0; r < I.numRanks(); ++r) {
     os << "  rank " << r << ": " << stats(m.on(r).tensor) << "\n";
+    if (printValues) {
+      os << "    ";
+      printValuesOf(os, m.on(r).tensor);
+    }
+  }
 }
 
 static bool writeOutputs(const std::vector<MValue> &results, Interpreter &I,

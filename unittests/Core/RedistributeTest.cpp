@@ -630,6 +630,10 @@ TEST(PlannerSweep, TwoDimMeshes) {
   sweep({{2, 3}, {{7}, {6, 5}}, true, 1});
 }
 
+TEST(PlannerSweep, FourDimMeshesSampled) {
+  sweep({{2, 2, 2, 2}, {{8, 4}, {5, 3}}, false, 997});
+}
+
 TEST(PlannerSweep, ThreeDimMeshesSampled) {
   sweep({{2, 2, 2}, {{8, 4}, {5, 3}}, true, 7});
   sweep({{2, 1, 3}, {{6}, {4, 5}}, true, 5});

@@ -142,6 +142,10 @@ public:
   void bind(Value v, MValue m) { env[v] = std::move(m); }
   LogicalResult callFunction(func::FuncOp fn, std::vector<MValue> args,
                              std::vector<MValue> &results);
+  /// Runs the entry block of `region` with `args`; `results` are the
+  /// operands of its terminator (return, yield, condition).
+  LogicalResult runRegion(Region &region, std::vector<MValue> args,
+                          std::vector<MValue> &results);
   ModuleOp getModule() { return module; }
   SymbolTableCollection &symbols() { return symbolTable; }
 

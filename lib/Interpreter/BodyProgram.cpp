@@ -1,0 +1,265 @@
+//===- BodyProgram.cpp - compiled scalar bodies of linalg ops -------------===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BodyProgram.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::dtensor::interp;
+
+namespace {
+enum Op : uint16_t {
+  FAdd, FSub, FMul, FDiv, FMaximum, FMinimum, FMaxNum, FMinNum, FRem, FNeg,
+  FExp, FLog, FTanh, FSqrt, FRsqrt, FErf, FAbs, FSin, FCos, FFloor, FCeil,
+  FPow, FCmp, FRound,
+  IAdd, ISub, IMul, IDivS, IRemS, IMinS, IMaxS, IAnd, IOr, IXor, ICmp,
+  Select, SIToFP, FPToSI, Copy, Index,
+};
+
+bool cmpF(arith::CmpFPredicate p, double a, double b) {
+  using P = arith::CmpFPredicate;
+  bool unordered = std::isnan(a) || std::isnan(b);
+  switch (p) {
+  case P::AlwaysFalse:
+    return false;
+  case P::OEQ:
+    return !unordered && a == b;
+  case P::OGT:
+    return !unordered && a > b;
+  case P::OGE:
+    return !unordered && a >= b;
+  case P::OLT:
+    return !unordered && a < b;
+  case P::OLE:
+    return !unordered && a <= b;
+  case P::ONE:
+    return !unordered && a != b;
+  case P::ORD:
+    return !unordered;
+  case P::UEQ:
+    return unordered || a == b;
+  case P::UGT:
+    return unordered || a > b;
+  case P::UGE:
+    return unordered || a >= b;
+  case P::ULT:
+    return unordered || a < b;
+  case P::ULE:
+    return unordered || a <= b;
+  case P::UNE:
+    return unordered || a != b;
+  case P::UNO:
+    return unordered;
+  case P::AlwaysTrue:
+    return true;
+  }
+  return false;
+}
+
+bool cmpI(arith::CmpIPredicate p, int64_t a, int64_t b) {
+  using P = arith::CmpIPredicate;
+  switch (p) {
+  case P::eq:
+    return a == b;
+  case P::ne:
+    return a != b;
+  case P::slt:
+    return a < b;
+  case P::sle:
+    return a <= b;
+  case P::sgt:
+    return a > b;
+  case P::sge:
+    return a >= b;
+  case P::ult:
+    return uint64_t(a) < uint64_t(b);
+  case P::ule:
+    return uint64_t(a) <= uint64_t(b);
+  case P::ugt:
+    return uint64_t(a) > uint64_t(b);
+  case P::uge:
+    return uint64_t(a) >= uint64_t(b);
+  }
+  return false;
+}
+} // namespace
+
+FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
+  BodyProgram p;
+  llvm::DenseMap<Value, int> regOf;
+  for (BlockArgument arg : body.getArguments()) {
+    regOf[arg] = p.registers++;
+    p.floatArgs.push_back(llvm::isa<FloatType>(arg.getType()));
+  }
+  auto reg = [&](Value v) -> int {
+    auto it = regOf.find(v);
+    return it == regOf.end() ? -1 : it->second;
+  };
+  for (Operation &op : body) {
+    if (auto y = llvm::dyn_cast<linalg::YieldOp>(op)) {
+      for (Value v : y.getOperands()) {
+        int r = reg(v);
+        if (r < 0)
+          return op.emitOpError() << "yields a value from outside the body, "
+                                     "which the interpreter does not support";
+        p.yielded.push_back(r);
+      }
+      break;
+    }
+    if (auto c = llvm::dyn_cast<arith::ConstantOp>(op)) {
+      Reg value;
+      if (auto f = llvm::dyn_cast<FloatAttr>(c.getValue()))
+        value.f = f.getValueAsDouble();
+      else if (auto i = llvm::dyn_cast<IntegerAttr>(c.getValue()))
+        value.i = i.getType().isIndex() ? i.getInt()
+                                        : i.getValue().getSExtValue();
+      else
+        return op.emitOpError() << "is not a scalar constant";
+      int r = p.registers++;
+      p.constants.push_back({r, value});
+      regOf[c.getResult()] = r;
+      continue;
+    }
+    std::optional<uint16_t> code =
+        llvm::TypeSwitch<Operation *, std::optional<uint16_t>>(&op)
+            .Case([](arith::AddFOp) { return FAdd; })
+            .Case([](arith::SubFOp) { return FSub; })
+            .Case([](arith::MulFOp) { return FMul; })
+            .Case([](arith::DivFOp) { return FDiv; })
+            .Case([](arith::RemFOp) { return FRem; })
+            .Case([](arith::MaximumFOp) { return FMaximum; })
+            .Case([](arith::MinimumFOp) { return FMinimum; })
+            .Case([](arith::MaxNumFOp) { return FMaxNum; })
+            .Case([](arith::MinNumFOp) { return FMinNum; })
+            .Case([](arith::NegFOp) { return FNeg; })
+            .Case([](math::ExpOp) { return FExp; })
+            .Case([](math::LogOp) { return FLog; })
+            .Case([](math::TanhOp) { return FTanh; })
+            .Case([](math::SqrtOp) { return FSqrt; })
+            .Case([](math::RsqrtOp) { return FRsqrt; })
+            .Case([](math::ErfOp) { return FErf; })
+            .Case([](math::AbsFOp) { return FAbs; })
+            .Case([](math::SinOp) { return FSin; })
+            .Case([](math::CosOp) { return FCos; })
+            .Case([](math::FloorOp) { return FFloor; })
+            .Case([](math::CeilOp) { return FCeil; })
+            .Case([](math::PowFOp) { return FPow; })
+            .Case([](arith::CmpFOp) { return FCmp; })
+            .Case([](arith::AddIOp) { return IAdd; })
+            .Case([](arith::SubIOp) { return ISub; })
+            .Case([](arith::MulIOp) { return IMul; })
+            .Case([](arith::DivSIOp) { return IDivS; })
+            .Case([](arith::RemSIOp) { return IRemS; })
+            .Case([](arith::MinSIOp) { return IMinS; })
+            .Case([](arith::MaxSIOp) { return IMaxS; })
+            .Case([](arith::AndIOp) { return IAnd; })
+            .Case([](arith::OrIOp) { return IOr; })
+            .Case([](arith::XOrIOp) { return IXor; })
+            .Case([](arith::CmpIOp) { return ICmp; })
+            .Case([](arith::SelectOp) { return Select; })
+            .Case([](arith::SIToFPOp) { return SIToFP; })
+            .Case([](arith::FPToSIOp) { return FPToSI; })
+            .Case([](arith::ExtFOp) { return Copy; })
+            .Case([](arith::TruncFOp) { return FRound; })
+            .Case([](arith::IndexCastOp) { return Copy; })
+            .Case([](arith::ExtSIOp) { return Copy; })
+            .Case([](arith::TruncIOp) { return Copy; })
+            .Case([](linalg::IndexOp) { return Index; })
+            .Default([](Operation *) { return std::nullopt; });
+    if (!code || op.getNumResults() != 1)
+      return op.emitOpError()
+             << "cannot be compiled into a linalg body by the interpreter";
+    Instr in{*code, false, p.registers, -1, -1, -1};
+    if (auto index = llvm::dyn_cast<linalg::IndexOp>(op)) {
+      in.a = index.getDim();
+    } else {
+      int *slots[3] = {&in.a, &in.b, &in.c};
+      for (auto [k, operand] : llvm::enumerate(op.getOperands())) {
+        int r = reg(operand);
+        if (r < 0)
+          return op.emitOpError() << "uses a value from outside the body, "
+                                     "which the interpreter does not support";
+        *slots[k] = r;
+      }
+    }
+    if (auto cmp = llvm::dyn_cast<arith::CmpFOp>(op))
+      in.c = int(cmp.getPredicate());
+    if (auto cmp = llvm::dyn_cast<arith::CmpIOp>(op))
+      in.c = int(cmp.getPredicate());
+    in.f32 = op.getResult(0).getType().isF32();
+    regOf[op.getResult(0)] = p.registers++;
+    p.code.push_back(in);
+  }
+  return p;
+}
+
+void BodyProgram::init(Reg *regs) const {
+  for (auto &[r, v] : constants)
+    regs[r] = v;
+}
+
+void BodyProgram::run(Reg *r, const int64_t *index) const {
+  for (const Instr &in : code) {
+    Reg &d = r[in.dst];
+    const Reg &a = r[in.a < 0 ? 0 : in.a];
+    const Reg &b = r[in.b < 0 ? 0 : in.b];
+    switch (in.op) {
+    case FAdd: d.f = a.f + b.f; break;
+    case FSub: d.f = a.f - b.f; break;
+    case FMul: d.f = a.f * b.f; break;
+    case FDiv: d.f = a.f / b.f; break;
+    case FRem: d.f = std::fmod(a.f, b.f); break;
+    case FMaximum:
+      d.f = std::isnan(a.f) || std::isnan(b.f) ? NAN : std::max(a.f, b.f);
+      break;
+    case FMinimum:
+      d.f = std::isnan(a.f) || std::isnan(b.f) ? NAN : std::min(a.f, b.f);
+      break;
+    case FMaxNum: d.f = std::fmax(a.f, b.f); break;
+    case FMinNum: d.f = std::fmin(a.f, b.f); break;
+    case FNeg: d.f = -a.f; break;
+    case FExp: d.f = std::exp(a.f); break;
+    case FLog: d.f = std::log(a.f); break;
+    case FTanh: d.f = std::tanh(a.f); break;
+    case FSqrt: d.f = std::sqrt(a.f); break;
+    case FRsqrt: d.f = 1.0 / std::sqrt(a.f); break;
+    case FErf: d.f = std::erf(a.f); break;
+    case FAbs: d.f = std::fabs(a.f); break;
+    case FSin: d.f = std::sin(a.f); break;
+    case FCos: d.f = std::cos(a.f); break;
+    case FFloor: d.f = std::floor(a.f); break;
+    case FCeil: d.f = std::ceil(a.f); break;
+    case FPow: d.f = std::pow(a.f, b.f); break;
+    case FCmp: d.i = cmpF(arith::CmpFPredicate(in.c), a.f, b.f); break;
+    case FRound: d.f = double(float(a.f)); break;
+    case IAdd: d.i = int64_t(uint64_t(a.i) + uint64_t(b.i)); break;
+    case ISub: d.i = int64_t(uint64_t(a.i) - uint64_t(b.i)); break;
+    case IMul: d.i = int64_t(uint64_t(a.i) * uint64_t(b.i)); break;
+    case IDivS: d.i = b.i ? a.i / b.i : 0; break;
+    case IRemS: d.i = b.i ? a.i % b.i : 0; break;
+    case IMinS: d.i = std::min(a.i, b.i); break;
+    case IMaxS: d.i = std::max(a.i, b.i); break;
+    case IAnd: d.i = a.i & b.i; break;
+    case IOr: d.i = a.i | b.i; break;
+    case IXor: d.i = a.i ^ b.i; break;
+    case ICmp: d.i = cmpI(arith::CmpIPredicate(in.c), a.i, b.i); break;
+    case Select: d = a.i ? b : r[in.c]; break;
+    case SIToFP: d.f = double(a.i); break;
+    case FPToSI: d.i = int64_t(a.f); break;
+    case Copy: d = a; break;
+    case Index: d.i = index[in.a]; break;
+    }
+    if (in.f32 && in.op <= FPow)
+      d.f = double(float(d.f));
+  }
+}

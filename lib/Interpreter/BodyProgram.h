@@ -1,0 +1,71 @@
+//===- BodyProgram.h - compiled scalar bodies of linalg ops -----*- C++ -*-===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// A linalg body (arith and math on scalars, linalg.index, linalg.yield) is
+// compiled once into a flat register program, then run per iteration point
+// without walking the IR again.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_LIB_INTERPRETER_BODYPROGRAM_H
+#define DTENSOR_LIB_INTERPRETER_BODYPROGRAM_H
+
+#include "mlir/IR/Block.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/Support/LLVM.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace mlir {
+namespace dtensor {
+namespace interp {
+
+/// One register: a float (held as double, rounded to f32 where the type is
+/// f32) or an integer.
+union Reg {
+  double f;
+  int64_t i;
+};
+
+class BodyProgram {
+public:
+  /// Compiles `body`, whose arguments take registers 0..n-1 in order.
+  /// Fails with a diagnostic at the first op it cannot compile.
+  static FailureOr<BodyProgram> compile(Block &body);
+
+  /// Runs the program. `regs` has numRegs() entries; arguments are set by
+  /// the caller, constants are preloaded by init(); `index` are the loop
+  /// indices (for linalg.index).
+  void run(Reg *regs, const int64_t *index) const;
+  /// Writes the constants into a register file.
+  void init(Reg *regs) const;
+
+  int numRegs() const { return registers; }
+  /// Registers yielded, in order.
+  const std::vector<int> &yields() const { return yielded; }
+  /// Whether argument `i` (and so the register) holds a float.
+  bool isFloatArg(unsigned i) const { return floatArgs[i]; }
+
+  struct Instr {
+    uint16_t op;
+    bool f32;
+    int32_t dst, a, b, c;
+  };
+
+private:
+  std::vector<Instr> code;
+  std::vector<std::pair<int, Reg>> constants;
+  std::vector<int> yielded;
+  std::vector<bool> floatArgs;
+  int registers = 0;
+};
+
+} // namespace interp
+} // namespace dtensor
+} // namespace mlir
+
+#endif // DTENSOR_LIB_INTERPRETER_BODYPROGRAM_H

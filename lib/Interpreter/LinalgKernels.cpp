@@ -1,0 +1,484 @@
+//===- LinalgKernels.cpp - linalg structured ops, math and scf ------------===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Every linalg structured op (generic and named alike) runs through one
+// kernel: its body compiled once (BodyProgram), its indexing maps turned into
+// per-loop strides of each operand, and an odometer over the loop domain.
+// matmul and batch_matmul in f32/f64 with their default maps go to BLAS.
+//
+//===----------------------------------------------------------------------===//
+
+#include "BodyProgram.h"
+#include "dtensor/Interpreter/Interpreter.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
+
+#include <cblas.h>
+#include <cmath>
+
+using namespace mlir;
+using namespace mlir::dtensor;
+using namespace mlir::dtensor::interp;
+
+namespace mlir::dtensor::interp {
+void registerLinalgKernels(llvm::StringMap<Interpreter::Kernel> &kernels);
+} // namespace mlir::dtensor::interp
+
+namespace {
+
+/// An indexing map result as sum(coefficient[loop] * index[loop]) + constant.
+struct LinearExpr {
+  std::vector<int64_t> coefficients;
+  int64_t constant = 0;
+};
+
+std::optional<LinearExpr> linearize(AffineExpr e, unsigned numDims) {
+  LinearExpr out{std::vector<int64_t>(numDims, 0), 0};
+  if (auto d = llvm::dyn_cast<AffineDimExpr>(e)) {
+    out.coefficients[d.getPosition()] = 1;
+    return out;
+  }
+  if (auto c = llvm::dyn_cast<AffineConstantExpr>(e)) {
+    out.constant = c.getValue();
+    return out;
+  }
+  auto bin = llvm::dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return std::nullopt;
+  std::optional<LinearExpr> l = linearize(bin.getLHS(), numDims);
+  std::optional<LinearExpr> r = linearize(bin.getRHS(), numDims);
+  if (!l || !r)
+    return std::nullopt;
+  if (bin.getKind() == AffineExprKind::Add) {
+    for (unsigned k = 0; k < numDims; ++k)
+      l->coefficients[k] += r->coefficients[k];
+    l->constant += r->constant;
+    return l;
+  }
+  if (bin.getKind() == AffineExprKind::Mul) {
+    bool lConst = llvm::all_of(l->coefficients, [](int64_t c) { return c == 0; });
+    bool rConst = llvm::all_of(r->coefficients, [](int64_t c) { return c == 0; });
+    if (!lConst && !rConst)
+      return std::nullopt;
+    LinearExpr &var = lConst ? *r : *l;
+    int64_t factor = lConst ? l->constant : r->constant;
+    for (int64_t &c : var.coefficients)
+      c *= factor;
+    var.constant *= factor;
+    return var;
+  }
+  return std::nullopt;
+}
+
+/// Loads element `offset` of `t` into a register of the body's kind.
+inline Reg load(const Tensor &t, int64_t offset, bool isFloatReg) {
+  Reg r;
+  dispatch(t.dtype(), [&](auto v) {
+    using T = decltype(v);
+    T x = t.data<T>()[offset];
+    if (isFloatReg)
+      r.f = double(x);
+    else
+      r.i = int64_t(x);
+  });
+  return r;
+}
+
+inline void store(Tensor &t, int64_t offset, Reg r, bool isFloatReg) {
+  dispatch(t.dtype(), [&](auto v) {
+    using T = decltype(v);
+    t.mutableData<T>()[offset] = isFloatReg ? T(r.f) : T(r.i);
+  });
+}
+
+Shape stridesOf(const Shape &shape) {
+  Shape s(shape.size(), 1);
+  for (size_t d = shape.size(); d-- > 1;)
+    s[d - 1] = s[d] * shape[d];
+  return s;
+}
+
+/// Whether `op` is a matmul / batch_matmul with its default maps on equal
+/// f32 or f64 element types (the BLAS path).
+bool isPlainMatmul(linalg::LinalgOp op, DType &dtype) {
+  if (!llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
+    return false;
+  auto named = op.getOperation();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  MLIRContext *ctx = named->getContext();
+  bool batch = llvm::isa<linalg::BatchMatmulOp>(named);
+  AffineExpr b, m, n, k;
+  SmallVector<AffineMap> expected;
+  if (batch) {
+    bindDims(ctx, b, m, n, k);
+    expected = {AffineMap::get(4, 0, {b, m, k}, ctx),
+                AffineMap::get(4, 0, {b, k, n}, ctx),
+                AffineMap::get(4, 0, {b, m, n}, ctx)};
+  } else {
+    bindDims(ctx, m, n, k);
+    expected = {AffineMap::get(3, 0, {m, k}, ctx),
+                AffineMap::get(3, 0, {k, n}, ctx),
+                AffineMap::get(3, 0, {m, n}, ctx)};
+  }
+  if (maps != expected)
+    return false;
+  Type elt = getElementTypeOrSelf(named->getOperand(0).getType());
+  for (Value v : named->getOperands())
+    if (getElementTypeOrSelf(v.getType()) != elt)
+      return false;
+  if (!elt.isF32() && !elt.isF64())
+    return false;
+  dtype = elt.isF32() ? DType::F32 : DType::F64;
+  return true;
+}
+
+/// One rank's execution of a structured op.
+FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
+                                             const BodyProgram &body,
+                                             std::vector<const RValue *> args) {
+  Operation *raw = op.getOperation();
+  unsigned numInputs = op.getNumDpsInputs();
+  unsigned numLoops = op.getNumLoops();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  std::vector<Tensor> outs;
+  for (unsigned i = numInputs; i < args.size(); ++i) {
+    const Tensor &init = args[i]->tensor;
+    Tensor copy(init.dtype(), init.shape());
+    std::memcpy(copy.mutableBytes(), init.bytes(), init.numBytes());
+    outs.push_back(std::move(copy));
+  }
+
+  DType dtype;
+  if (isPlainMatmul(op, dtype)) {
+    const Tensor &a = args[0]->tensor, &b = args[1]->tensor;
+    Tensor &c = outs[0];
+    bool batch = a.rank() == 3;
+    int64_t batches = batch ? a.shape()[0] : 1;
+    int64_t M = a.shape()[a.rank() - 2], K = a.shape()[a.rank() - 1];
+    int64_t N = b.shape()[b.rank() - 1];
+    if (b.shape()[b.rank() - 2] != K || c.shape()[c.rank() - 2] != M ||
+        c.shape()[c.rank() - 1] != N)
+      return raw->emitOpError() << "operand shapes do not match a matmul";
+    for (int64_t t = 0; t < batches; ++t) {
+      if (dtype == DType::F32)
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f,
+                    a.data<float>() + t * M * K, K,
+                    b.data<float>() + t * K * N, N, 1.0f,
+                    c.mutableData<float>() + t * M * N, N);
+      else
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0,
+                    a.data<double>() + t * M * K, K,
+                    b.data<double>() + t * K * N, N, 1.0,
+                    c.mutableData<double>() + t * M * N, N);
+    }
+    std::vector<RValue> results;
+    for (Tensor &t : outs)
+      results.push_back(RValue::ofTensor(std::move(t)));
+    return results;
+  }
+
+  // Loop bounds from the operands that index a loop directly.
+  std::vector<int64_t> bounds(numLoops, -1);
+  unsigned numOperands = args.size();
+  std::vector<std::vector<LinearExpr>> exprs(numOperands);
+  for (unsigned o = 0; o < numOperands; ++o) {
+    AffineMap map = maps[o];
+    const Shape *shape = nullptr;
+    if (o >= numInputs)
+      shape = &outs[o - numInputs].shape();
+    else if (args[o]->kind == RValue::Kind::Tensor)
+      shape = &args[o]->tensor.shape();
+    for (auto [j, e] : llvm::enumerate(map.getResults())) {
+      std::optional<LinearExpr> lin = linearize(e, numLoops);
+      if (!lin)
+        return raw->emitOpError()
+               << "has an indexing map the interpreter cannot evaluate: "
+               << AffineMapAttr::get(map);
+      exprs[o].push_back(*lin);
+      if (auto d = llvm::dyn_cast<AffineDimExpr>(e))
+        if (shape && bounds[d.getPosition()] < 0)
+          bounds[d.getPosition()] = (*shape)[j];
+    }
+  }
+  for (unsigned k = 0; k < numLoops; ++k)
+    if (bounds[k] < 0)
+      return raw->emitOpError() << "loop " << k
+                                << " has no operand dim to take its size from";
+
+  // Per-operand strides per loop, and base offsets.
+  std::vector<std::vector<int64_t>> loopStride(numOperands,
+                                               std::vector<int64_t>(numLoops, 0));
+  std::vector<int64_t> base(numOperands, 0);
+  std::vector<const Tensor *> tensors(numOperands, nullptr);
+  for (unsigned o = 0; o < numOperands; ++o) {
+    if (o >= numInputs)
+      tensors[o] = &outs[o - numInputs];
+    else if (args[o]->kind == RValue::Kind::Tensor)
+      tensors[o] = &args[o]->tensor;
+    if (!tensors[o])
+      continue;
+    Shape strides = stridesOf(tensors[o]->shape());
+    for (auto [j, lin] : llvm::enumerate(exprs[o])) {
+      base[o] += lin.constant * strides[j];
+      for (unsigned k = 0; k < numLoops; ++k)
+        loopStride[o][k] += lin.coefficients[k] * strides[j];
+    }
+  }
+  // Bounds check of the extreme points (linear maps: extremes at corners).
+  for (unsigned o = 0; o < numOperands; ++o) {
+    if (!tensors[o])
+      continue;
+    for (auto [j, lin] : llvm::enumerate(exprs[o])) {
+      int64_t lo = lin.constant, hi = lin.constant;
+      for (unsigned k = 0; k < numLoops; ++k) {
+        if (bounds[k] == 0)
+          continue;
+        int64_t v = lin.coefficients[k] * (bounds[k] - 1);
+        (v < 0 ? lo : hi) += v;
+      }
+      bool empty = llvm::any_of(bounds, [](int64_t b) { return b == 0; });
+      if (!empty && (lo < 0 || hi >= tensors[o]->shape()[j]))
+        return raw->emitOpError()
+               << "operand " << o << " is indexed out of bounds in dim " << j;
+    }
+  }
+
+  std::vector<Reg> regs(body.numRegs());
+  body.init(regs.data());
+  // Scalar inputs are constant over the loop.
+  for (unsigned o = 0; o < numInputs; ++o)
+    if (!tensors[o]) {
+      if (body.isFloatArg(o))
+        regs[o].f = args[o]->kind == RValue::Kind::Float ? args[o]->f
+                                                         : double(args[o]->i);
+      else
+        regs[o].i = args[o]->kind == RValue::Kind::Int ? args[o]->i
+                                                       : int64_t(args[o]->f);
+    }
+  int64_t total = 1;
+  for (int64_t b : bounds)
+    total *= b;
+  std::vector<int64_t> index(numLoops, 0), offset = base;
+  const std::vector<int> &yields = body.yields();
+  for (int64_t point = 0; point < total; ++point) {
+    for (unsigned o = 0; o < numOperands; ++o)
+      if (tensors[o])
+        regs[o] = load(*tensors[o], offset[o], body.isFloatArg(o));
+    body.run(regs.data(), index.data());
+    for (unsigned r = 0; r < outs.size(); ++r)
+      store(outs[r], offset[numInputs + r], regs[yields[r]],
+            body.isFloatArg(numInputs + r));
+    // Next point, innermost loop fastest.
+    for (int64_t k = numLoops - 1; k >= 0; --k) {
+      ++index[k];
+      for (unsigned o = 0; o < numOperands; ++o)
+        offset[o] += loopStride[o][k];
+      if (index[k] < bounds[k])
+        break;
+      for (unsigned o = 0; o < numOperands; ++o)
+        offset[o] -= loopStride[o][k] * bounds[k];
+      index[k] = 0;
+    }
+  }
+  std::vector<RValue> results;
+  for (Tensor &t : outs)
+    results.push_back(RValue::ofTensor(std::move(t)));
+  return results;
+}
+
+LogicalResult runLinalg(Interpreter &I, Operation *raw) {
+  auto op = llvm::cast<linalg::LinalgOp>(raw);
+  if (!op.hasPureTensorSemantics())
+    return raw->emitOpError() << "on buffers is not supported by the interpreter";
+  FailureOr<BodyProgram> body = BodyProgram::compile(*op.getBlock());
+  if (failed(body))
+    return failure();
+  bool uniform = llvm::all_of(raw->getOperands(),
+                              [&](Value v) { return I.lookup(v).uniform; });
+  int64_t ranks = uniform ? 1 : I.numRanks();
+  std::vector<MValue> results(raw->getNumResults());
+  for (MValue &m : results) {
+    m.uniform = uniform;
+    m.values.resize(ranks);
+  }
+  for (int64_t r = 0; r < ranks; ++r) {
+    std::vector<const RValue *> args;
+    for (Value v : raw->getOperands())
+      args.push_back(&I.lookup(v).on(r));
+    FailureOr<std::vector<RValue>> out = runStructured(op, *body, args);
+    if (failed(out))
+      return failure();
+    for (size_t i = 0; i < out->size(); ++i)
+      results[i].values[r] = std::move((*out)[i]);
+  }
+  for (auto [res, m] : llvm::zip(raw->getResults(), results))
+    I.bind(res, std::move(m));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// scf
+//===----------------------------------------------------------------------===//
+
+/// A scalar the whole program agrees on, or an error naming the op.
+FailureOr<int64_t> uniformInt(Interpreter &I, Operation *op, Value v,
+                              StringRef what) {
+  const MValue &m = I.lookup(v);
+  int64_t first = m.on(0).i;
+  for (int64_t r = 1; r < (m.uniform ? 1 : I.numRanks()); ++r)
+    if (m.on(r).i != first)
+      return op->emitOpError()
+             << what << " differs across ranks (" << first << " on rank 0, "
+             << m.on(r).i << " on rank " << r
+             << "); rank-dependent control flow is not supported yet";
+  return first;
+}
+
+LogicalResult runFor(Interpreter &I, Operation *raw) {
+  auto loop = llvm::cast<scf::ForOp>(raw);
+  FailureOr<int64_t> lb = uniformInt(I, raw, loop.getLowerBound(), "the lower bound");
+  FailureOr<int64_t> ub = uniformInt(I, raw, loop.getUpperBound(), "the upper bound");
+  FailureOr<int64_t> step = uniformInt(I, raw, loop.getStep(), "the step");
+  if (failed(lb) || failed(ub) || failed(step))
+    return failure();
+  if (*step <= 0)
+    return raw->emitOpError() << "has a non-positive step " << *step;
+  std::vector<MValue> carried;
+  for (Value v : loop.getInitArgs())
+    carried.push_back(I.lookup(v));
+  for (int64_t iv = *lb; iv < *ub; iv += *step) {
+    std::vector<MValue> args{MValue::same(RValue::ofInt(iv))};
+    args.insert(args.end(), carried.begin(), carried.end());
+    std::vector<MValue> results;
+    if (failed(I.runRegion(loop.getRegion(), std::move(args), results)))
+      return failure();
+    carried = std::move(results);
+  }
+  for (auto [res, m] : llvm::zip(loop.getResults(), carried))
+    I.bind(res, std::move(m));
+  return success();
+}
+
+LogicalResult runIf(Interpreter &I, Operation *raw) {
+  auto branch = llvm::cast<scf::IfOp>(raw);
+  FailureOr<int64_t> cond =
+      uniformInt(I, raw, branch.getCondition(), "the condition");
+  if (failed(cond))
+    return failure();
+  Region &region = *cond ? branch.getThenRegion() : branch.getElseRegion();
+  std::vector<MValue> results;
+  if (!region.empty() && failed(I.runRegion(region, {}, results)))
+    return failure();
+  for (auto [res, m] : llvm::zip(branch.getResults(), results))
+    I.bind(res, std::move(m));
+  return success();
+}
+
+LogicalResult runWhile(Interpreter &I, Operation *raw) {
+  auto loop = llvm::cast<scf::WhileOp>(raw);
+  std::vector<MValue> carried;
+  for (Value v : loop.getInits())
+    carried.push_back(I.lookup(v));
+  while (true) {
+    std::vector<MValue> before;
+    if (failed(I.runRegion(loop.getBefore(), carried, before)))
+      return failure();
+    // before = [condition, forwarded...]
+    auto condition = loop.getConditionOp();
+    I.bind(condition.getCondition(), before.front());
+    FailureOr<int64_t> cond =
+        uniformInt(I, raw, condition.getCondition(), "the condition");
+    if (failed(cond))
+      return failure();
+    std::vector<MValue> forwarded(before.begin() + 1, before.end());
+    if (!*cond) {
+      for (auto [res, m] : llvm::zip(loop.getResults(), forwarded))
+        I.bind(res, std::move(m));
+      return success();
+    }
+    std::vector<MValue> after;
+    if (failed(I.runRegion(loop.getAfter(), std::move(forwarded), after)))
+      return failure();
+    carried = std::move(after);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// math and float unary ops on tensors and scalars
+//===----------------------------------------------------------------------===//
+
+using UnaryFn = double (*)(double);
+
+void registerUnary(llvm::StringMap<Interpreter::Kernel> &k, StringRef name,
+                   UnaryFn f) {
+  k[name] = [f](Interpreter &I, Operation *op) -> LogicalResult {
+    const MValue &in = I.lookup(op->getOperand(0));
+    bool f32 = getElementTypeOrSelf(op->getResult(0).getType()).isF32();
+    MValue out;
+    out.uniform = in.uniform;
+    for (int64_t r = 0; r < (in.uniform ? 1 : I.numRanks()); ++r) {
+      const RValue &v = in.on(r);
+      if (v.kind == RValue::Kind::Float) {
+        double x = f(v.f);
+        out.values.push_back(RValue::ofFloat(f32 ? double(float(x)) : x));
+        continue;
+      }
+      Tensor t(v.tensor.dtype(), v.tensor.shape());
+      int64_t n = t.numElements();
+      if (t.dtype() == DType::F32) {
+        const float *x = v.tensor.data<float>();
+        float *y = t.mutableData<float>();
+        for (int64_t i = 0; i < n; ++i)
+          y[i] = float(f(x[i]));
+      } else if (t.dtype() == DType::F64) {
+        const double *x = v.tensor.data<double>();
+        double *y = t.mutableData<double>();
+        for (int64_t i = 0; i < n; ++i)
+          y[i] = f(x[i]);
+      } else {
+        return op->emitOpError() << "needs a float tensor";
+      }
+      out.values.push_back(RValue::ofTensor(std::move(t)));
+    }
+    I.bind(op->getResult(0), std::move(out));
+    return success();
+  };
+}
+
+} // namespace
+
+void mlir::dtensor::interp::registerLinalgKernels(
+    llvm::StringMap<Interpreter::Kernel> &k) {
+  for (StringRef name :
+       {"linalg.generic", "linalg.matmul", "linalg.batch_matmul",
+        "linalg.fill", "linalg.transpose", "linalg.broadcast", "linalg.reduce",
+        "linalg.map", "linalg.add", "linalg.sub", "linalg.mul", "linalg.div",
+        "linalg.max", "linalg.min", "linalg.exp", "linalg.log", "linalg.abs",
+        "linalg.negf", "linalg.copy", "linalg.elementwise",
+        "linalg.matvec", "linalg.vecmat", "linalg.dot",
+        "linalg.conv_1d", "linalg.conv_2d", "linalg.conv_2d_nhwc_hwcf",
+        "linalg.conv_2d_nchw_fchw", "linalg.depthwise_conv_2d_nhwc_hwc"})
+    k[name] = runLinalg;
+  k["scf.for"] = runFor;
+  k["scf.if"] = runIf;
+  k["scf.while"] = runWhile;
+  registerUnary(k, "math.exp", [](double x) { return std::exp(x); });
+  registerUnary(k, "math.log", [](double x) { return std::log(x); });
+  registerUnary(k, "math.tanh", [](double x) { return std::tanh(x); });
+  registerUnary(k, "math.sqrt", [](double x) { return std::sqrt(x); });
+  registerUnary(k, "math.rsqrt", [](double x) { return 1.0 / std::sqrt(x); });
+  registerUnary(k, "math.erf", [](double x) { return std::erf(x); });
+  registerUnary(k, "math.absf", [](double x) { return std::fabs(x); });
+  registerUnary(k, "math.sin", [](double x) { return std::sin(x); });
+  registerUnary(k, "math.cos", [](double x) { return std::cos(x); });
+  registerUnary(k, "math.floor", [](double x) { return std::floor(x); });
+  registerUnary(k, "math.ceil", [](double x) { return std::ceil(x); });
+  registerUnary(k, "arith.negf", [](double x) { return -x; });
+}
