@@ -485,6 +485,7 @@ void bindDist(Interpreter &I, Value v, Tensor global, SpecAttr spec,
               Layout layout) {
   RValue r;
   r.kind = RValue::Kind::Dist;
+  r.tensor = global;
   r.dist = std::make_shared<DistTensor>(
       DistTensor{std::move(global), spec, std::move(layout)});
   I.bind(v, MValue::same(std::move(r)));

@@ -456,6 +456,164 @@ void registerTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
   };
 }
 
+/// Reads indices given as index operands on one rank.
+Shape indicesOf(Interpreter &I, OperandRange values, int64_t rank) {
+  Shape out;
+  for (Value v : values)
+    out.push_back(I.lookup(v).on(rank).i);
+  return out;
+}
+
+/// Row-major offset of `index` in `shape`, or -1 when out of bounds.
+int64_t offsetOf(const Shape &shape, const Shape &index) {
+  int64_t off = 0;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (index[d] < 0 || index[d] >= shape[d])
+      return -1;
+    off = off * shape[d] + index[d];
+  }
+  return off;
+}
+
+void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
+  k["tensor.extract"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto ex = llvm::cast<tensor::ExtractOp>(op);
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      const Tensor &t = operand(I, op, 0, r).tensor;
+      int64_t off = offsetOf(t.shape(), indicesOf(I, ex.getIndices(), r));
+      if (off < 0)
+        return op->emitOpError() << "reads out of bounds on rank " << r;
+      double v = t.at(off);
+      return std::vector<RValue>{isFloat(t.dtype()) ? RValue::ofFloat(v)
+                                                    : RValue::ofInt(int64_t(v))};
+    });
+  };
+  k["tensor.insert"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto in = llvm::cast<tensor::InsertOp>(op);
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      const RValue &scalar = operand(I, op, 0, r);
+      const Tensor &dest = operand(I, op, 1, r).tensor;
+      int64_t off = offsetOf(dest.shape(), indicesOf(I, in.getIndices(), r));
+      if (off < 0)
+        return op->emitOpError() << "writes out of bounds on rank " << r;
+      Tensor out = dest.slice(Shape(dest.rank(), 0), dest.shape());
+      dispatch(out.dtype(), [&](auto v) {
+        using T = decltype(v);
+        out.mutableData<T>()[off] = scalar.kind == RValue::Kind::Float
+                                        ? T(scalar.f)
+                                        : T(scalar.i);
+      });
+      return std::vector<RValue>{RValue::ofTensor(std::move(out))};
+    });
+  };
+  k["tensor.from_elements"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto type = llvm::cast<RankedTensorType>(op->getResult(0).getType());
+    std::optional<DType> dt = dtypeOf(type.getElementType());
+    if (!dt)
+      return op->emitOpError() << "element type is not supported";
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      Tensor t(*dt, Shape(type.getShape().begin(), type.getShape().end()));
+      dispatch(*dt, [&](auto v) {
+        using T = decltype(v);
+        T *x = t.mutableData<T>();
+        for (unsigned i = 0; i < op->getNumOperands(); ++i) {
+          const RValue &e = operand(I, op, i, r);
+          x[i] = e.kind == RValue::Kind::Float ? T(e.f) : T(e.i);
+        }
+      });
+      return std::vector<RValue>{RValue::ofTensor(std::move(t))};
+    });
+  };
+  k["tensor.pad"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto pad = llvm::cast<tensor::PadOp>(op);
+    Value padValue = pad.getConstantPaddingValue();
+    if (!padValue)
+      return op->emitOpError()
+             << "with a non-constant padding body is not supported yet";
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      const Tensor &src = operand(I, op, 0, r).tensor;
+      Shape low = resolveMixed(I, pad.getStaticLow(), pad.getLow(), r);
+      Shape high = resolveMixed(I, pad.getStaticHigh(), pad.getHigh(), r);
+      Shape shape = src.shape();
+      for (size_t d = 0; d < shape.size(); ++d) {
+        if (low[d] < 0 || high[d] < 0)
+          return op->emitOpError() << "has negative padding on rank " << r;
+        shape[d] += low[d] + high[d];
+      }
+      Tensor out(src.dtype(), shape);
+      double fill = 0;
+      if (auto c = padValue.getDefiningOp<arith::ConstantOp>()) {
+        if (auto f = llvm::dyn_cast<FloatAttr>(c.getValue()))
+          fill = f.getValueAsDouble();
+        else if (auto i = llvm::dyn_cast<IntegerAttr>(c.getValue()))
+          fill = double(i.getValue().getSExtValue());
+      } else {
+        const RValue &v = I.lookup(padValue).on(r);
+        fill = v.kind == RValue::Kind::Float ? v.f : double(v.i);
+      }
+      dispatch(out.dtype(), [&](auto v) {
+        using T = decltype(v);
+        std::fill_n(out.mutableData<T>(), out.numElements(), T(fill));
+      });
+      out.write(src, low);
+      return std::vector<RValue>{RValue::ofTensor(std::move(out))};
+    });
+  };
+  k["tensor.concat"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    int64_t dim = llvm::cast<tensor::ConcatOp>(op).getDim();
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      std::vector<Tensor> parts;
+      for (unsigned i = 0; i < op->getNumOperands(); ++i)
+        parts.push_back(operand(I, op, i, r).tensor);
+      return std::vector<RValue>{RValue::ofTensor(Tensor::concat(parts, dim))};
+    });
+  };
+  // Reshapes keep the data and change the shape (row-major throughout).
+  auto reshape = [](Interpreter &I, Operation *op,
+                    llvm::function_ref<Shape(int64_t, const Tensor &)> shapeOf)
+      -> LogicalResult {
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      const Tensor &src = operand(I, op, 0, r).tensor;
+      Shape shape = shapeOf(r, src);
+      int64_t n = 1;
+      for (int64_t d : shape)
+        n *= d;
+      if (n != src.numElements())
+        return op->emitOpError() << "reshapes " << src.numElements()
+                                 << " elements into " << n << " on rank " << r;
+      return std::vector<RValue>{RValue::ofTensor(src.reshaped(shape))};
+    });
+  };
+  k["tensor.collapse_shape"] = [reshape](Interpreter &I, Operation *op) {
+    auto c = llvm::cast<tensor::CollapseShapeOp>(op);
+    return reshape(I, op, [&](int64_t, const Tensor &src) {
+      Shape shape;
+      for (ReassociationIndices group : c.getReassociationIndices()) {
+        int64_t n = 1;
+        for (int64_t d : group)
+          n *= src.shape()[d];
+        shape.push_back(n);
+      }
+      return shape;
+    });
+  };
+  k["tensor.expand_shape"] = [reshape](Interpreter &I, Operation *op) {
+    auto e = llvm::cast<tensor::ExpandShapeOp>(op);
+    return reshape(I, op, [&](int64_t r, const Tensor &) {
+      return resolveMixed(I, e.getStaticOutputShape(), e.getOutputShape(), r);
+    });
+  };
+  k["tensor.reshape"] = [reshape](Interpreter &I, Operation *op) {
+    return reshape(I, op, [&](int64_t r, const Tensor &) {
+      const Tensor &s = operand(I, op, 1, r).tensor;
+      Shape shape;
+      for (int64_t i = 0; i < s.numElements(); ++i)
+        shape.push_back(int64_t(s.at(i)));
+      return shape;
+    });
+  };
+}
+
 void registerFuncKernels(llvm::StringMap<Interpreter::Kernel> &k) {
   k["func.call"] = [](Interpreter &I, Operation *op) -> LogicalResult {
     auto call = llvm::cast<func::CallOp>(op);
@@ -492,6 +650,7 @@ Interpreter::Interpreter(ModuleOp module) : module(module) {
     meshShape = {1};
   registerArithKernels(kernels);
   registerTensorKernels(kernels);
+  registerMoreTensorKernels(kernels);
   registerFuncKernels(kernels);
   registerDTensorKernels(kernels);
   registerLinalgKernels(kernels);
@@ -548,6 +707,28 @@ LogicalResult Interpreter::runBlock(Block &block,
     auto start = std::chrono::steady_clock::now();
     if (failed(it->second(*this, &op)))
       return failure();
+    // Global view: compute ops see distributed operands as their logical
+    // tensors; a result typed with a spec becomes a distributed value.
+    if (!llvm::isa<DTensorDialect>(op.getDialect()))
+      for (OpResult res : op.getResults()) {
+        auto type = llvm::dyn_cast<RankedTensorType>(res.getType());
+        if (!type || !getSpec(type))
+          continue;
+        MValue &m = env[res];
+        if (!m.uniform)
+          return op.emitOpError()
+                 << "produced a distributed value that differs across ranks "
+                    "in the global view";
+        if (m.values[0].kind != RValue::Kind::Tensor)
+          continue;
+        FailureOr<Layout> layout = layoutOf(type, &op);
+        if (failed(layout))
+          return failure();
+        RValue &v = m.values[0];
+        v.kind = RValue::Kind::Dist;
+        v.dist = std::make_shared<DistTensor>(
+            DistTensor{v.tensor, getSpec(type), std::move(*layout)});
+      }
     if (tracing) {
       double us = std::chrono::duration<double, std::micro>(
                       std::chrono::steady_clock::now() - start)

@@ -193,7 +193,8 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
     const Shape *shape = nullptr;
     if (o >= numInputs)
       shape = &outs[o - numInputs].shape();
-    else if (args[o]->kind == RValue::Kind::Tensor)
+    else if (args[o]->kind == RValue::Kind::Tensor ||
+             args[o]->kind == RValue::Kind::Dist)
       shape = &args[o]->tensor.shape();
     for (auto [j, e] : llvm::enumerate(map.getResults())) {
       std::optional<LinearExpr> lin = linearize(e, numLoops);
@@ -220,7 +221,8 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
   for (unsigned o = 0; o < numOperands; ++o) {
     if (o >= numInputs)
       tensors[o] = &outs[o - numInputs];
-    else if (args[o]->kind == RValue::Kind::Tensor)
+    else if (args[o]->kind == RValue::Kind::Tensor ||
+             args[o]->kind == RValue::Kind::Dist)
       tensors[o] = &args[o]->tensor;
     if (!tensors[o])
       continue;

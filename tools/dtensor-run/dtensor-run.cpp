@@ -374,6 +374,7 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry) {
           return 1;
         RValue d;
         d.kind = RValue::Kind::Dist;
+        d.tensor = *t;
         d.dist = std::make_shared<DistTensor>(DistTensor{*t, spec, *layout});
         value = MValue::same(std::move(d));
       } else {

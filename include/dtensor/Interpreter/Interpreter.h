@@ -43,7 +43,7 @@ struct DistTensor {
 struct RValue {
   enum class Kind : uint8_t { Empty, Tensor, Int, Float, Mesh, Future, Dist };
   Kind kind = Kind::Empty;
-  interp::Tensor tensor; // Tensor and Future
+  interp::Tensor tensor; // Tensor, Future, and Dist (its global tensor)
   int64_t i = 0;         // Int (integers, index, i1)
   double f = 0;          // Float
   std::shared_ptr<DistTensor> dist;
