@@ -316,6 +316,26 @@ void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
       return std::vector<RValue>{operand(I, op, c.i ? 1 : 2, r)};
     });
   };
+  // Scalar casts (tensor casts go through linalg bodies).
+  auto scalarCast = [](StringRef name, llvm::StringMap<Interpreter::Kernel> &k) {
+    k[name] = [](Interpreter &I, Operation *op) -> LogicalResult {
+      Type type = op->getResult(0).getType();
+      return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+        const RValue &a = operand(I, op, 0, r);
+        if (a.kind != RValue::Kind::Int && a.kind != RValue::Kind::Float)
+          return op->emitOpError() << "on tensors is not supported yet";
+        double x = a.kind == RValue::Kind::Float ? a.f : double(a.i);
+        if (llvm::isa<FloatType>(type))
+          return std::vector<RValue>{
+              RValue::ofFloat(type.isF32() ? double(float(x)) : x)};
+        return std::vector<RValue>{RValue::ofInt(
+            wrapInt(a.kind == RValue::Kind::Int ? a.i : int64_t(x), type))};
+      });
+    };
+  };
+  for (StringRef name : {"arith.sitofp", "arith.fptosi", "arith.extf",
+                         "arith.truncf", "arith.extsi", "arith.trunci"})
+    scalarCast(name, k);
   k["arith.index_cast"] = [](Interpreter &I, Operation *op) -> LogicalResult {
     Type type = op->getResult(0).getType();
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {

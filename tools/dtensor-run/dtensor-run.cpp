@@ -85,10 +85,16 @@ static cl::opt<bool> printValues(
     "print-values",
     cl::desc("Print the values of every output (on every rank where they "
              "differ)"));
+static cl::list<unsigned> reconcileOutputs(
+    "reconcile",
+    cl::desc("Outputs (by index) that must be the same on all ranks "
+             "(LocalTensor's reconcile): checked, and printed once"),
+    cl::CommaSeparated, cl::value_desc("N,M,..."));
 static cl::opt<bool> printCompiled(
     "print-compiled", cl::desc("Print the compiled program of --verify"));
 
 static int fail(const llvm::Twine &message) {
+  llvm::outs().flush();
   llvm::WithColor::error(llvm::errs(), "dtensor-run") << message << "\n";
   return 1;
 }
@@ -212,7 +218,7 @@ static void printValuesOf(llvm::raw_ostream &os, const Tensor &t) {
   os << "\n";
 }
 
-static void summarize(llvm::raw_ostream &os, size_t index, const MValue &m,
+static bool summarize(llvm::raw_ostream &os, size_t index, const MValue &m,
                       Interpreter &I) {
   auto stats = [](const Tensor &t) {
     double sum = 0;
@@ -224,6 +230,7 @@ static void summarize(llvm::raw_ostream &os, size_t index, const MValue &m,
       << " sum=" << llvm::format("%.6g", sum);
     return s;
   };
+  bool ok = true;
   const RValue &first = m.on(0);
   if (first.kind == RValue::Kind::Dist) {
     os << "output " << index << ": distributed "
@@ -231,7 +238,7 @@ static void summarize(llvm::raw_ostream &os, size_t index, const MValue &m,
        << stats(first.dist->global) << "\n";
     if (printValues)
       printValuesOf(os, first.dist->global);
-    return;
+    return true;
   }
   if (first.kind == RValue::Kind::Int || first.kind == RValue::Kind::Float) {
     os << "output " << index << ": ";
@@ -245,15 +252,24 @@ static void summarize(llvm::raw_ostream &os, size_t index, const MValue &m,
         os << llvm::format("%g", v.f);
     }
     os << "\n";
-    return;
+    return true;
   }
-  if (m.uniform) {
-    os << "output " << index << ": same on every rank, " << stats(first.tensor)
-       << "\n";
+  bool reconcile = llvm::is_contained(reconcileOutputs, unsigned(index));
+  bool agree = m.uniform;
+  if (!agree && reconcile) {
+    agree = true;
+    for (int64_t r = 1; r < I.numRanks() && agree; ++r)
+      agree = m.on(r).tensor.sameContents(first.tensor);
+  }
+  if (agree) {
+    os << "output " << index << ": "
+       << (m.uniform ? "same on every rank, " : "reconciled, ")
+       << stats(first.tensor) << "\n";
     if (printValues)
       printValuesOf(os, first.tensor);
-    return;
+    return true;
   }
+
   os << "output " << index << ": per rank\n";
   for (int64_t r = 0; r < I.numRanks(); ++r) {
     os << "  rank " << r << ": " << stats(m.on(r).tensor) << "\n";
@@ -262,6 +278,12 @@ static void summarize(llvm::raw_ostream &os, size_t index, const MValue &m,
       printValuesOf(os, m.on(r).tensor);
     }
   }
+  if (reconcile) {
+    os << "output " << index
+       << ": cannot reconcile: ranks hold different values\n";
+    ok = false;
+  }
+  return ok;
 }
 
 static bool writeOutputs(const std::vector<MValue> &results, Interpreter &I,
@@ -391,8 +413,12 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry) {
   if (!quiet) {
     llvm::outs() << "ran @" << entry.getName() << " on " << ranks
                  << " rank(s)\n";
+    bool reconciled = true;
     for (size_t i = 0; i < results.size(); ++i)
-      summarize(llvm::outs(), i, results[i], reference);
+      reconciled &= summarize(llvm::outs(), i, results[i], reference);
+    if (!reconciled)
+      return fail("@" + entry.getName().str() +
+                  ": an output differs across ranks and cannot be reconciled");
   }
   if (!outputDir.empty() && !writeOutputs(results, reference, error))
     return fail(error);
@@ -463,6 +489,23 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry) {
           llvm::errs() << "@" << entry.getName() << " output " << i
                        << ": logical value differs: " << *diff << "\n";
           ++mismatches;
+        }
+        continue;
+      }
+      if (want.on(0).kind == RValue::Kind::Int ||
+          want.on(0).kind == RValue::Kind::Float) {
+        for (int64_t r = 0; r < ranks; ++r) {
+          const RValue &a = got.on(r), &b = want.on(r);
+          bool same = a.kind == b.kind &&
+                      (a.kind == RValue::Kind::Int
+                           ? a.i == b.i
+                           : std::fabs(a.f - b.f) <= 1e-5 * (1 + std::fabs(b.f)));
+          if (!same) {
+            llvm::errs() << "@" << entry.getName() << " output " << i
+                         << ": rank " << r << "'s scalar differs\n";
+            ++mismatches;
+            break;
+          }
         }
         continue;
       }
