@@ -749,6 +749,8 @@ LogicalResult Interpreter::runBlock(Block &block,
         v.dist = std::make_shared<DistTensor>(
             DistTensor{v.tensor, getSpec(type), std::move(*layout)});
       }
+    if (observer)
+      observer(&op);
     if (tracing) {
       double us = std::chrono::duration<double, std::micro>(
                       std::chrono::steady_clock::now() - start)

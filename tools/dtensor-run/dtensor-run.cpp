@@ -31,6 +31,7 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -90,6 +91,16 @@ static cl::list<unsigned> reconcileOutputs(
     cl::desc("Outputs (by index) that must be the same on all ranks "
              "(LocalTensor's reconcile): checked, and printed once"),
     cl::CommaSeparated, cl::value_desc("N,M,..."));
+static cl::opt<unsigned> timeRuns(
+    "time",
+    cl::desc("Run the entry N times and print the fastest wall time of one "
+             "run (interpretation only, no parsing or input loading)"),
+    cl::init(0), cl::value_desc("N"));
+static cl::list<unsigned> showLines(
+    "show",
+    cl::desc("Print the values of the ops on these source lines, on every "
+             "rank, as they are computed"),
+    cl::CommaSeparated, cl::value_desc("line,..."));
 static cl::opt<bool> printCompiled(
     "print-compiled", cl::desc("Print the compiled program of --verify"));
 
@@ -218,7 +229,8 @@ static void printValuesOf(llvm::raw_ostream &os, const Tensor &t) {
   os << "\n";
 }
 
-static bool summarize(llvm::raw_ostream &os, size_t index, const MValue &m,
+static bool summarize(llvm::raw_ostream &os, const std::string &label,
+                      std::optional<size_t> index, const MValue &m,
                       Interpreter &I) {
   auto stats = [](const Tensor &t) {
     double sum = 0;
@@ -233,7 +245,7 @@ static bool summarize(llvm::raw_ostream &os, size_t index, const MValue &m,
   bool ok = true;
   const RValue &first = m.on(0);
   if (first.kind == RValue::Kind::Dist) {
-    os << "output " << index << ": distributed "
+    os << label << ": distributed "
        << formatPlacements(first.dist->layout.placements()) << ", global "
        << stats(first.dist->global) << "\n";
     if (printValues)
@@ -241,7 +253,7 @@ static bool summarize(llvm::raw_ostream &os, size_t index, const MValue &m,
     return true;
   }
   if (first.kind == RValue::Kind::Int || first.kind == RValue::Kind::Float) {
-    os << "output " << index << ": ";
+    os << label << ": ";
     for (int64_t r = 0; r < (m.uniform ? 1 : I.numRanks()); ++r) {
       const RValue &v = m.on(r);
       if (!m.uniform)
@@ -254,7 +266,8 @@ static bool summarize(llvm::raw_ostream &os, size_t index, const MValue &m,
     os << "\n";
     return true;
   }
-  bool reconcile = llvm::is_contained(reconcileOutputs, unsigned(index));
+  bool reconcile =
+      index && llvm::is_contained(reconcileOutputs, unsigned(*index));
   bool agree = m.uniform;
   if (!agree && reconcile) {
     agree = true;
@@ -262,7 +275,7 @@ static bool summarize(llvm::raw_ostream &os, size_t index, const MValue &m,
       agree = m.on(r).tensor.sameContents(first.tensor);
   }
   if (agree) {
-    os << "output " << index << ": "
+    os << label << ": "
        << (m.uniform ? "same on every rank, " : "reconciled, ")
        << stats(first.tensor) << "\n";
     if (printValues)
@@ -270,7 +283,7 @@ static bool summarize(llvm::raw_ostream &os, size_t index, const MValue &m,
     return true;
   }
 
-  os << "output " << index << ": per rank\n";
+  os << label << ": per rank\n";
   for (int64_t r = 0; r < I.numRanks(); ++r) {
     os << "  rank " << r << ": " << stats(m.on(r).tensor) << "\n";
     if (printValues) {
@@ -279,8 +292,7 @@ static bool summarize(llvm::raw_ostream &os, size_t index, const MValue &m,
     }
   }
   if (reconcile) {
-    os << "output " << index
-       << ": cannot reconcile: ranks hold different values\n";
+    os << label << ": cannot reconcile: ranks hold different values\n";
     ok = false;
   }
   return ok;
@@ -408,14 +420,42 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry) {
 
   std::vector<MValue> results;
   reference.enableTrace(!traceFile.empty());
+  if (!showLines.empty())
+    reference.setObserver([&](Operation *op) {
+      auto loc = llvm::dyn_cast<FileLineColLoc>(op->getLoc());
+      if (!loc || !llvm::is_contained(showLines, loc.getLine()))
+        return;
+      for (auto [i, res] : llvm::enumerate(op->getResults()))
+        summarize(llvm::outs(),
+                  "line " + std::to_string(loc.getLine()) + " " +
+                      op->getName().getStringRef().str() + " #" +
+                      std::to_string(i),
+                  std::nullopt, reference.lookup(res), reference);
+    });
   if (failed(reference.run(entry, args, results)))
     return 1;
+  if (timeRuns) {
+    double best = 1e300;
+    for (unsigned t = 0; t < timeRuns; ++t) {
+      std::vector<MValue> again;
+      auto start = std::chrono::steady_clock::now();
+      if (failed(reference.run(entry, args, again)))
+        return 1;
+      best = std::min(best, std::chrono::duration<double, std::milli>(
+                                std::chrono::steady_clock::now() - start)
+                                .count());
+    }
+    llvm::outs() << "@" << entry.getName() << " run time: "
+                 << llvm::format("%.3f", best) << " ms (best of " << timeRuns
+                 << ")\n";
+  }
   if (!quiet) {
     llvm::outs() << "ran @" << entry.getName() << " on " << ranks
                  << " rank(s)\n";
     bool reconciled = true;
     for (size_t i = 0; i < results.size(); ++i)
-      reconciled &= summarize(llvm::outs(), i, results[i], reference);
+      reconciled &= summarize(llvm::outs(), "output " + std::to_string(i), i,
+                              results[i], reference);
     if (!reconciled)
       return fail("@" + entry.getName().str() +
                   ": an output differs across ranks and cannot be reconciled");

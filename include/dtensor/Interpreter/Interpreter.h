@@ -120,6 +120,10 @@ public:
   /// Events of the last run, when tracing was enabled.
   std::vector<TraceEvent> &trace() { return events; }
   void enableTrace(bool on) { tracing = on; }
+  /// Called after every op has run (to show values as they are computed).
+  void setObserver(std::function<void(Operation *)> fn) {
+    observer = std::move(fn);
+  }
 
   /// The local shard each rank holds of the global tensor `global` under a
   /// spec (Partial dims split as DTensor does when going from R to P).
@@ -160,6 +164,7 @@ private:
   llvm::StringMap<Kernel> kernels;
   CommReport comm;
   bool tracing = false;
+  std::function<void(Operation *)> observer;
   std::vector<TraceEvent> events;
 };
 
