@@ -263,3 +263,77 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
       d.f = double(float(d.f));
   }
 }
+
+void BodyProgram::initColumns(Reg *block, int64_t width) const {
+  for (auto &[r, v] : constants)
+    std::fill_n(block + r * width, width, v);
+}
+
+void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
+                             const int64_t *index, int innerLoop) const {
+  for (const Instr &in : code) {
+    Reg *d = block + in.dst * stride;
+    const Reg *a = block + (in.a < 0 ? 0 : in.a) * stride;
+    const Reg *b = block + (in.b < 0 ? 0 : in.b) * stride;
+    const Reg *c = block + (in.c < 0 ? 0 : in.c) * stride;
+#define COLUMN(expr)                                                           \
+  for (int64_t i = 0; i < w; ++i)                                              \
+    expr;                                                                      \
+  break;
+    switch (in.op) {
+    case FAdd: COLUMN(d[i].f = a[i].f + b[i].f)
+    case FSub: COLUMN(d[i].f = a[i].f - b[i].f)
+    case FMul: COLUMN(d[i].f = a[i].f * b[i].f)
+    case FDiv: COLUMN(d[i].f = a[i].f / b[i].f)
+    case FRem: COLUMN(d[i].f = std::fmod(a[i].f, b[i].f))
+    case FMaximum:
+      COLUMN(d[i].f = std::isnan(a[i].f) || std::isnan(b[i].f)
+                          ? NAN
+                          : std::max(a[i].f, b[i].f))
+    case FMinimum:
+      COLUMN(d[i].f = std::isnan(a[i].f) || std::isnan(b[i].f)
+                          ? NAN
+                          : std::min(a[i].f, b[i].f))
+    case FMaxNum: COLUMN(d[i].f = std::fmax(a[i].f, b[i].f))
+    case FMinNum: COLUMN(d[i].f = std::fmin(a[i].f, b[i].f))
+    case FNeg: COLUMN(d[i].f = -a[i].f)
+    case FExp: COLUMN(d[i].f = std::exp(a[i].f))
+    case FLog: COLUMN(d[i].f = std::log(a[i].f))
+    case FTanh: COLUMN(d[i].f = std::tanh(a[i].f))
+    case FSqrt: COLUMN(d[i].f = std::sqrt(a[i].f))
+    case FRsqrt: COLUMN(d[i].f = 1.0 / std::sqrt(a[i].f))
+    case FErf: COLUMN(d[i].f = std::erf(a[i].f))
+    case FAbs: COLUMN(d[i].f = std::fabs(a[i].f))
+    case FSin: COLUMN(d[i].f = std::sin(a[i].f))
+    case FCos: COLUMN(d[i].f = std::cos(a[i].f))
+    case FFloor: COLUMN(d[i].f = std::floor(a[i].f))
+    case FCeil: COLUMN(d[i].f = std::ceil(a[i].f))
+    case FPow: COLUMN(d[i].f = std::pow(a[i].f, b[i].f))
+    case FCmp:
+      COLUMN(d[i].i = cmpF(arith::CmpFPredicate(in.c), a[i].f, b[i].f))
+    case FRound: COLUMN(d[i].f = double(float(a[i].f)))
+    case IAdd: COLUMN(d[i].i = int64_t(uint64_t(a[i].i) + uint64_t(b[i].i)))
+    case ISub: COLUMN(d[i].i = int64_t(uint64_t(a[i].i) - uint64_t(b[i].i)))
+    case IMul: COLUMN(d[i].i = int64_t(uint64_t(a[i].i) * uint64_t(b[i].i)))
+    case IDivS: COLUMN(d[i].i = b[i].i ? a[i].i / b[i].i : 0)
+    case IRemS: COLUMN(d[i].i = b[i].i ? a[i].i % b[i].i : 0)
+    case IMinS: COLUMN(d[i].i = std::min(a[i].i, b[i].i))
+    case IMaxS: COLUMN(d[i].i = std::max(a[i].i, b[i].i))
+    case IAnd: COLUMN(d[i].i = a[i].i & b[i].i)
+    case IOr: COLUMN(d[i].i = a[i].i | b[i].i)
+    case IXor: COLUMN(d[i].i = a[i].i ^ b[i].i)
+    case ICmp:
+      COLUMN(d[i].i = cmpI(arith::CmpIPredicate(in.c), a[i].i, b[i].i))
+    case Select: COLUMN(d[i] = a[i].i ? b[i] : c[i])
+    case SIToFP: COLUMN(d[i].f = double(a[i].i))
+    case FPToSI: COLUMN(d[i].i = int64_t(a[i].f))
+    case Copy: COLUMN(d[i] = a[i])
+    case Index:
+      COLUMN(d[i].i = index[in.a] + (in.a == innerLoop ? i : 0))
+    }
+#undef COLUMN
+    if (in.f32 && in.op <= FPow)
+      for (int64_t i = 0; i < w; ++i)
+        d[i].f = double(float(d[i].f));
+  }
+}

@@ -44,6 +44,15 @@ public:
   /// Writes the constants into a register file.
   void init(Reg *regs) const;
 
+  /// Runs the program on `count` points at once: register r of point i is
+  /// `block[r * stride + i]`. Points differ only in loop `innerLoop`, whose
+  /// index is `index[innerLoop] + i`. Only for points that do not depend on
+  /// each other (no reduction along the inner loop).
+  void runColumns(Reg *block, int64_t stride, int64_t count,
+                  const int64_t *index, int innerLoop) const;
+  /// Writes the constants into every column of a register block.
+  void initColumns(Reg *block, int64_t width) const;
+
   int numRegs() const { return registers; }
   /// Registers yielded, in order.
   const std::vector<int> &yields() const { return yielded; }

@@ -269,15 +269,23 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
     total *= b;
   std::vector<int64_t> index(numLoops, 0), offset = base;
   const std::vector<int> &yields = body.yields();
-  for (int64_t point = 0; point < total; ++point) {
-    for (unsigned o = 0; o < numOperands; ++o)
-      if (tensors[o])
-        regs[o] = load(*tensors[o], offset[o], body.isFloatArg(o));
-    body.run(regs.data(), index.data());
-    for (unsigned r = 0; r < outs.size(); ++r)
-      store(outs[r], offset[numInputs + r], regs[yields[r]],
-            body.isFloatArg(numInputs + r));
-    // Next point, innermost loop fastest.
+
+  // linalg.fill of a scalar: no body to run.
+  if (llvm::isa<linalg::FillOp>(raw) && !tensors[0]) {
+    Reg value = regs[0];
+    dispatch(outs[0].dtype(), [&](auto v) {
+      using T = decltype(v);
+      T x = body.isFloatArg(0) ? T(value.f) : T(value.i);
+      std::fill_n(outs[0].mutableData<T>(), outs[0].numElements(), x);
+    });
+    std::vector<RValue> results;
+    for (Tensor &t : outs)
+      results.push_back(RValue::ofTensor(std::move(t)));
+    return results;
+  }
+
+  // Advances the odometer (innermost loop fastest) and every offset.
+  auto next = [&]() {
     for (int64_t k = numLoops - 1; k >= 0; --k) {
       ++index[k];
       for (unsigned o = 0; o < numOperands; ++o)
@@ -287,6 +295,116 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
       for (unsigned o = 0; o < numOperands; ++o)
         offset[o] -= loopStride[o][k] * bounds[k];
       index[k] = 0;
+    }
+  };
+
+  // Every tensor operand of one float type and no reduction along the
+  // innermost loop: whole rows of the innermost loop at once, each body
+  // instruction a tight loop over the row.
+  auto columnLoop = [&](auto zero) {
+    using T = decltype(zero);
+    int inner = numLoops - 1;
+    int64_t rowLength = bounds[inner];
+    int64_t rows = total / rowLength;
+    // Tiles of the row keep the register block in cache.
+    const int64_t kTile = 512;
+    int64_t width = std::min(rowLength, kTile);
+    std::vector<Reg> block(size_t(body.numRegs()) * width);
+    body.initColumns(block.data(), width);
+    for (unsigned o = 0; o < numInputs; ++o)
+      if (!tensors[o])
+        std::fill_n(block.data() + o * width, width, regs[o]);
+    std::vector<const T *> in(numOperands, nullptr);
+    for (unsigned o = 0; o < numOperands; ++o)
+      if (tensors[o])
+        in[o] = tensors[o]->data<T>();
+    for (int64_t row = 0; row < rows; ++row) {
+      for (int64_t t0 = 0; t0 < rowLength; t0 += width) {
+        int64_t n = std::min(width, rowLength - t0);
+        for (unsigned o = 0; o < numOperands; ++o) {
+          if (!in[o])
+            continue;
+          Reg *col = block.data() + o * width;
+          int64_t step = loopStride[o][inner];
+          const T *src = in[o] + offset[o] + t0 * step;
+          for (int64_t i = 0; i < n; ++i)
+            col[i].f = double(src[i * step]);
+        }
+        index[inner] = t0;
+        body.runColumns(block.data(), width, n, index.data(), inner);
+        for (unsigned r = 0; r < outs.size(); ++r) {
+          const Reg *col = block.data() + yields[r] * width;
+          int64_t step = loopStride[numInputs + r][inner];
+          T *dst = outs[r].mutableData<T>() + offset[numInputs + r] + t0 * step;
+          for (int64_t i = 0; i < n; ++i)
+            dst[i * step] = T(col[i].f);
+        }
+      }
+      // Jump to the next row: the inner loop's index wraps.
+      index[inner] = rowLength - 1;
+      for (unsigned o = 0; o < numOperands; ++o)
+        offset[o] += loopStride[o][inner] * (rowLength - 1);
+      next();
+    }
+  };
+
+  // Every tensor operand of one float type: typed pointers, no per-element
+  // dtype dispatch.
+  auto typedLoop = [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<const T *> in(numOperands, nullptr);
+    std::vector<T *> out(outs.size(), nullptr);
+    for (unsigned o = 0; o < numInputs; ++o)
+      if (tensors[o])
+        in[o] = tensors[o]->data<T>();
+    for (unsigned r = 0; r < outs.size(); ++r) {
+      out[r] = outs[r].mutableData<T>();
+      in[numInputs + r] = out[r];
+    }
+    Reg *rf = regs.data();
+    for (int64_t point = 0; point < total; ++point) {
+      for (unsigned o = 0; o < numOperands; ++o)
+        if (in[o])
+          rf[o].f = double(in[o][offset[o]]);
+      body.run(rf, index.data());
+      for (unsigned r = 0; r < outs.size(); ++r)
+        out[r][offset[numInputs + r]] = T(rf[yields[r]].f);
+      next();
+    }
+  };
+  DType common = outs[0].dtype();
+  bool allFloat = isFloat(common);
+  for (unsigned o = 0; o < numOperands; ++o) {
+    if (tensors[o] && tensors[o]->dtype() != common)
+      allFloat = false;
+    if (tensors[o] && !body.isFloatArg(o))
+      allFloat = false;
+  }
+  // Columns need independent points along the innermost loop: every output
+  // moves with it (no reduction there).
+  bool columns = numLoops > 0 && total > 0;
+  for (unsigned r = 0; r < outs.size() && columns; ++r)
+    columns = loopStride[numInputs + r][numLoops - 1] != 0;
+  if (allFloat && columns) {
+    if (common == DType::F32)
+      columnLoop(float());
+    else
+      columnLoop(double());
+  } else if (allFloat) {
+    if (common == DType::F32)
+      typedLoop(float());
+    else
+      typedLoop(double());
+  } else {
+    for (int64_t point = 0; point < total; ++point) {
+      for (unsigned o = 0; o < numOperands; ++o)
+        if (tensors[o])
+          regs[o] = load(*tensors[o], offset[o], body.isFloatArg(o));
+      body.run(regs.data(), index.data());
+      for (unsigned r = 0; r < outs.size(); ++r)
+        store(outs[r], offset[numInputs + r], regs[yields[r]],
+              body.isFloatArg(numInputs + r));
+      next();
     }
   }
   std::vector<RValue> results;
