@@ -35,6 +35,10 @@ std::optional<DType> interp::dtypeOf(Type type) {
     return DType::F32;
   if (type.isF64())
     return DType::F64;
+  if (type.isF16())
+    return DType::F16;
+  if (type.isBF16())
+    return DType::BF16;
   if (type.isInteger(1))
     return DType::I1;
   if (type.isInteger(8))
@@ -165,19 +169,24 @@ void registerFloatBinary(llvm::StringMap<Interpreter::Kernel> &k,
       const RValue &a = operand(I, op, 0, r), &b = operand(I, op, 1, r);
       if (a.kind == RValue::Kind::Float) {
         double v = f(a.f, b.f);
-        return std::vector<RValue>{
-            RValue::ofFloat(type.isF32() ? double(float(v)) : v)};
+        if (type.isF32())
+          v = double(float(v));
+        else if (type.isF16())
+          v = double(float(Half(v)));
+        else if (type.isBF16())
+          v = double(float(BFloat16(v)));
+        return std::vector<RValue>{RValue::ofFloat(v)};
       }
       if (a.tensor.shape() != b.tensor.shape())
         return op->emitOpError()
                << "operands differ in shape on rank " << r;
       DType dt = a.tensor.dtype();
-      Tensor out = dt == DType::F32
-                       ? mapBinary<float>(a.tensor, b.tensor, dt,
-                                          [&](float x, float y) {
-                                            return float(f(x, y));
-                                          })
-                       : mapBinary<double>(a.tensor, b.tensor, dt, f);
+      Tensor out = dispatch(dt, [&](auto v) {
+        using T = decltype(v);
+        return mapBinary<T>(a.tensor, b.tensor, dt, [&](T x, T y) {
+          return T(f(double(x), double(y)));
+        });
+      });
       return std::vector<RValue>{RValue::ofTensor(std::move(out))};
     });
   };
@@ -759,11 +768,20 @@ LogicalResult Interpreter::runBlock(Block &block,
                       ? 0
                       : events.back().startUs + events.back().durationUs;
       StringRef name = op.getName().getStringRef();
-      events.push_back(
-          {name.str(), at, us, name.starts_with("dtensor.all_") ||
-                                   name.starts_with("dtensor.reduce_") ||
-                                   name == "dtensor.broadcast" ||
-                                   name == "dtensor.permute"});
+      bool collective = name.starts_with("dtensor.all_") ||
+                        name.starts_with("dtensor.reduce_") ||
+                        name == "dtensor.broadcast" || name == "dtensor.permute";
+      bool perRank = llvm::any_of(op.getResults(), [&](Value v) {
+        return !lookup(v).uniform;
+      });
+      if (!perRank) {
+        events.push_back({name.str(), at, us, collective, -1});
+      } else {
+        // Kernels loop over ranks inside one call: share the time out.
+        for (int64_t r = 0; r < numRanks(); ++r)
+          events.push_back({name.str(), at + us * r / numRanks(),
+                            us / numRanks(), collective, r});
+      }
     }
   }
   return block.getParentOp()->emitOpError()

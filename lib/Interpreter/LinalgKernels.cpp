@@ -373,7 +373,7 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
     }
   };
   DType common = outs[0].dtype();
-  bool allFloat = isFloat(common);
+  bool allFloat = common == DType::F32 || common == DType::F64;
   for (unsigned o = 0; o < numOperands; ++o) {
     if (tensors[o] && tensors[o]->dtype() != common)
       allFloat = false;
@@ -562,6 +562,14 @@ void registerUnary(llvm::StringMap<Interpreter::Kernel> &k, StringRef name,
         double *y = t.mutableData<double>();
         for (int64_t i = 0; i < n; ++i)
           y[i] = f(x[i]);
+      } else if (isFloat(t.dtype())) {
+        dispatch(t.dtype(), [&](auto z) {
+          using T = decltype(z);
+          const T *x = v.tensor.data<T>();
+          T *y = t.mutableData<T>();
+          for (int64_t i = 0; i < n; ++i)
+            y[i] = T(f(double(float(x[i]))));
+        });
       } else {
         return op->emitOpError() << "needs a float tensor";
       }

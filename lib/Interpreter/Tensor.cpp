@@ -13,12 +13,96 @@
 using namespace mlir::dtensor;
 using namespace mlir::dtensor::interp;
 
+Half::Half(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  int32_t exp = int32_t((x >> 23) & 0xff) - 127 + 15;
+  uint32_t mant = x & 0x7fffff;
+  if (((x >> 23) & 0xff) == 0xff) { // inf or nan
+    bits = uint16_t(sign | 0x7c00 | (mant ? 0x200 : 0));
+    return;
+  }
+  if (exp >= 31) { // overflow to inf
+    bits = uint16_t(sign | 0x7c00);
+    return;
+  }
+  if (exp <= 0) { // subnormal or zero
+    if (exp < -10) {
+      bits = uint16_t(sign);
+      return;
+    }
+    mant |= 0x800000;
+    uint32_t shift = uint32_t(14 - exp);
+    uint32_t half = mant >> shift;
+    uint32_t rest = mant & ((1u << shift) - 1);
+    uint32_t mid = 1u << (shift - 1);
+    if (rest > mid || (rest == mid && (half & 1)))
+      ++half;
+    bits = uint16_t(sign | half);
+    return;
+  }
+  uint32_t half = (uint32_t(exp) << 10) | (mant >> 13);
+  uint32_t rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (half & 1)))
+    ++half; // may carry into the exponent, which is right
+  bits = uint16_t(sign | half);
+}
+
+Half::operator float() const {
+  uint32_t sign = uint32_t(bits & 0x8000) << 16;
+  uint32_t exp = (bits >> 10) & 0x1f;
+  uint32_t mant = bits & 0x3ff;
+  uint32_t x;
+  if (exp == 0) {
+    if (mant == 0) {
+      x = sign;
+    } else { // subnormal: normalize
+      int e = -1;
+      do {
+        ++e;
+        mant <<= 1;
+      } while (!(mant & 0x400));
+      x = sign | (uint32_t(127 - 15 - e) << 23) | ((mant & 0x3ff) << 13);
+    }
+  } else if (exp == 31) {
+    x = sign | 0x7f800000 | (mant << 13);
+  } else {
+    x = sign | ((exp - 15 + 127) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
+BFloat16::BFloat16(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000) { // nan stays nan
+    bits = uint16_t((x >> 16) | 0x40);
+    return;
+  }
+  uint32_t rounding = 0x7fff + ((x >> 16) & 1);
+  bits = uint16_t((x + rounding) >> 16);
+}
+
+BFloat16::operator float() const {
+  uint32_t x = uint32_t(bits) << 16;
+  float f;
+  std::memcpy(&f, &x, 4);
+  return f;
+}
+
 const char *interp::stringifyDType(DType dtype) {
   switch (dtype) {
   case DType::F32:
     return "f32";
   case DType::F64:
     return "f64";
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
   case DType::I1:
     return "i1";
   case DType::I8:
@@ -38,7 +122,8 @@ int64_t interp::byteWidth(DType dtype) {
 }
 
 bool interp::isFloat(DType dtype) {
-  return dtype == DType::F32 || dtype == DType::F64;
+  return dtype == DType::F32 || dtype == DType::F64 || dtype == DType::F16 ||
+         dtype == DType::BF16;
 }
 
 Tensor::Tensor(DType dtype, Shape shape)
@@ -162,6 +247,8 @@ std::optional<DType> dtypeOfDescr(const std::string &descr) {
     return DType::F32;
   if (code == "f8")
     return DType::F64;
+  if (code == "f2")
+    return DType::F16;
   if (code == "b1")
     return DType::I1;
   if (code == "i1")
@@ -181,6 +268,10 @@ const char *descrOf(DType dtype) {
     return "<f4";
   case DType::F64:
     return "<f8";
+  case DType::F16:
+    return "<f2";
+  case DType::BF16:
+    return "<f4"; // numpy has no bfloat16: written widened to f32
   case DType::I1:
     return "|b1";
   case DType::I8:
@@ -275,7 +366,7 @@ std::optional<Tensor> interp::readNpy(const std::string &path,
   std::optional<DType> dtype = dtypeOfDescr(*descr);
   if (!dtype) {
     error = "'" + path + "' has dtype '" + *descr +
-            "'; supported: <f4, <f8, |b1, |i1, <i2, <i4, <i8";
+            "'; supported: <f2, <f4, <f8, |b1, |i1, <i2, <i4, <i8";
     return std::nullopt;
   }
   if (fortran->find("True") != std::string::npos) {
@@ -333,6 +424,14 @@ bool interp::writeNpy(const std::string &path, const Tensor &tensor,
   if (!out) {
     error = "cannot write '" + path + "'";
     return false;
+  }
+  if (tensor.dtype() == DType::BF16) {
+    // Widened to f32, which holds every bf16 value exactly.
+    Tensor wide(DType::F32, tensor.shape());
+    for (int64_t i = 0; i < tensor.numElements(); ++i)
+      wide.mutableData<float>()[i] = float(tensor.data<BFloat16>()[i]);
+    out.close();
+    return writeNpy(path, wide, error);
   }
   out.write("\x93NUMPY\x01\x00", 8);
   unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xff),

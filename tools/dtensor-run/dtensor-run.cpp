@@ -128,7 +128,7 @@ static std::optional<Tensor> generate(RankedTensorType type, unsigned seed) {
     using T = decltype(v);
     T *x = t.mutableData<T>();
     for (int64_t i = 0; i < t.numElements(); ++i) {
-      if constexpr (std::is_floating_point_v<T>)
+      if (isFloat(*dt))
         x[i] = T(std::uniform_real_distribution<double>(-1, 1)(rng));
       else if (*dt == DType::I1)
         x[i] = T(rng() & 1);
@@ -584,7 +584,10 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry) {
          << "\", \"cat\": \"" << (e.collective ? "collective" : "op")
          << "\", \"ph\": \"X\", \"ts\": " << llvm::format("%.3f", e.startUs)
          << ", \"dur\": " << llvm::format("%.3f", e.durationUs)
-         << ", \"pid\": 0, \"tid\": 0}";
+         << ", \"pid\": 0, \"tid\": " << (e.rank < 0 ? 0 : e.rank + 1)
+         << ", \"args\": {\"rank\": \""
+         << (e.rank < 0 ? std::string("all") : std::to_string(e.rank))
+         << "\"}}";
       first = false;
     }
     os << "]}\n";

@@ -101,6 +101,8 @@ struct TraceEvent {
   std::string name;
   double startUs, durationUs;
   bool collective;
+  /// The rank the event belongs to, or -1 for an op that ran once for all.
+  int64_t rank = -1;
 };
 
 class Interpreter {

@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace mlir {
@@ -27,7 +28,31 @@ namespace dtensor {
 namespace interp {
 
 /// Element types the interpreter computes in.
-enum class DType : uint8_t { F32, F64, I1, I8, I16, I32, I64 };
+enum class DType : uint8_t { F32, F64, F16, BF16, I1, I8, I16, I32, I64 };
+
+/// IEEE half precision, stored as bits; arithmetic goes through float and
+/// rounds back (round to nearest even) on every store.
+struct Half {
+  uint16_t bits = 0;
+  Half() = default;
+  Half(float f);
+  template <typename U, typename = std::enable_if_t<std::is_arithmetic_v<U> &&
+                                                    !std::is_same_v<U, float>>>
+  Half(U v) : Half(float(v)) {}
+  operator float() const;
+};
+
+/// bfloat16 (the upper half of an f32), stored as bits; rounds to nearest
+/// even on every store.
+struct BFloat16 {
+  uint16_t bits = 0;
+  BFloat16() = default;
+  BFloat16(float f);
+  template <typename U, typename = std::enable_if_t<std::is_arithmetic_v<U> &&
+                                                    !std::is_same_v<U, float>>>
+  BFloat16(U v) : BFloat16(float(v)) {}
+  operator float() const;
+};
 
 const char *stringifyDType(DType dtype);
 int64_t byteWidth(DType dtype);
@@ -42,6 +67,10 @@ auto dispatch(DType dtype, Fn &&fn) {
     return fn(float());
   case DType::F64:
     return fn(double());
+  case DType::F16:
+    return fn(Half());
+  case DType::BF16:
+    return fn(BFloat16());
   case DType::I1:
     return fn(uint8_t());
   case DType::I8:
