@@ -103,7 +103,15 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
   }
   auto reg = [&](Value v) -> int {
     auto it = regOf.find(v);
-    return it == regOf.end() ? -1 : it->second;
+    if (it != regOf.end())
+      return it->second;
+    // A scalar from outside the body: a register the caller fills.
+    if (v.getParentBlock() == &body || !v.getType().isIntOrIndexOrFloat())
+      return -1;
+    int r = p.registers++;
+    regOf[v] = r;
+    p.captured.push_back({r, v});
+    return r;
   };
   for (Operation &op : body) {
     if (auto y = llvm::dyn_cast<linalg::YieldOp>(op)) {
@@ -197,6 +205,8 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
     if (auto cmp = llvm::dyn_cast<arith::CmpIOp>(op))
       in.c = int(cmp.getPredicate());
     in.f32 = op.getResult(0).getType().isF32();
+    // The result's register comes after any captured operand's.
+    in.dst = p.registers;
     regOf[op.getResult(0)] = p.registers++;
     p.code.push_back(in);
   }

@@ -58,6 +58,11 @@ public:
   const std::vector<int> &yields() const { return yielded; }
   /// Whether argument `i` (and so the register) holds a float.
   bool isFloatArg(unsigned i) const { return floatArgs[i]; }
+  /// Values from outside the body that it uses, and their registers: the
+  /// caller loads them (they may differ per rank) before running.
+  const std::vector<std::pair<int, Value>> &captures() const {
+    return captured;
+  }
 
   struct Instr {
     uint16_t op;
@@ -70,6 +75,7 @@ private:
   std::vector<std::pair<int, Reg>> constants;
   std::vector<int> yielded;
   std::vector<bool> floatArgs;
+  std::vector<std::pair<int, Value>> captured;
   int registers = 0;
 };
 

@@ -142,7 +142,8 @@ bool isPlainMatmul(linalg::LinalgOp op, DType &dtype) {
 /// One rank's execution of a structured op.
 FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
                                              const BodyProgram &body,
-                                             std::vector<const RValue *> args) {
+                                             std::vector<const RValue *> args,
+                                             std::vector<const RValue *> captured) {
   Operation *raw = op.getOperation();
   unsigned numInputs = op.getNumDpsInputs();
   unsigned numLoops = op.getNumLoops();
@@ -254,6 +255,14 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
 
   std::vector<Reg> regs(body.numRegs());
   body.init(regs.data());
+  for (auto [k, capture] : llvm::enumerate(body.captures())) {
+    const RValue *v = captured[k];
+    Reg &r = regs[capture.first];
+    if (llvm::isa<FloatType>(capture.second.getType()))
+      r.f = v->kind == RValue::Kind::Float ? v->f : double(v->i);
+    else
+      r.i = v->kind == RValue::Kind::Int ? v->i : int64_t(v->f);
+  }
   // Scalar inputs are constant over the loop.
   for (unsigned o = 0; o < numInputs; ++o)
     if (!tensors[o]) {
@@ -314,6 +323,9 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
     for (unsigned o = 0; o < numInputs; ++o)
       if (!tensors[o])
         std::fill_n(block.data() + o * width, width, regs[o]);
+    for (auto &capture : body.captures())
+      std::fill_n(block.data() + capture.first * width, width,
+                  regs[capture.first]);
     std::vector<const T *> in(numOperands, nullptr);
     for (unsigned o = 0; o < numOperands; ++o)
       if (tensors[o])
@@ -422,6 +434,8 @@ LogicalResult runLinalg(Interpreter &I, Operation *raw) {
     return failure();
   bool uniform = llvm::all_of(raw->getOperands(),
                               [&](Value v) { return I.lookup(v).uniform; });
+  for (auto &capture : body->captures())
+    uniform &= I.lookup(capture.second).uniform;
   int64_t ranks = uniform ? 1 : I.numRanks();
   std::vector<MValue> results(raw->getNumResults());
   for (MValue &m : results) {
@@ -432,7 +446,11 @@ LogicalResult runLinalg(Interpreter &I, Operation *raw) {
     std::vector<const RValue *> args;
     for (Value v : raw->getOperands())
       args.push_back(&I.lookup(v).on(r));
-    FailureOr<std::vector<RValue>> out = runStructured(op, *body, args);
+    std::vector<const RValue *> captured;
+    for (auto &capture : body->captures())
+      captured.push_back(&I.lookup(capture.second).on(r));
+    FailureOr<std::vector<RValue>> out =
+        runStructured(op, *body, args, captured);
     if (failed(out))
       return failure();
     for (size_t i = 0; i < out->size(); ++i)

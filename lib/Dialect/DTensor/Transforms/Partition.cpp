@@ -17,6 +17,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -200,9 +202,451 @@ struct RedistributeLowering : ApiPattern<OpTy> {
   }
 };
 
+bool touchesDistributed(Operation *op);
+
+//===----------------------------------------------------------------------===//
+// Compute ops on annotated values
+//===----------------------------------------------------------------------===//
+
+/// How a linalg op's loops are distributed, read off its operands' specs.
+struct LoopSharding {
+  /// Per loop: the view dims sharding it, in the order they apply.
+  std::vector<std::vector<int64_t>> meshDimsOfLoop;
+  /// Per loop: an operand and result position that index it directly (to
+  /// compute the loop's offset), or -1.
+  std::vector<std::pair<int, int>> witness;
+};
+
+/// The reduction a linalg body applies to its output `outArg`, if it is one
+/// of the Partial kinds.
+std::optional<ReduceKind> combinerOf(Block &body, BlockArgument outArg) {
+  auto yield = llvm::cast<linalg::YieldOp>(body.getTerminator());
+  unsigned index = outArg.getArgNumber() -
+                   (body.getNumArguments() - yield.getNumOperands());
+  Operation *def = yield.getOperand(index).getDefiningOp();
+  if (!def || !llvm::is_contained(def->getOperands(), Value(outArg)))
+    return std::nullopt;
+  if (llvm::isa<arith::AddFOp, arith::AddIOp>(def))
+    return ReduceKind::Sum;
+  if (llvm::isa<arith::MulFOp, arith::MulIOp>(def))
+    return ReduceKind::Product;
+  if (llvm::isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(def))
+    return ReduceKind::Max;
+  if (llvm::isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(def))
+    return ReduceKind::Min;
+  return std::nullopt;
+}
+
+/// Whether a Partial input is kept Partial by an element-wise body: the body
+/// is one add/sub of Partial(sum|avg) inputs of one kind, or one mul/div
+/// with exactly one such input (the numerator of a div), the rest Replicate.
+bool keepsPartial(Block &body, ArrayRef<bool> partialInputs, unsigned numInputs) {
+  auto yield = llvm::cast<linalg::YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() != 1)
+    return false;
+  Operation *def = yield.getOperand(0).getDefiningOp();
+  if (!def || def->getBlock() != &body || &body.front() != def ||
+      def->getNextNode() != yield.getOperation())
+    return false;
+  auto argIndex = [&](Value v) -> int {
+    auto arg = llvm::dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &body && arg.getArgNumber() < numInputs
+               ? int(arg.getArgNumber())
+               : -1;
+  };
+  if (def->getNumOperands() != 2)
+    return false;
+  int a = argIndex(def->getOperand(0)), b = argIndex(def->getOperand(1));
+  if (a < 0 || b < 0)
+    return false;
+  bool pa = partialInputs[a], pb = partialInputs[b];
+  if (llvm::isa<arith::AddFOp, arith::SubFOp>(def))
+    return pa && pb;
+  if (llvm::isa<arith::MulFOp>(def))
+    return pa != pb;
+  if (llvm::isa<arith::DivFOp>(def))
+    return pa && !pb;
+  return false;
+}
+
+/// Checks that the specs of a linalg op's operands and results describe one
+/// consistent distribution of its loops, and returns it. Emits and fails
+/// otherwise: a sharding the partitioned op could not compute exactly is a
+/// diagnostic, never a wrong program.
+FailureOr<LoopSharding> analyzeLinalg(linalg::LinalgOp op,
+                                      SymbolTableCollection &symbols) {
+  Operation *raw = op.getOperation();
+  unsigned numLoops = op.getNumLoops();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  unsigned numInputs = op.getNumDpsInputs();
+  SmallVector<Value> operands(raw->getOperands());
+  std::optional<ResolvedMeshView> view;
+  SpecAttr anySpec;
+  std::vector<std::optional<DistributedType>> dist(operands.size());
+  for (auto [o, v] : llvm::enumerate(operands)) {
+    auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+    if (!type || !getSpec(type))
+      continue;
+    FailureOr<DistributedType> t = resolveDistributedType(type, raw, symbols);
+    if (failed(t))
+      return failure();
+    if (anySpec && t->spec.getView() != anySpec.getView())
+      return raw->emitOpError()
+             << "mixes distributed operands on different meshes or views";
+    anySpec = t->spec;
+    dist[o] = *t;
+  }
+  if (!anySpec)
+    return raw->emitOpError() << "has distributed results but no distributed "
+                                 "operand to take the mesh from";
+  for (auto [o, v] : llvm::enumerate(operands)) {
+    auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+    if (type && !dist[o])
+      return raw->emitOpError()
+             << "mixes distributed and plain tensors (operand " << o
+             << "); give every tensor operand a spec";
+  }
+  int64_t meshRank = anySpec.getPlacements().size();
+  LoopSharding out;
+  out.meshDimsOfLoop.resize(numLoops);
+  out.witness.assign(numLoops, {-1, -1});
+  for (int64_t m = 0; m < meshRank; ++m) {
+    // The loop this mesh dim shards, from every operand that shards.
+    std::optional<unsigned> loop;
+    for (auto [o, t] : llvm::enumerate(dist)) {
+      if (!t)
+        continue;
+      const Placement &p = t->layout.placements()[m];
+      if (!p.isShard())
+        continue;
+      auto expr = llvm::dyn_cast<AffineDimExpr>(maps[o].getResult(p.dim));
+      if (!expr)
+        return raw->emitOpError()
+               << "operand " << o << " is sharded along dim " << p.dim
+               << ", which its indexing map does not index by one loop";
+      if (loop && *loop != expr.getPosition())
+        return raw->emitOpError()
+               << "shards two loops (" << *loop << " and "
+               << expr.getPosition() << ") on mesh dim " << m
+               << "; redistribute one operand first";
+      loop = expr.getPosition();
+      out.witness[*loop] = {int(o), int(p.dim)};
+    }
+    // Every operand must agree: shard the loop where it indexes it, and be
+    // Replicate (inputs) or the loop's result kind (outputs) elsewhere.
+    for (auto [o, t] : llvm::enumerate(dist)) {
+      if (!t)
+        continue;
+      const Placement &p = t->layout.placements()[m];
+      std::optional<unsigned> pos;
+      if (loop)
+        pos = maps[o].getResultPosition(getAffineDimExpr(*loop, raw->getContext()));
+      bool isOutput = o >= numInputs;
+      if (loop && pos) {
+        if (!p.isShard(*pos))
+          return raw->emitOpError()
+                 << "operand " << o << " should be S(" << *pos
+                 << ") on mesh dim " << m << " like the other operands "
+                 << "sharding loop " << *loop << ", but is "
+                 << formatPlacement(p);
+        continue;
+      }
+      if (isOutput && loop &&
+          iterators[*loop] == utils::IteratorType::reduction) {
+        std::optional<ReduceKind> kind = combinerOf(
+            *op.getBlock(), op.getBlock()->getArgument(o));
+        if (!kind)
+          return raw->emitOpError()
+                 << "reduces over loop " << *loop << ", sharded on mesh dim "
+                 << m << ", with a combiner that is not sum, product, max or "
+                    "min";
+        if (!p.isPartial() || p.reduce != *kind)
+          return raw->emitOpError()
+                 << "reduces over loop " << *loop << ", sharded on mesh dim "
+                 << m << ": its result must be "
+                 << formatPlacement(Placement::partial(*kind))
+                 << " there, not " << formatPlacement(p);
+        continue;
+      }
+      if (p.isShard())
+        continue; // handled above (its loop is `loop`)
+      if (loop && !isOutput && !p.isReplicate())
+        return raw->emitOpError()
+               << "operand " << o << " does not index loop " << *loop
+               << " (sharded on mesh dim " << m
+               << "), so it must be R there, not " << formatPlacement(p);
+    }
+    if (loop) {
+      out.meshDimsOfLoop[*loop].push_back(m);
+      continue;
+    }
+    // No loop sharded on m: Partial inputs must survive the body, and the
+    // outputs' placement must follow.
+    SmallVector<bool> partialInputs;
+    std::optional<ReduceKind> inputKind;
+    for (unsigned o = 0; o < numInputs; ++o) {
+      bool partial = dist[o] && dist[o]->layout.placements()[m].isPartial();
+      partialInputs.push_back(partial);
+      if (partial) {
+        ReduceKind k = dist[o]->layout.placements()[m].reduce;
+        if (!isLinear(k))
+          return raw->emitOpError() << "takes a " << formatPlacement(Placement::partial(k))
+                                    << " input on mesh dim " << m
+                                    << "; reduce it first (redistribute to R)";
+        inputKind = k;
+      }
+    }
+    for (unsigned o = numInputs; o < operands.size(); ++o) {
+      const Placement &p = dist[o]->layout.placements()[m];
+      if (inputKind) {
+        if (!keepsPartial(*op.getBlock(), partialInputs, numInputs) ||
+            !p.isPartial() || p.reduce != *inputKind)
+          return raw->emitOpError()
+                 << "cannot keep its Partial input Partial on mesh dim " << m
+                 << " (only add/sub of two Partials, or mul/div by a "
+                    "replicated value, can): redistribute the input to R";
+      } else if (p.isPartial() && !llvm::isa<linalg::FillOp>(raw)) {
+        // A Partial result from replicated inputs needs every term to be a
+        // share of the value; only fill (scaled) is lowered that way.
+        return raw->emitOpError()
+               << "makes a Partial result on mesh dim " << m
+               << " from replicated inputs; compute it replicated and "
+                  "redistribute";
+      } else if (p.isPartial() && p.reduce == ReduceKind::Product) {
+        return raw->emitOpError() << "cannot fill a P(product) value";
+      }
+    }
+  }
+  // A loop sharded by several mesh dims must use one order everywhere.
+  for (auto [o, t] : llvm::enumerate(dist)) {
+    if (!t)
+      continue;
+    for (unsigned k = 0; k < numLoops; ++k) {
+      std::optional<unsigned> pos =
+          maps[o].getResultPosition(getAffineDimExpr(k, raw->getContext()));
+      if (!pos)
+        continue;
+      const std::vector<int64_t> &order = t->layout.order(*pos);
+      if (std::vector<int64_t>(order) != out.meshDimsOfLoop[k])
+        return raw->emitOpError()
+               << "operand " << o << " shards loop " << k
+               << " in another order of mesh dims than the other operands";
+    }
+  }
+  return out;
+}
+
+/// Replaces an op that was diagnosed by a placeholder of its local result
+/// types, so the conversion completes and the pass fails once.
+LogicalResult giveUp(Operation *op, ValueRange operands,
+                     const TypeConverter &converter,
+                     ConversionPatternRewriter &rewriter, Context &c) {
+  c.failed = true;
+  SmallVector<Type> types;
+  for (Type t : op->getResultTypes())
+    types.push_back(converter.convertType(t));
+  rewriter.replaceOpWithNewOp<UnrealizedConversionCastOp>(op, types, operands);
+  return success();
+}
+
+/// A linalg op on annotated operands: the same op on local shards. A sharded
+/// loop's linalg.index is shifted by this rank's offset; a fill of a
+/// Partial(sum) value fills its share.
+struct LinalgLowering : ConversionPattern {
+  LinalgLowering(const TypeConverter &converter, MLIRContext *ctx, Context &c)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), 1, ctx), c(c) {}
+  Context &c;
+
+  LogicalResult
+  matchAndRewrite(Operation *raw, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto op = llvm::dyn_cast<linalg::LinalgOp>(raw);
+    if (!op || !touchesDistributed(raw))
+      return failure();
+    FailureOr<LoopSharding> sharding = analyzeLinalg(op, c.symbols);
+    if (failed(sharding))
+      return giveUp(raw, operands, *getTypeConverter(), rewriter, c);
+    Location loc = raw->getLoc();
+    // The mesh handle is not an operand of compute ops: take it from the
+    // enclosing function's arguments.
+    Value mesh;
+    auto fn = raw->getParentOfType<FunctionOpInterface>();
+    SpecAttr spec;
+    for (Value v : raw->getOperands())
+      if ((spec = getSpec(v.getType())))
+        break;
+    for (BlockArgument arg : fn.getArguments())
+      if (auto handle = llvm::dyn_cast<DeviceMeshType>(arg.getType()))
+        if (handle.getView() == spec.getView())
+          mesh = arg;
+    bool needsMesh = false;
+    op.getBlock()->walk([&](linalg::IndexOp index) {
+      needsMesh |= !sharding->meshDimsOfLoop[index.getDim()].empty();
+    });
+    bool partialFill = false;
+    if (auto fill = llvm::dyn_cast<linalg::FillOp>(raw)) {
+      SpecAttr out = getSpec(fill.getResultTypes()[0]);
+      for (const Placement &p : out.getPlacements())
+        partialFill |= p.isPartial() && p.reduce == ReduceKind::Sum;
+    }
+    if (partialFill && !llvm::isa<FloatType>(raw->getOperand(0).getType())) {
+      raw->emitOpError() << "fills an integer P(sum) value, which would "
+                            "divide by the group size";
+      return giveUp(raw, operands, *getTypeConverter(), rewriter, c);
+    }
+    if ((needsMesh || partialFill) && !mesh) {
+      raw->emitOpError()
+          << "needs the mesh handle of " << spec.getMesh()
+          << " as an argument of its function (for this rank's offsets)";
+      return giveUp(raw, operands, *getTypeConverter(), rewriter, c);
+    }
+
+    Operation *local = rewriter.clone(*raw);
+    rewriter.modifyOpInPlace(local, [&] {
+      local->setOperands(operands);
+      for (OpResult res : local->getResults())
+        res.setType(getTypeConverter()->convertType(res.getType()));
+    });
+
+    // Shift linalg.index of sharded loops by this rank's chunk offset.
+    auto localOp = llvm::cast<linalg::LinalgOp>(local);
+    SmallVector<linalg::IndexOp> indices;
+    localOp.getBlock()->walk([&](linalg::IndexOp i) { indices.push_back(i); });
+    for (linalg::IndexOp index : indices) {
+      unsigned k = index.getDim();
+      if (sharding->meshDimsOfLoop[k].empty())
+        continue;
+      auto [o, pos] = sharding->witness[k];
+      FailureOr<DistributedType> t = resolveDistributedType(
+          llvm::cast<RankedTensorType>(raw->getOperand(o).getType()), raw,
+          c.symbols);
+      rewriter.setInsertionPoint(local);
+      Value offset = emitShardExtent(rewriter, loc, mesh, *t, t->layout, pos).first;
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : index->getUses())
+        uses.push_back(&use);
+      rewriter.setInsertionPointAfter(index);
+      auto shifted = arith::AddIOp::create(rewriter, loc, index, offset);
+      // (The conversion rewriter cannot replace uses conditionally.)
+      for (OpOperand *use : uses)
+        rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(shifted); });
+    }
+
+    // fill of a Partial(sum) value: each rank fills value / group size.
+    if (partialFill) {
+      SpecAttr out = getSpec(raw->getResultTypes()[0]);
+      FailureOr<DistributedType> t = resolveDistributedType(
+          llvm::cast<RankedTensorType>(raw->getResultTypes()[0]), raw,
+          c.symbols);
+      int64_t n = 1;
+      for (auto [m, p] : llvm::enumerate(t->layout.placements()))
+        if (p.isPartial())
+          n *= t->view.shape[m];
+      Value scalar = local->getOperand(0);
+      rewriter.setInsertionPoint(local);
+      Value count = arith::ConstantOp::create(
+          rewriter, loc, rewriter.getFloatAttr(scalar.getType(), double(n)));
+      Value share = arith::DivFOp::create(rewriter, loc, scalar, count);
+      rewriter.modifyOpInPlace(local, [&] { local->setOperand(0, share); });
+      (void)out;
+    }
+    rewriter.replaceOp(raw, local->getResults());
+    return success();
+  }
+};
+
+/// tensor.empty of a distributed type: an empty local shard, with this
+/// rank's sizes where they differ across ranks.
+struct EmptyLowering : OpConversionPattern<tensor::EmptyOp> {
+  EmptyLowering(const TypeConverter &converter, MLIRContext *ctx, Context &c)
+      : OpConversionPattern(converter, ctx), c(c) {}
+  Context &c;
+  LogicalResult
+  matchAndRewrite(tensor::EmptyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType global = op.getType();
+    if (!getSpec(global))
+      return failure();
+    if (!global.hasStaticShape()) {
+      op.emitOpError() << "needs a static global shape to be partitioned";
+      return giveUp(op, adaptor.getOperands(), *getTypeConverter(), rewriter, c);
+    }
+    FailureOr<DistributedType> t = resolveDistributedType(global, op, c.symbols);
+    if (failed(t))
+      return failure();
+    auto localType =
+        llvm::cast<RankedTensorType>(getTypeConverter()->convertType(global));
+    Value mesh;
+    for (BlockArgument arg :
+         op->getParentOfType<FunctionOpInterface>().getArguments())
+      if (auto handle = llvm::dyn_cast<DeviceMeshType>(arg.getType()))
+        if (handle.getView() == t->spec.getView())
+          mesh = arg;
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < localType.getRank(); ++d) {
+      if (!localType.isDynamicDim(d))
+        continue;
+      if (!mesh) {
+        op.emitOpError() << "needs the mesh handle of " << t->spec.getMesh()
+                         << " as a function argument for its uneven local sizes";
+        return giveUp(op, adaptor.getOperands(), *getTypeConverter(), rewriter,
+                      c);
+      }
+      sizes.push_back(
+          emitShardExtent(rewriter, op.getLoc(), mesh, *t, t->layout, d).second);
+    }
+    rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, localType, sizes);
+    return success();
+  }
+};
+
+/// Element-wise arith/math on distributed tensors (all of one spec): the
+/// same op on the shards, where that keeps Partial values exact.
+struct ElementwiseLowering : ConversionPattern {
+  ElementwiseLowering(const TypeConverter &converter, MLIRContext *ctx,
+                      Context &c)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), 1, ctx), c(c) {}
+  Context &c;
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!llvm::isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+        !touchesDistributed(op) || op->getNumResults() != 1)
+      return failure();
+    SpecAttr spec = getSpec(op->getResult(0).getType());
+    bool partial = llvm::any_of(spec.getPlacements(),
+                                [](const Placement &p) { return p.isPartial(); });
+    // All operands share the spec (SameOperandsAndResultType), so Partial
+    // survives add/sub of two Partial(sum|avg) only.
+    bool linear = llvm::isa<arith::AddFOp, arith::SubFOp>(op) &&
+                  llvm::all_of(spec.getPlacements(), [](const Placement &p) {
+                    return !p.isPartial() || isLinear(p.reduce);
+                  });
+    if (partial && !linear) {
+      op->emitOpError()
+          << "on Partial operands is not exact (only add/sub of two "
+             "Partial(sum|avg) values are); redistribute them to R first";
+      return giveUp(op, operands, *getTypeConverter(), rewriter, c);
+    }
+    Operation *local = rewriter.clone(*op);
+    rewriter.modifyOpInPlace(local, [&] {
+      local->setOperands(operands);
+      local->getResult(0).setType(
+          getTypeConverter()->convertType(op->getResult(0).getType()));
+    });
+    rewriter.replaceOp(op, local->getResults());
+    return success();
+  }
+};
+
 bool isApiOp(Operation *op) {
   return isa<FromLocalOp, ToLocalOp, DistributeTensorOp, RedistributeOp,
-             FullTensorOp, func::ReturnOp, func::CallOp, func::FuncOp>(op);
+             FullTensorOp, func::ReturnOp, func::CallOp, func::FuncOp,
+             linalg::LinalgOp, tensor::EmptyOp>(op) ||
+         (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+          op->getNumResults() == 1 &&
+          llvm::isa<RankedTensorType>(op->getResult(0).getType()));
 }
 
 bool touchesDistributed(Operation *op) {
@@ -235,9 +679,8 @@ struct DTensorPartitionPass
         return;
       op->emitOpError()
           << "operates on distributed tensors, which dtensor-partition "
-             "supports only in the DTensor API ops (from_local, "
-             "distribute_tensor, redistribute, to_local, full_tensor) and "
-             "function boundaries; propagate and partition compute ops first";
+             "supports in the DTensor API ops, linalg ops, tensor.empty, "
+             "element-wise arith/math and function boundaries only";
       unsupported = true;
     });
     module.walk([&](Operation *op) {
@@ -270,8 +713,7 @@ struct DTensorPartitionPass
     });
 
     ConversionTarget target(*ctx);
-    target.addLegalDialect<arith::ArithDialect, tensor::TensorDialect,
-                           DTensorDialect>();
+    target.addLegalDialect<DTensorDialect>();
     target.addIllegalOp<FromLocalOp, ToLocalOp, DistributeTensorOp,
                         RedistributeOp, FullTensorOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
@@ -280,12 +722,14 @@ struct DTensorPartitionPass
     });
     target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
         [&](Operation *op) { return converter.isLegal(op); });
-    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    target.markUnknownOpDynamicallyLegal(
+        [](Operation *op) { return !touchesDistributed(op); });
 
     RewritePatternSet patterns(ctx);
     patterns.add<FromLocalLowering, ToLocalLowering, DistributeTensorLowering,
                  RedistributeLowering<RedistributeOp>,
-                 RedistributeLowering<FullTensorOp>>(converter, ctx, c);
+                 RedistributeLowering<FullTensorOp>, LinalgLowering,
+                 EmptyLowering, ElementwiseLowering>(converter, ctx, c);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     populateReturnOpTypeConversionPattern(patterns, converter);

@@ -2,17 +2,6 @@
 
 dtensor.mesh @mesh shape = [2, 2]
 
-// Compute ops on distributed values are not this pass's job (yet).
-func.func @compute(%x: tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>> {
-  // expected-error@+1 {{'arith.addf' op operates on distributed tensors, which dtensor-partition supports only in the DTensor API ops (from_local, distribute_tensor, redistribute, to_local, full_tensor) and function boundaries; propagate and partition compute ops first}}
-  %y = arith.addf %x, %x : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
-  return %y : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
-}
-
-// -----
-
-dtensor.mesh @mesh shape = [2, 2]
-
 // A redistribution needs the global shape to plan and pad.
 func.func @dynamic(%m: !dtensor.device_mesh<@mesh>, %x: tensor<?x8xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> tensor<?x8xf32, #dtensor.spec<@mesh, [R, R]>> {
   // expected-error@+1 {{'dtensor.redistribute' op needs a static global shape to be partitioned, got 'tensor<?x8xf32, #dtensor.spec<@mesh, [S(0), R]>>'}}
