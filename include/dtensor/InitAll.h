@@ -15,6 +15,7 @@
 
 #include "dtensor/Dialect/DTensor/IR/DTensor.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
+#include "dtensor/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -39,6 +40,7 @@ inline void registerAllDialects(DialectRegistry &registry) {
 /// Our passes plus the generic upstream cleanups used in pipelines.
 inline void registerAllPasses() {
   registerDTensorPasses();
+  registerCompilePipeline();
   registerCanonicalizerPass();
   registerCSEPass();
   registerSymbolDCEPass();

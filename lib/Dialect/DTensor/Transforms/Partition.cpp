@@ -14,6 +14,7 @@
 
 #include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
+#include "dtensor/Dialect/DTensor/Transforms/ShardingRules.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -216,58 +217,6 @@ struct LoopSharding {
   /// compute the loop's offset), or -1.
   std::vector<std::pair<int, int>> witness;
 };
-
-/// The reduction a linalg body applies to its output `outArg`, if it is one
-/// of the Partial kinds.
-std::optional<ReduceKind> combinerOf(Block &body, BlockArgument outArg) {
-  auto yield = llvm::cast<linalg::YieldOp>(body.getTerminator());
-  unsigned index = outArg.getArgNumber() -
-                   (body.getNumArguments() - yield.getNumOperands());
-  Operation *def = yield.getOperand(index).getDefiningOp();
-  if (!def || !llvm::is_contained(def->getOperands(), Value(outArg)))
-    return std::nullopt;
-  if (llvm::isa<arith::AddFOp, arith::AddIOp>(def))
-    return ReduceKind::Sum;
-  if (llvm::isa<arith::MulFOp, arith::MulIOp>(def))
-    return ReduceKind::Product;
-  if (llvm::isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(def))
-    return ReduceKind::Max;
-  if (llvm::isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(def))
-    return ReduceKind::Min;
-  return std::nullopt;
-}
-
-/// Whether a Partial input is kept Partial by an element-wise body: the body
-/// is one add/sub of Partial(sum|avg) inputs of one kind, or one mul/div
-/// with exactly one such input (the numerator of a div), the rest Replicate.
-bool keepsPartial(Block &body, ArrayRef<bool> partialInputs, unsigned numInputs) {
-  auto yield = llvm::cast<linalg::YieldOp>(body.getTerminator());
-  if (yield.getNumOperands() != 1)
-    return false;
-  Operation *def = yield.getOperand(0).getDefiningOp();
-  if (!def || def->getBlock() != &body || &body.front() != def ||
-      def->getNextNode() != yield.getOperation())
-    return false;
-  auto argIndex = [&](Value v) -> int {
-    auto arg = llvm::dyn_cast<BlockArgument>(v);
-    return arg && arg.getOwner() == &body && arg.getArgNumber() < numInputs
-               ? int(arg.getArgNumber())
-               : -1;
-  };
-  if (def->getNumOperands() != 2)
-    return false;
-  int a = argIndex(def->getOperand(0)), b = argIndex(def->getOperand(1));
-  if (a < 0 || b < 0)
-    return false;
-  bool pa = partialInputs[a], pb = partialInputs[b];
-  if (llvm::isa<arith::AddFOp, arith::SubFOp>(def))
-    return pa && pb;
-  if (llvm::isa<arith::MulFOp>(def))
-    return pa != pb;
-  if (llvm::isa<arith::DivFOp>(def))
-    return pa && !pb;
-  return false;
-}
 
 /// Checks that the specs of a linalg op's operands and results describe one
 /// consistent distribution of its loops, and returns it. Emits and fails

@@ -58,6 +58,42 @@ def DTensorPrintLayoutPass : Pass<"dtensor-print-layout", "::mlir::ModuleOp"> {
   ];
 }
 
+def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
+  let summary = "Chooses a spec for every value computed by linalg ops from distributed inputs";
+  let description = [{
+    Sharding propagation over the straight-line body of each function, in
+    program order. For every linalg op with a distributed input, each mesh
+    dim may shard one of the op's loops (or none); the placements that
+    choice implies for every operand come from the op's indexing maps,
+    iterator types and body (a sharded reduction loop gives the Partial of
+    the body's combiner; Partial inputs pass through linear bodies only). The
+    choice with the least redistribution cost (the planner's cost model) wins;
+    ties go to the most sharded result. Then the chosen specs are made real:
+    inputs whose spec differs get a `dtensor.redistribute`, plain inputs a
+    `dtensor.distribute_tensor` (each rank keeps its chunk), fresh outputs
+    (`tensor.empty`, `linalg.fill` of one) are created with the output spec,
+    and results take it. A result the user annotated is never overridden
+    silently: the op computes in the chosen spec and a redistribute restores
+    the annotation. Returns get the function's result specs (or
+    `full_tensor` for plain results); other users of a newly distributed
+    value get its `full_tensor`.
+
+    With `explain=true`, every inserted redistribute is printed with the op
+    and rule that caused it and its bytes per rank.
+
+    Not yet: ops inside regions (scf), element-wise arith on tensors (write
+    them as linalg.generic/map), tensor shape ops, user hints with
+    priorities.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"devicesPerHost", "devices-per-host", "int64_t", /*default=*/"8",
+           "Devices per host in the cost model">,
+    Option<"explain", "explain", "bool", /*default=*/"false",
+           "Print why each redistribute was inserted">,
+  ];
+}
+
 def DTensorPartitionPass : Pass<"dtensor-partition", "::mlir::ModuleOp"> {
   let summary = "Rewrites DTensor API programs from the global view into the local view";
   let description = [{

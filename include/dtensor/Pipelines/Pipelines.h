@@ -1,0 +1,38 @@
+//===- Pipelines.h - named dtensor pipelines --------------------*- C++ -*-===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_PIPELINES_PIPELINES_H
+#define DTENSOR_PIPELINES_PIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+namespace dtensor {
+
+/// Options of --dtensor-compile: knobs that do not depend on the mesh.
+struct CompileOptions : public PassPipelineOptions<CompileOptions> {
+  PassOptions::Option<int64_t> devicesPerHost{
+      *this, "devices-per-host",
+      llvm::cl::desc("Devices per host in the cost model (default 8)"),
+      llvm::cl::init(8)};
+  PassOptions::Option<bool> explain{
+      *this, "explain",
+      llvm::cl::desc("Print why propagation inserted each redistribute"),
+      llvm::cl::init(false)};
+};
+
+/// normalize-specs -> verify -> propagate -> partition (which lowers each
+/// redistribute to the planner's collectives) -> canonicalize -> cse.
+void buildCompilePipeline(OpPassManager &pm, const CompileOptions &options);
+
+/// Registers --dtensor-compile.
+void registerCompilePipeline();
+
+} // namespace dtensor
+} // namespace mlir
+
+#endif // DTENSOR_PIPELINES_PIPELINES_H

@@ -1,0 +1,383 @@
+//===- Propagate.cpp - choose specs for computed values -------------------===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// For each linalg op reached by distributed values: enumerate, per mesh dim,
+// which loop it shards (or none); price each choice by the redistributions
+// of the inputs it needs (the planner's cost); apply the cheapest. The rules
+// come from ShardingRules.h, the same ones the partition pass checks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
+#include "dtensor/Dialect/DTensor/Transforms/Passes.h"
+#include "dtensor/Dialect/DTensor/Transforms/ShardingRules.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <limits>
+#include <tuple>
+
+namespace mlir {
+namespace dtensor {
+#define GEN_PASS_DEF_DTENSORPROPAGATEPASS
+#include "dtensor/Dialect/DTensor/Transforms/Passes.h.inc"
+} // namespace dtensor
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::dtensor;
+
+namespace {
+
+/// A candidate: the placements of every operand (inputs, then outputs).
+struct Candidate {
+  std::vector<Placements> operands;
+  std::vector<int64_t> loops; // per mesh dim, -1 = none
+  double cost = 0;
+  /// Operands that must change placement (DTensor prefers none at all).
+  int64_t moves = 0;
+  int64_t outputElements = 0;
+};
+
+RankedTensorType withSpec(RankedTensorType t, SpecAttr like,
+                          const Placements &ps) {
+  auto spec = SpecAttr::get(t.getContext(), like.getMesh(), like.getMeshDims(),
+                            like.getFlattened(), ps);
+  return RankedTensorType::get(t.getShape(), t.getElementType(), spec);
+}
+
+RankedTensorType plain(Type t) {
+  auto r = llvm::cast<RankedTensorType>(t);
+  return RankedTensorType::get(r.getShape(), r.getElementType());
+}
+
+/// Whether `v` is a fresh output: tensor.empty, or a fill of one.
+bool isFresh(Value v) {
+  if (v.getDefiningOp<tensor::EmptyOp>())
+    return true;
+  if (auto fill = v.getDefiningOp<linalg::FillOp>())
+    return fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>() != nullptr;
+  return false;
+}
+
+struct DTensorPropagatePass
+    : public dtensor::impl::DTensorPropagatePassBase<DTensorPropagatePass> {
+  using Base::Base;
+
+  // Per run (the pass object itself is copied when pipelines are cloned).
+  SymbolTableCollection *symbolTables = nullptr;
+  CostModel cost;
+  bool failedAny = false;
+
+  void runOnOperation() override {
+    SymbolTableCollection tables;
+    symbolTables = &tables;
+    failedAny = false;
+    cost.devicesPerHost = devicesPerHost;
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      if (!fn.isExternal())
+        runOnFunction(fn);
+    if (failedAny)
+      signalPassFailure();
+  }
+
+  /// The cost of redistributing `from` to `to` (0 when equal; infinite when
+  /// illegal).
+  double priceOf(const ResolvedMeshView &view, RankedTensorType type,
+                 const Placements &from, const Placements &to) {
+    if (sameState(from, to, view.shape, type.getRank()))
+      return 0;
+    RedistributeRequest req{view.shape,
+                            Shape(type.getShape().begin(), type.getShape().end()),
+                            (type.getElementTypeBitWidth() + 7) / 8, from, to};
+    std::string error;
+    std::optional<Plan> plan = planRedistribute(req, cost, error);
+    return plan ? plan->timeUs() : std::numeric_limits<double>::infinity();
+  }
+
+  void runOnFunction(func::FuncOp fn) {
+    Value mesh;
+    for (BlockArgument arg : fn.getArguments())
+      if (llvm::isa<DeviceMeshType>(arg.getType()))
+        mesh = arg;
+    SmallVector<linalg::LinalgOp> ops;
+    for (Operation &op : fn.getBody().front())
+      if (auto l = llvm::dyn_cast<linalg::LinalgOp>(op))
+        ops.push_back(l);
+    for (linalg::LinalgOp op : ops)
+      if (failed(propagate(op, mesh)))
+        failedAny = true;
+    fixReturns(fn, mesh);
+  }
+
+  /// The spec a result is known to end up in: its own annotation, or that
+  /// of the returns (all-R for a plain function result) and distributes
+  /// that are its only users.
+  std::optional<Placements> targetOf(Value result, int64_t meshRank) {
+    auto type = llvm::cast<RankedTensorType>(result.getType());
+    if (SpecAttr s = getSpec(type))
+      return s.getNormalizedPlacements(type.getRank());
+    std::optional<Placements> target;
+    for (OpOperand &use : result.getUses()) {
+      std::optional<Placements> here;
+      Operation *user = use.getOwner();
+      if (auto ret = llvm::dyn_cast<func::ReturnOp>(user)) {
+        auto fn = ret->getParentOfType<func::FuncOp>();
+        Type want = fn.getResultTypes()[use.getOperandNumber()];
+        if (SpecAttr s = getSpec(want))
+          here = s.getNormalizedPlacements(type.getRank());
+        else // a plain result ends up whole on every rank
+          here = Placements(meshRank, Placement::replicate());
+      } else if (auto dist = llvm::dyn_cast<DistributeTensorOp>(user)) {
+        here = getSpec(dist.getType()).getNormalizedPlacements(type.getRank());
+      } else {
+        return std::nullopt;
+      }
+      if (target && *target != *here)
+        return std::nullopt;
+      target = here;
+    }
+    return target;
+  }
+
+  LogicalResult propagate(linalg::LinalgOp op, Value mesh) {
+    Operation *raw = op.getOperation();
+    if (!op.hasPureTensorSemantics())
+      return success();
+    // The mesh view: from the distributed inputs.
+    SpecAttr spec;
+    for (OpOperand *in : op.getDpsInputOperands())
+      if (SpecAttr s = getSpec(in->get().getType())) {
+        if (spec && s.getView() != spec.getView())
+          return raw->emitOpError()
+                 << "has distributed inputs on different meshes or views";
+        spec = s;
+      }
+    if (!spec)
+      return success(); // nothing distributed reaches this op
+    if (!mesh || llvm::cast<DeviceMeshType>(mesh.getType()).getView() !=
+                     spec.getView())
+      return raw->emitOpError()
+             << "computes on values distributed over " << spec.getMesh()
+             << "; its function needs that mesh's handle as an argument";
+    FailureOr<ResolvedMeshView> view = resolveMeshView(
+        raw, spec.getView(), *symbolTables, [&]() { return raw->emitOpError(); });
+    if (failed(view))
+      return failure();
+    int64_t meshRank = view->shape.size();
+    unsigned numInputs = op.getNumDpsInputs();
+    unsigned numOperands = raw->getNumOperands();
+    unsigned numLoops = op.getNumLoops();
+
+    // Current placements of every operand (plain tensors are replicated).
+    std::vector<Placements> current(numOperands);
+    std::vector<bool> annotated(numOperands, false);
+    for (unsigned o = 0; o < numOperands; ++o) {
+      auto type = llvm::dyn_cast<RankedTensorType>(raw->getOperand(o).getType());
+      if (!type)
+        return raw->emitOpError() << "has a non-tensor operand " << o
+                                  << ", which propagation does not handle yet";
+      if (!type.hasStaticShape())
+        return raw->emitOpError() << "needs static shapes to be propagated";
+      if (SpecAttr s = getSpec(type)) {
+        current[o] = s.getNormalizedPlacements(type.getRank());
+        annotated[o] = true;
+      } else {
+        current[o].assign(meshRank, Placement::replicate());
+      }
+    }
+
+    // Enumerate loop choices per mesh dim.
+    std::optional<Candidate> best;
+    std::vector<int64_t> choice(meshRank, -1);
+    std::function<void(int64_t)> search = [&](int64_t m) {
+      if (m == meshRank) {
+        Candidate c;
+        c.loops = choice;
+        c.operands.assign(numOperands, Placements(meshRank));
+        for (int64_t d = 0; d < meshRank; ++d) {
+          std::vector<Placement> inputs;
+          for (unsigned o = 0; o < numInputs; ++o)
+            inputs.push_back(current[o][d]);
+          auto rule = placementsForLoop(op, choice[d], inputs);
+          if (!rule)
+            return;
+          for (unsigned o = 0; o < numOperands; ++o)
+            c.operands[o][d] = (*rule)[o];
+        }
+        for (unsigned o = 0; o < numOperands; ++o) {
+          auto type = llvm::cast<RankedTensorType>(raw->getOperand(o).getType());
+          std::string why;
+          if (!Layout::create(view->shape, type.getRank(), c.operands[o], why))
+            return;
+          // Inputs and annotated (not fresh) outputs pay to move.
+          bool pays = o < numInputs ? annotated[o]
+                                    : annotated[o] && !isFresh(raw->getOperand(o));
+          bool moves =
+              !sameState(current[o], c.operands[o], view->shape, type.getRank());
+          if (pays) {
+            c.cost += priceOf(*view, type, current[o], c.operands[o]);
+            c.moves += moves;
+          } else if (o < numInputs) {
+            if (llvm::any_of(c.operands[o],
+                             [](const Placement &p) { return p.isPartial(); }))
+              return; // a plain input cannot become a Partial
+            c.moves += moves;
+          }
+        }
+        // A result the user annotated, or one that is returned or
+        // distributed with a known spec: the cost of getting there.
+        for (unsigned r = 0; r < raw->getNumResults(); ++r) {
+          auto type = llvm::cast<RankedTensorType>(raw->getResult(r).getType());
+          if (std::optional<Placements> target =
+                  targetOf(raw->getResult(r), meshRank))
+            c.cost += priceOf(*view, type, c.operands[numInputs + r], *target);
+        }
+        if (!std::isfinite(c.cost))
+          return;
+        auto outType = llvm::cast<RankedTensorType>(raw->getResult(0).getType());
+        std::string why;
+        Layout layout = *Layout::create(view->shape, outType.getRank(),
+                                        c.operands[numInputs], why);
+        Shape global(outType.getShape().begin(), outType.getShape().end());
+        Shard largest = layout.shardAt(global, Shape(meshRank, 0));
+        c.outputElements = 1;
+        for (int64_t s : largest.shape)
+          c.outputElements *= s;
+        // As DTensor: no redistribution first, then the least cost; among
+        // equals, the most sharded result.
+        auto key = [](const Candidate &k) {
+          return std::make_tuple(k.moves > 0, k.cost, k.moves,
+                                 k.outputElements);
+        };
+        if (!best || key(c) < key(*best))
+          best = c;
+        return;
+      }
+      for (int64_t loop = -1; loop < (int64_t)numLoops; ++loop) {
+        choice[m] = loop;
+        search(m + 1);
+      }
+    };
+    search(0);
+    if (!best)
+      return raw->emitOpError()
+             << "has no sharding rule for its distributed inputs; redistribute "
+                "them (for example to R) first";
+    apply(op, *best, spec, mesh, annotated, current);
+    return success();
+  }
+
+  void apply(linalg::LinalgOp op, const Candidate &c, SpecAttr spec, Value mesh,
+             const std::vector<bool> &annotated,
+             const std::vector<Placements> &current) {
+    Operation *raw = op.getOperation();
+    OpBuilder b(raw);
+    Location loc = raw->getLoc();
+    unsigned numInputs = op.getNumDpsInputs();
+    for (unsigned o = 0; o < raw->getNumOperands(); ++o) {
+      Value v = raw->getOperand(o);
+      auto type = llvm::cast<RankedTensorType>(v.getType());
+      RankedTensorType want = withSpec(plain(type), spec, c.operands[o]);
+      if (type == want)
+        continue;
+      Value replacement;
+      if (o >= numInputs && isFresh(v)) {
+        // A fresh output is made in the spec it is needed in.
+        auto empty = tensor::EmptyOp::create(b, loc, want, ValueRange{});
+        replacement = empty;
+        if (auto fill = v.getDefiningOp<linalg::FillOp>())
+          replacement = linalg::FillOp::create(b, loc, fill.getInputs()[0],
+                                               replacement.getDefiningOp()->getResult(0))
+                            .getResult(0);
+      } else if (annotated[o]) {
+        replacement = RedistributeOp::create(b, loc, want, v, mesh);
+        if (explain) {
+          llvm::raw_ostream &diag = llvm::errs();
+          diag << "dtensor-propagate: " << raw->getName() << " at " << loc
+               << ": loops [";
+          for (size_t m = 0; m < c.loops.size(); ++m)
+            diag << (m ? ", " : "")
+                 << (c.loops[m] < 0 ? std::string("-")
+                                    : "d" + std::to_string(c.loops[m]));
+          diag << "] need operand " << o << " as "
+               << formatPlacements(c.operands[o]) << ", it is "
+               << formatPlacements(current[o]) << "\n";
+        }
+      } else {
+        replacement =
+            DistributeTensorOp::create(b, loc, want, v, mesh, IntegerAttr());
+      }
+      raw->setOperand(o, replacement);
+    }
+    // Results take their outputs' types; a user annotation is restored.
+    b.setInsertionPointAfter(raw);
+    for (unsigned r = 0; r < raw->getNumResults(); ++r) {
+      Value res = raw->getResult(r);
+      Type old = res.getType();
+      Type now = raw->getOperand(numInputs + r).getType();
+      if (old == now)
+        continue;
+      res.setType(now);
+      if (getSpec(old)) {
+        auto back = RedistributeOp::create(b, loc, old, res, mesh);
+        res.replaceAllUsesExcept(back, back);
+      }
+    }
+  }
+
+  /// Gives every user of a distributed value that is not a linalg op the
+  /// type it expects: the function's result spec for returns, the global
+  /// tensor (full_tensor) for anything else.
+  void fixReturns(func::FuncOp fn, Value mesh) {
+    for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
+      if (llvm::isa<linalg::LinalgOp>(op))
+        continue;
+      for (OpOperand &use : op.getOpOperands()) {
+        Value v = use.get();
+        SpecAttr s = getSpec(v.getType());
+        if (!s || !mesh)
+          continue;
+        OpBuilder b(&op);
+        if (auto ret = llvm::dyn_cast<func::ReturnOp>(op)) {
+          Type want = fn.getResultTypes()[use.getOperandNumber()];
+          if (want == v.getType())
+            continue;
+          if (getSpec(want))
+            use.set(RedistributeOp::create(b, op.getLoc(), want, v, mesh));
+          else
+            use.set(FullTensorOp::create(b, op.getLoc(), plain(v.getType()), v,
+                                         mesh));
+          continue;
+        }
+        if (auto dist = llvm::dyn_cast<DistributeTensorOp>(op)) {
+          // Distributing a value that is distributed already is a
+          // redistribution of it.
+          auto re = RedistributeOp::create(b, op.getLoc(), dist.getType(), v,
+                                           dist.getMesh());
+          dist.replaceAllUsesWith(re.getResult());
+          dist.erase();
+          break;
+        }
+        if (llvm::isa<DTensorDialect>(op.getDialect()))
+          continue; // other DTensor ops take distributed values
+        if (auto expected = llvm::dyn_cast<RankedTensorType>(v.getType());
+            expected && !op.hasTrait<OpTrait::SameOperandsAndResultType>()) {
+          // An op that does not take distributed values sees the global one.
+          use.set(FullTensorOp::create(b, op.getLoc(), plain(expected), v, mesh));
+        }
+      }
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,38 @@
+//===- Pipelines.cpp - named dtensor pipelines ----------------------------===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Pipelines/Pipelines.h"
+#include "dtensor/Dialect/DTensor/Transforms/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+using namespace mlir::dtensor;
+
+void mlir::dtensor::buildCompilePipeline(OpPassManager &pm,
+                                         const CompileOptions &options) {
+  pm.addPass(createDTensorNormalizeSpecsPass());
+  pm.addPass(createDTensorVerifyPass());
+  DTensorPropagatePassOptions propagate;
+  propagate.devicesPerHost = options.devicesPerHost;
+  propagate.explain = options.explain;
+  pm.addPass(createDTensorPropagatePass(propagate));
+  DTensorPartitionPassOptions partition;
+  partition.devicesPerHost = options.devicesPerHost;
+  pm.addPass(createDTensorPartitionPass(partition));
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+}
+
+void mlir::dtensor::registerCompilePipeline() {
+  PassPipelineRegistration<CompileOptions>(
+      "dtensor-compile",
+      "Compile a global-view DTensor program into one SPMD program per rank: "
+      "normalize specs, verify, propagate shardings, partition into the "
+      "local view with planned collectives, clean up",
+      buildCompilePipeline);
+}

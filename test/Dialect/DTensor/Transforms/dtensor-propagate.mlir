@@ -1,0 +1,76 @@
+// RUN: dtensor-opt %s --dtensor-propagate | FileCheck %s
+// RUN: dtensor-opt %s --dtensor-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+
+dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
+
+// Column-parallel then row-parallel: no redistribution until the end.
+// CHECK-LABEL: func.func @mlp
+// CHECK:         %[[H:.*]] = linalg.matmul {{.*}} -> tensor<8x32xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
+// CHECK:         %[[Y:.*]] = linalg.matmul ins(%[[H]], {{.*}} -> tensor<8x16xf32, #dtensor.spec<@mesh, [S(0), P(sum)]>>
+// CHECK:         %[[R:.*]] = dtensor.redistribute %[[Y]], %{{.*}} : tensor<8x16xf32, #dtensor.spec<@mesh, [S(0), P(sum)]>>, !dtensor.device_mesh<@mesh> -> tensor<8x16xf32, #dtensor.spec<@mesh, [S(0), R]>>
+// CHECK:         return %[[R]]
+func.func @mlp(%m: !dtensor.device_mesh<@mesh>,
+               %x: tensor<8x16xf32, #dtensor.spec<@mesh, [S(0), R]>>,
+               %w1: tensor<16x32xf32, #dtensor.spec<@mesh, [R, S(1)]>>,
+               %w2: tensor<32x16xf32, #dtensor.spec<@mesh, [R, S(0)]>>)
+    -> tensor<8x16xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<8x32xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<8x16xf32, #dtensor.spec<@mesh, [S(0), R]>>, tensor<16x32xf32, #dtensor.spec<@mesh, [R, S(1)]>>) outs(%z1 : tensor<8x32xf32>) -> tensor<8x32xf32>
+  %e2 = tensor.empty() : tensor<8x16xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %y = linalg.matmul ins(%h, %w2 : tensor<8x32xf32>, tensor<32x16xf32, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%z2 : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %yd = dtensor.distribute_tensor %y, %m : tensor<8x16xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x16xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %yd : tensor<8x16xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}
+
+// Both inputs shard the contraction dim, but differently (x columns on tp,
+// w rows on dp), and the plain result must end up whole on every rank. With
+// that target priced in, gathering both inputs (two all_gathers) beats any
+// Partial result (an all_gather plus an all_reduce, which costs twice the
+// latency).
+// CHECK-LABEL: func.func @mismatch
+// CHECK:         %[[X:.*]] = dtensor.redistribute %{{.*}} -> tensor<8x16xf32, #dtensor.spec<@mesh, [R, R]>>
+// CHECK:         %[[W:.*]] = dtensor.redistribute %{{.*}} -> tensor<16x8xf32, #dtensor.spec<@mesh, [R, R]>>
+// CHECK:         %[[Y:.*]] = linalg.matmul ins(%[[X]], %[[W]] : {{.*}}) {{.*}} -> tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>
+// CHECK:         %[[F:.*]] = dtensor.full_tensor %[[Y]]
+// CHECK:         return %[[F]] : tensor<8x8xf32>
+// EXPLAIN: dtensor-propagate: linalg.matmul at {{.*}}dtensor-propagate.mlir{{.*}}: loops [-, -] need operand 0 as [R, R], it is [R, S(1)]
+// EXPLAIN: dtensor-propagate: linalg.matmul at {{.*}}dtensor-propagate.mlir{{.*}}: loops [-, -] need operand 1 as [R, R], it is [S(0), R]
+func.func @mismatch(%m: !dtensor.device_mesh<@mesh>,
+                    %x: tensor<8x16xf32, #dtensor.spec<@mesh, [R, S(1)]>>,
+                    %w: tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x16xf32, #dtensor.spec<@mesh, [R, S(1)]>>, tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
+
+// exp does not keep a Partial(max): the input is reduced first (here
+// straight into shards, the cheapest), never silently kept Partial.
+// CHECK-LABEL: func.func @reduce_first
+// CHECK:         %[[R:.*]] = dtensor.redistribute %{{.*}} : tensor<4xf32, #dtensor.spec<@mesh, [R, P(max)]>>, !dtensor.device_mesh<@mesh> -> tensor<4xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+// CHECK:         linalg.generic {{.*}} ins(%[[R]]
+#id1 = affine_map<(d0) -> (d0)>
+func.func @reduce_first(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4xf32, #dtensor.spec<@mesh, [R, P(max)]>>)
+    -> tensor<4xf32, #dtensor.spec<@mesh, [R, S(0)]>> {
+  %e = tensor.empty() : tensor<4xf32>
+  %r = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : tensor<4xf32, #dtensor.spec<@mesh, [R, P(max)]>>) outs(%e : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %v = math.exp %a : f32
+    linalg.yield %v : f32
+  } -> tensor<4xf32>
+  %d = dtensor.distribute_tensor %r, %m : tensor<4xf32>, !dtensor.device_mesh<@mesh> -> tensor<4xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+  return %d : tensor<4xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+}
+
+// A plain function stays plain.
+// CHECK-LABEL: func.func @plain
+// CHECK-NOT:     dtensor
+func.func @plain(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %e = tensor.empty() : tensor<4x4xf32>
+  %y = linalg.matmul ins(%a, %a : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %y : tensor<4x4xf32>
+}
