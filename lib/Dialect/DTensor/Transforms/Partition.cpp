@@ -41,6 +41,18 @@ namespace {
 struct Context {
   SymbolTableCollection symbols;
   CostModel cost;
+  /// Distributed types resolved so far (every op of a layer repeats them).
+  llvm::DenseMap<Type, DistributedType> resolved;
+
+  FailureOr<DistributedType> resolve(RankedTensorType type, Operation *at) {
+    auto it = resolved.find(type);
+    if (it != resolved.end())
+      return it->second;
+    FailureOr<DistributedType> t = resolveDistributedType(type, at, symbols);
+    if (succeeded(t))
+      resolved.try_emplace(type, *t);
+    return t;
+  }
   /// Set when a lowering emitted an error: the op is then replaced by a
   /// placeholder so the conversion completes, and the pass fails once,
   /// without the conversion driver's second "failed to legalize" error.
@@ -78,7 +90,7 @@ struct FromLocalLowering : ApiPattern<FromLocalOp> {
   matchAndRewrite(FromLocalOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     FailureOr<DistributedType> t =
-        resolveDistributedType(op.getType(), op, c.symbols);
+        c.resolve(op.getType(), op);
     if (failed(t))
       return failure();
     Type localType = getTypeConverter()->convertType(op.getType());
@@ -113,7 +125,7 @@ struct DistributeTensorLowering : ApiPattern<DistributeTensorOp> {
   matchAndRewrite(DistributeTensorOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     FailureOr<DistributedType> t =
-        resolveDistributedType(op.getType(), op, c.symbols);
+        c.resolve(op.getType(), op);
     if (failed(t))
       return failure();
     Location loc = op.getLoc();
@@ -177,7 +189,7 @@ struct RedistributeLowering : ApiPattern<OpTy> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType source = op.getSource().getType();
     FailureOr<DistributedType> from =
-        resolveDistributedType(source, op, this->c.symbols);
+        this->c.resolve(source, op);
     if (failed(from))
       return failure();
     Placements to;
@@ -222,8 +234,7 @@ struct LoopSharding {
 /// consistent distribution of its loops, and returns it. Emits and fails
 /// otherwise: a sharding the partitioned op could not compute exactly is a
 /// diagnostic, never a wrong program.
-FailureOr<LoopSharding> analyzeLinalg(linalg::LinalgOp op,
-                                      SymbolTableCollection &symbols) {
+FailureOr<LoopSharding> analyzeLinalg(linalg::LinalgOp op, Context &c) {
   Operation *raw = op.getOperation();
   unsigned numLoops = op.getNumLoops();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -237,7 +248,7 @@ FailureOr<LoopSharding> analyzeLinalg(linalg::LinalgOp op,
     auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
     if (!type || !getSpec(type))
       continue;
-    FailureOr<DistributedType> t = resolveDistributedType(type, raw, symbols);
+    FailureOr<DistributedType> t = c.resolve(type, raw);
     if (failed(t))
       return failure();
     if (anySpec && t->spec.getView() != anySpec.getView())
@@ -386,208 +397,174 @@ FailureOr<LoopSharding> analyzeLinalg(linalg::LinalgOp op,
   return out;
 }
 
-/// Replaces an op that was diagnosed by a placeholder of its local result
-/// types, so the conversion completes and the pass fails once.
-LogicalResult giveUp(Operation *op, ValueRange operands,
-                     const TypeConverter &converter,
-                     ConversionPatternRewriter &rewriter, Context &c) {
-  c.failed = true;
-  SmallVector<Type> types;
-  for (Type t : op->getResultTypes())
-    types.push_back(converter.convertType(t));
-  rewriter.replaceOpWithNewOp<UnrealizedConversionCastOp>(op, types, operands);
-  return success();
+/// The mesh handle of `view` among the arguments of `op`'s function, or null.
+Value meshHandleFor(Operation *op, const MeshViewRef &view) {
+  for (BlockArgument arg :
+       op->getParentOfType<FunctionOpInterface>().getArguments())
+    if (auto handle = llvm::dyn_cast<DeviceMeshType>(arg.getType()))
+      if (handle.getView() == view)
+        return arg;
+  return {};
 }
 
-/// A linalg op on annotated operands: the same op on local shards. A sharded
-/// loop's linalg.index is shifted by this rank's offset; a fill of a
-/// Partial(sum) value fills its share.
-struct LinalgLowering : ConversionPattern {
-  LinalgLowering(const TypeConverter &converter, MLIRContext *ctx, Context &c)
-      : ConversionPattern(converter, MatchAnyOpTypeTag(), 1, ctx), c(c) {}
-  Context &c;
+/// What partitioning does to one compute op, decided while every type is
+/// still global and applied in place afterwards (compute ops keep their
+/// form: only result types change, plus a few index computations).
+struct ComputePlan {
+  Operation *op = nullptr;
+  Value mesh;
+  /// linalg.index of a sharded loop: (loop, an operand type indexing it,
+  /// that operand's dim) to compute this rank's offset from.
+  SmallVector<std::tuple<unsigned, DistributedType, int64_t>> shifts;
+  /// A fill of a Partial(sum) value fills value / fillShare.
+  int64_t fillShare = 0;
+  /// A tensor.empty whose local sizes differ across ranks.
+  std::optional<DistributedType> unevenEmpty;
+};
 
-  LogicalResult
-  matchAndRewrite(Operation *raw, ArrayRef<Value> operands,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto op = llvm::dyn_cast<linalg::LinalgOp>(raw);
-    if (!op || !touchesDistributed(raw))
-      return failure();
-    FailureOr<LoopSharding> sharding = analyzeLinalg(op, c.symbols);
+/// Checks a compute op on distributed values and plans its partitioning.
+/// Emits and fails on what cannot be computed exactly.
+FailureOr<ComputePlan> planCompute(Operation *raw, Context &c) {
+  ComputePlan plan;
+  plan.op = raw;
+  if (auto op = llvm::dyn_cast<linalg::LinalgOp>(raw)) {
+    FailureOr<LoopSharding> sharding = analyzeLinalg(op, c);
     if (failed(sharding))
-      return giveUp(raw, operands, *getTypeConverter(), rewriter, c);
-    Location loc = raw->getLoc();
-    // The mesh handle is not an operand of compute ops: take it from the
-    // enclosing function's arguments.
-    Value mesh;
-    auto fn = raw->getParentOfType<FunctionOpInterface>();
+      return failure();
     SpecAttr spec;
     for (Value v : raw->getOperands())
       if ((spec = getSpec(v.getType())))
         break;
-    for (BlockArgument arg : fn.getArguments())
-      if (auto handle = llvm::dyn_cast<DeviceMeshType>(arg.getType()))
-        if (handle.getView() == spec.getView())
-          mesh = arg;
-    bool needsMesh = false;
+    plan.mesh = meshHandleFor(raw, spec.getView());
     op.getBlock()->walk([&](linalg::IndexOp index) {
-      needsMesh |= !sharding->meshDimsOfLoop[index.getDim()].empty();
-    });
-    bool partialFill = false;
-    if (auto fill = llvm::dyn_cast<linalg::FillOp>(raw)) {
-      SpecAttr out = getSpec(fill.getResultTypes()[0]);
-      for (const Placement &p : out.getPlacements())
-        partialFill |= p.isPartial() && p.reduce == ReduceKind::Sum;
-    }
-    if (partialFill && !llvm::isa<FloatType>(raw->getOperand(0).getType())) {
-      raw->emitOpError() << "fills an integer P(sum) value, which would "
-                            "divide by the group size";
-      return giveUp(raw, operands, *getTypeConverter(), rewriter, c);
-    }
-    if ((needsMesh || partialFill) && !mesh) {
-      raw->emitOpError()
-          << "needs the mesh handle of " << spec.getMesh()
-          << " as an argument of its function (for this rank's offsets)";
-      return giveUp(raw, operands, *getTypeConverter(), rewriter, c);
-    }
-
-    Operation *local = rewriter.clone(*raw);
-    rewriter.modifyOpInPlace(local, [&] {
-      local->setOperands(operands);
-      for (OpResult res : local->getResults())
-        res.setType(getTypeConverter()->convertType(res.getType()));
-    });
-
-    // Shift linalg.index of sharded loops by this rank's chunk offset.
-    auto localOp = llvm::cast<linalg::LinalgOp>(local);
-    SmallVector<linalg::IndexOp> indices;
-    localOp.getBlock()->walk([&](linalg::IndexOp i) { indices.push_back(i); });
-    for (linalg::IndexOp index : indices) {
       unsigned k = index.getDim();
       if (sharding->meshDimsOfLoop[k].empty())
-        continue;
+        return;
       auto [o, pos] = sharding->witness[k];
-      FailureOr<DistributedType> t = resolveDistributedType(
-          llvm::cast<RankedTensorType>(raw->getOperand(o).getType()), raw,
-          c.symbols);
-      rewriter.setInsertionPoint(local);
-      Value offset = emitShardExtent(rewriter, loc, mesh, *t, t->layout, pos).first;
-      SmallVector<OpOperand *> uses;
-      for (OpOperand &use : index->getUses())
-        uses.push_back(&use);
-      rewriter.setInsertionPointAfter(index);
-      auto shifted = arith::AddIOp::create(rewriter, loc, index, offset);
-      // (The conversion rewriter cannot replace uses conditionally.)
-      for (OpOperand *use : uses)
-        rewriter.modifyOpInPlace(use->getOwner(), [&] { use->set(shifted); });
-    }
-
-    // fill of a Partial(sum) value: each rank fills value / group size.
-    if (partialFill) {
-      SpecAttr out = getSpec(raw->getResultTypes()[0]);
-      FailureOr<DistributedType> t = resolveDistributedType(
-          llvm::cast<RankedTensorType>(raw->getResultTypes()[0]), raw,
-          c.symbols);
+      FailureOr<DistributedType> t = c.resolve(
+          llvm::cast<RankedTensorType>(raw->getOperand(o).getType()), raw);
+      plan.shifts.push_back({k, *t, pos});
+    });
+    if (auto fill = llvm::dyn_cast<linalg::FillOp>(raw)) {
+      FailureOr<DistributedType> t = c.resolve(
+          llvm::cast<RankedTensorType>(fill.getResultTypes()[0]), raw);
       int64_t n = 1;
+      bool sum = false;
       for (auto [m, p] : llvm::enumerate(t->layout.placements()))
-        if (p.isPartial())
+        if (p.isPartial() && p.reduce == ReduceKind::Sum) {
+          sum = true;
           n *= t->view.shape[m];
-      Value scalar = local->getOperand(0);
-      rewriter.setInsertionPoint(local);
-      Value count = arith::ConstantOp::create(
-          rewriter, loc, rewriter.getFloatAttr(scalar.getType(), double(n)));
-      Value share = arith::DivFOp::create(rewriter, loc, scalar, count);
-      rewriter.modifyOpInPlace(local, [&] { local->setOperand(0, share); });
-      (void)out;
+        }
+      if (sum) {
+        if (!llvm::isa<FloatType>(raw->getOperand(0).getType()))
+          return raw->emitOpError() << "fills an integer P(sum) value, which "
+                                       "would divide by the group size";
+        plan.fillShare = n;
+      }
     }
-    rewriter.replaceOp(raw, local->getResults());
-    return success();
+    if ((!plan.shifts.empty() || plan.fillShare) && !plan.mesh)
+      return raw->emitOpError()
+             << "needs the mesh handle of " << spec.getMesh()
+             << " as an argument of its function (for this rank's offsets)";
+    return plan;
   }
-};
-
-/// tensor.empty of a distributed type: an empty local shard, with this
-/// rank's sizes where they differ across ranks.
-struct EmptyLowering : OpConversionPattern<tensor::EmptyOp> {
-  EmptyLowering(const TypeConverter &converter, MLIRContext *ctx, Context &c)
-      : OpConversionPattern(converter, ctx), c(c) {}
-  Context &c;
-  LogicalResult
-  matchAndRewrite(tensor::EmptyOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType global = op.getType();
-    if (!getSpec(global))
-      return failure();
-    if (!global.hasStaticShape()) {
-      op.emitOpError() << "needs a static global shape to be partitioned";
-      return giveUp(op, adaptor.getOperands(), *getTypeConverter(), rewriter, c);
-    }
-    FailureOr<DistributedType> t = resolveDistributedType(global, op, c.symbols);
+  if (auto empty = llvm::dyn_cast<tensor::EmptyOp>(raw)) {
+    RankedTensorType global = empty.getType();
+    if (!global.hasStaticShape())
+      return raw->emitOpError() << "needs a static global shape to be partitioned";
+    FailureOr<DistributedType> t = c.resolve(global, raw);
     if (failed(t))
       return failure();
-    auto localType =
-        llvm::cast<RankedTensorType>(getTypeConverter()->convertType(global));
-    Value mesh;
-    for (BlockArgument arg :
-         op->getParentOfType<FunctionOpInterface>().getArguments())
-      if (auto handle = llvm::dyn_cast<DeviceMeshType>(arg.getType()))
-        if (handle.getView() == t->spec.getView())
-          mesh = arg;
-    SmallVector<Value> sizes;
-    for (int64_t d = 0; d < localType.getRank(); ++d) {
-      if (!localType.isDynamicDim(d))
-        continue;
-      if (!mesh) {
-        op.emitOpError() << "needs the mesh handle of " << t->spec.getMesh()
-                         << " as a function argument for its uneven local sizes";
-        return giveUp(op, adaptor.getOperands(), *getTypeConverter(), rewriter,
-                      c);
-      }
-      sizes.push_back(
-          emitShardExtent(rewriter, op.getLoc(), mesh, *t, t->layout, d).second);
+    if (!getLocalType(global, t->layout).hasStaticShape()) {
+      plan.mesh = meshHandleFor(raw, t->spec.getView());
+      if (!plan.mesh)
+        return raw->emitOpError()
+               << "needs the mesh handle of " << t->spec.getMesh()
+               << " as a function argument for its uneven local sizes";
+      plan.unevenEmpty = *t;
     }
-    rewriter.replaceOpWithNewOp<tensor::EmptyOp>(op, localType, sizes);
-    return success();
+    return plan;
   }
-};
+  // Element-wise arith/math (all operands share the result's spec): Partial
+  // survives add/sub of two Partial(sum|avg) only.
+  SpecAttr spec = getSpec(raw->getResult(0).getType());
+  bool partial = llvm::any_of(spec.getPlacements(),
+                              [](const Placement &p) { return p.isPartial(); });
+  bool linear = llvm::isa<arith::AddFOp, arith::SubFOp>(raw) &&
+                llvm::all_of(spec.getPlacements(), [](const Placement &p) {
+                  return !p.isPartial() || isLinear(p.reduce);
+                });
+  if (partial && !linear)
+    return raw->emitOpError()
+           << "on Partial operands is not exact (only add/sub of two "
+              "Partial(sum|avg) values are); redistribute them to R first";
+  return plan;
+}
 
-/// Element-wise arith/math on distributed tensors (all of one spec): the
-/// same op on the shards, where that keeps Partial values exact.
-struct ElementwiseLowering : ConversionPattern {
-  ElementwiseLowering(const TypeConverter &converter, MLIRContext *ctx,
-                      Context &c)
-      : ConversionPattern(converter, MatchAnyOpTypeTag(), 1, ctx), c(c) {}
-  Context &c;
-  LogicalResult
-  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
-                  ConversionPatternRewriter &rewriter) const override {
-    if (!llvm::isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-        !touchesDistributed(op) || op->getNumResults() != 1)
-      return failure();
-    SpecAttr spec = getSpec(op->getResult(0).getType());
-    bool partial = llvm::any_of(spec.getPlacements(),
-                                [](const Placement &p) { return p.isPartial(); });
-    // All operands share the spec (SameOperandsAndResultType), so Partial
-    // survives add/sub of two Partial(sum|avg) only.
-    bool linear = llvm::isa<arith::AddFOp, arith::SubFOp>(op) &&
-                  llvm::all_of(spec.getPlacements(), [](const Placement &p) {
-                    return !p.isPartial() || isLinear(p.reduce);
-                  });
-    if (partial && !linear) {
-      op->emitOpError()
-          << "on Partial operands is not exact (only add/sub of two "
-             "Partial(sum|avg) values are); redistribute them to R first";
-      return giveUp(op, operands, *getTypeConverter(), rewriter, c);
-    }
-    Operation *local = rewriter.clone(*op);
-    rewriter.modifyOpInPlace(local, [&] {
-      local->setOperands(operands);
-      local->getResult(0).setType(
-          getTypeConverter()->convertType(op->getResult(0).getType()));
-    });
-    rewriter.replaceOp(op, local->getResults());
-    return success();
+/// Applies a plan: local result types, index shifts, fill shares, uneven
+/// empties.
+void applyCompute(const ComputePlan &plan, const TypeConverter &converter) {
+  Operation *raw = plan.op;
+  OpBuilder b(raw);
+  Location loc = raw->getLoc();
+  if (plan.unevenEmpty) {
+    auto global = llvm::cast<RankedTensorType>(raw->getResult(0).getType());
+    auto local = llvm::cast<RankedTensorType>(converter.convertType(global));
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < local.getRank(); ++d)
+      if (local.isDynamicDim(d))
+        sizes.push_back(emitShardExtent(b, loc, plan.mesh, *plan.unevenEmpty,
+                                        plan.unevenEmpty->layout, d)
+                            .second);
+    auto empty = tensor::EmptyOp::create(b, loc, local, sizes);
+    raw->getResult(0).replaceAllUsesWith(empty);
+    raw->erase();
+    return;
   }
-};
+  for (auto &[loop, type, pos] : plan.shifts) {
+    b.setInsertionPoint(raw);
+    Value offset = emitShardExtent(b, loc, plan.mesh, type, type.layout, pos).first;
+    llvm::cast<linalg::LinalgOp>(raw).getBlock()->walk([&](linalg::IndexOp index) {
+      if (index.getDim() != loop)
+        return;
+      b.setInsertionPointAfter(index);
+      auto shifted = arith::AddIOp::create(b, loc, index, offset);
+      index.getResult().replaceAllUsesExcept(shifted, shifted);
+    });
+  }
+  if (plan.fillShare) {
+    b.setInsertionPoint(raw);
+    Value scalar = raw->getOperand(0);
+    Value count = arith::ConstantOp::create(
+        b, loc, b.getFloatAttr(scalar.getType(), double(plan.fillShare)));
+    raw->setOperand(0, arith::DivFOp::create(b, loc, scalar, count));
+  }
+  for (OpResult res : raw->getResults())
+    res.setType(converter.convertType(res.getType()));
+}
+
+/// Retypes function signatures, entry block arguments and call results to
+/// local types, in place.
+void retypeBoundaries(ModuleOp module, const TypeConverter &converter) {
+  auto convert = [&](TypeRange types) {
+    SmallVector<Type> out;
+    for (Type t : types)
+      out.push_back(converter.convertType(t));
+    return out;
+  };
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    FunctionType type = fn.getFunctionType();
+    fn.setType(FunctionType::get(fn.getContext(), convert(type.getInputs()),
+                                 convert(type.getResults())));
+    if (!fn.isExternal())
+      for (BlockArgument arg : fn.getArguments())
+        arg.setType(converter.convertType(arg.getType()));
+  }
+  module.walk([&](func::CallOp call) {
+    for (OpResult res : call->getResults())
+      res.setType(converter.convertType(res.getType()));
+  });
+}
 
 bool isApiOp(Operation *op) {
   return isa<FromLocalOp, ToLocalOp, DistributeTensorOp, RedistributeOp,
@@ -654,38 +631,74 @@ struct DTensorPartitionPass
     converter.addConversion([&](RankedTensorType t) -> std::optional<Type> {
       if (!getSpec(t))
         return t;
-      FailureOr<DistributedType> dist =
-          resolveDistributedType(t, module, c.symbols);
+      FailureOr<DistributedType> dist = c.resolve(t, module);
       if (failed(dist))
         return std::nullopt;
       return getLocalType(t, dist->layout);
     });
+    // API ops see their operands in local types; those values are retyped
+    // in place in step 3, after which these casts are identities.
+    auto castMaterialization = [](OpBuilder &b, Type type, ValueRange inputs,
+                                  Location loc) -> Value {
+      if (inputs.size() != 1 || !llvm::isa<RankedTensorType>(type))
+        return Value();
+      return tensor::CastOp::create(b, loc, type, inputs[0]);
+    };
+    converter.addTargetMaterialization(castMaterialization);
+    converter.addSourceMaterialization(castMaterialization);
 
+    // 1. Plan every compute op while all types are global.
+    std::vector<ComputePlan> plans;
+    bool planFailed = false;
+    module.walk([&](Operation *op) {
+      bool compute = llvm::isa<linalg::LinalgOp, tensor::EmptyOp>(op) ||
+                     (llvm::isa<arith::ArithDialect, math::MathDialect>(
+                          op->getDialect()) &&
+                      op->getNumResults() == 1);
+      if (!compute || !touchesDistributed(op))
+        return;
+      FailureOr<ComputePlan> plan = planCompute(op, c);
+      if (failed(plan))
+        planFailed = true;
+      else
+        plans.push_back(*plan);
+    });
+    if (planFailed)
+      return signalPassFailure();
+
+    // 2. Lower the DTensor API ops (the only ops that change form) with a
+    // dialect conversion; everything else is left for step 3.
     ConversionTarget target(*ctx);
-    target.addLegalDialect<DTensorDialect>();
     target.addIllegalOp<FromLocalOp, ToLocalOp, DistributeTensorOp,
                         RedistributeOp, FullTensorOp>();
-    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
-      return converter.isSignatureLegal(op.getFunctionType()) &&
-             converter.isLegal(&op.getBody());
-    });
-    target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
-        [&](Operation *op) { return converter.isLegal(op); });
-    target.markUnknownOpDynamicallyLegal(
-        [](Operation *op) { return !touchesDistributed(op); });
-
+    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(ctx);
     patterns.add<FromLocalLowering, ToLocalLowering, DistributeTensorLowering,
                  RedistributeLowering<RedistributeOp>,
-                 RedistributeLowering<FullTensorOp>, LinalgLowering,
-                 EmptyLowering, ElementwiseLowering>(converter, ctx, c);
-    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
-                                                                   converter);
-    populateReturnOpTypeConversionPattern(patterns, converter);
-    populateCallOpTypeConversionPattern(patterns, converter);
-    if (failed(applyPartialConversion(module, target, std::move(patterns))) ||
+                 RedistributeLowering<FullTensorOp>>(converter, ctx, c);
+    // Patterns never fail after changing IR (diagnosed ops are replaced by
+    // placeholders), so the conversion needs no rollback: the faster mode.
+    ConversionConfig config;
+    config.allowPatternRollback = false;
+    if (failed(applyPartialConversion(module, target, std::move(patterns),
+                                      config)) ||
         c.failed)
-      signalPassFailure();
+      return signalPassFailure();
+
+    // 3. Compute ops keep their form: local result types, in place.
+    for (const ComputePlan &plan : plans)
+      applyCompute(plan, converter);
+    retypeBoundaries(module, converter);
+    // The casts the conversion left between the two views: local now on
+    // both sides, and dropped where they became identities.
+    module.walk([&](tensor::CastOp cast) {
+      cast.getResult().setType(
+          llvm::cast<TensorType>(converter.convertType(cast.getType())));
+      if (cast.getSource().getType() == cast.getType()) {
+        cast.getResult().replaceAllUsesWith(cast.getSource());
+        cast.erase();
+      }
+    });
   }
 };
 

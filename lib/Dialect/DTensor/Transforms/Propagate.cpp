@@ -24,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <limits>
+#include <unordered_map>
 #include <tuple>
 
 namespace mlir {
@@ -81,6 +82,8 @@ struct DTensorPropagatePass
   void runOnOperation() override {
     SymbolTableCollection tables;
     symbolTables = &tables;
+    std::unordered_map<std::string, double> priceCache;
+    prices = &priceCache;
     failedAny = false;
     cost.devicesPerHost = devicesPerHost;
     for (auto fn : getOperation().getOps<func::FuncOp>())
@@ -90,10 +93,36 @@ struct DTensorPropagatePass
       signalPassFailure();
   }
 
+  /// Plans already priced in this run: programs repeat their shapes.
+  std::unordered_map<std::string, double> *prices = nullptr;
+
   /// The cost of redistributing `from` to `to` (0 when equal; infinite when
   /// illegal).
   double priceOf(const ResolvedMeshView &view, RankedTensorType type,
                  const Placements &from, const Placements &to) {
+    // A compact key: sizes, element width, mesh, placements.
+    std::string key;
+    auto put = [&](int64_t v) { key.append(reinterpret_cast<char *>(&v), 8); };
+    for (int64_t d : type.getShape())
+      put(d);
+    put(-1);
+    put(type.getElementTypeBitWidth());
+    for (int64_t d : view.shape)
+      put(d);
+    put(-2);
+    for (const Placements *ps : {&from, &to})
+      for (const Placement &p : *ps)
+        put((int64_t(p.kind) << 48) | (int64_t(p.reduce) << 40) |
+            ((p.dim & 0xff) << 8) | (p.order & 0xff));
+    auto [it, inserted] = prices->emplace(key, 0.0);
+    if (!inserted)
+      return it->second;
+    it->second = priceUncached(view, type, from, to);
+    return it->second;
+  }
+
+  double priceUncached(const ResolvedMeshView &view, RankedTensorType type,
+                       const Placements &from, const Placements &to) {
     if (sameState(from, to, view.shape, type.getRank()))
       return 0;
     RedistributeRequest req{view.shape,
@@ -196,79 +225,111 @@ struct DTensorPropagatePass
       }
     }
 
-    // Enumerate loop choices per mesh dim.
-    std::optional<Candidate> best;
+    // The rule of each (mesh dim, loop) choice, computed once.
+    std::vector<std::vector<std::optional<std::vector<Placement>>>> rules(
+        meshRank);
+    for (int64_t d = 0; d < meshRank; ++d) {
+      std::vector<Placement> inputs;
+      for (unsigned o = 0; o < numInputs; ++o)
+        inputs.push_back(current[o][d]);
+      for (int64_t loop = -1; loop < (int64_t)numLoops; ++loop)
+        rules[d].push_back(placementsForLoop(op, loop, inputs));
+    }
+    std::vector<Placements> currentCanonical;
+    for (const Placements &ps : current)
+      currentCanonical.push_back(dropDefaultOrders(ps));
+    auto outType = llvm::cast<RankedTensorType>(raw->getResult(0).getType());
+    std::vector<std::optional<Placements>> targets;
+    for (unsigned r = 0; r < raw->getNumResults(); ++r)
+      targets.push_back(targetOf(raw->getResult(r), meshRank));
+    bool anyTarget = llvm::any_of(targets, [](auto &t) { return t.has_value(); });
+
+    // Every combination of choices, with its moves; priced lazily.
+    std::vector<Candidate> candidates;
     std::vector<int64_t> choice(meshRank, -1);
-    std::function<void(int64_t)> search = [&](int64_t m) {
+    std::function<void(int64_t)> enumerate = [&](int64_t m) {
       if (m == meshRank) {
         Candidate c;
         c.loops = choice;
         c.operands.assign(numOperands, Placements(meshRank));
         for (int64_t d = 0; d < meshRank; ++d) {
-          std::vector<Placement> inputs;
-          for (unsigned o = 0; o < numInputs; ++o)
-            inputs.push_back(current[o][d]);
-          auto rule = placementsForLoop(op, choice[d], inputs);
+          const auto &rule = rules[d][choice[d] + 1];
           if (!rule)
             return;
           for (unsigned o = 0; o < numOperands; ++o)
             c.operands[o][d] = (*rule)[o];
         }
         for (unsigned o = 0; o < numOperands; ++o) {
-          auto type = llvm::cast<RankedTensorType>(raw->getOperand(o).getType());
-          std::string why;
-          if (!Layout::create(view->shape, type.getRank(), c.operands[o], why))
-            return;
-          // Inputs and annotated (not fresh) outputs pay to move.
+          // One Partial kind per spec.
+          std::optional<ReduceKind> kind;
+          for (const Placement &p : c.operands[o])
+            if (p.isPartial()) {
+              if (kind && *kind != p.reduce)
+                return;
+              kind = p.reduce;
+            }
           bool pays = o < numInputs ? annotated[o]
                                     : annotated[o] && !isFresh(raw->getOperand(o));
-          bool moves =
-              !sameState(current[o], c.operands[o], view->shape, type.getRank());
-          if (pays) {
-            c.cost += priceOf(*view, type, current[o], c.operands[o]);
+          bool moves = c.operands[o] != currentCanonical[o];
+          if (!pays && o < numInputs && kind)
+            return; // a plain input cannot become a Partial
+          if (pays || o < numInputs)
             c.moves += moves;
-          } else if (o < numInputs) {
-            if (llvm::any_of(c.operands[o],
-                             [](const Placement &p) { return p.isPartial(); }))
-              return; // a plain input cannot become a Partial
-            c.moves += moves;
-          }
         }
-        // A result the user annotated, or one that is returned or
-        // distributed with a known spec: the cost of getting there.
-        for (unsigned r = 0; r < raw->getNumResults(); ++r) {
-          auto type = llvm::cast<RankedTensorType>(raw->getResult(r).getType());
-          if (std::optional<Placements> target =
-                  targetOf(raw->getResult(r), meshRank))
-            c.cost += priceOf(*view, type, c.operands[numInputs + r], *target);
+        // The largest local output: chunk 0 at every level.
+        Shape sizes(outType.getShape().begin(), outType.getShape().end());
+        for (int64_t d = 0; d < meshRank; ++d) {
+          const Placement &p = c.operands[numInputs][d];
+          if (p.isShard())
+            sizes[p.dim] = (sizes[p.dim] + view->shape[d] - 1) / view->shape[d];
         }
-        if (!std::isfinite(c.cost))
-          return;
-        auto outType = llvm::cast<RankedTensorType>(raw->getResult(0).getType());
-        std::string why;
-        Layout layout = *Layout::create(view->shape, outType.getRank(),
-                                        c.operands[numInputs], why);
-        Shape global(outType.getShape().begin(), outType.getShape().end());
-        Shard largest = layout.shardAt(global, Shape(meshRank, 0));
         c.outputElements = 1;
-        for (int64_t s : largest.shape)
-          c.outputElements *= s;
-        // As DTensor: no redistribution first, then the least cost; among
-        // equals, the most sharded result.
-        auto key = [](const Candidate &k) {
-          return std::make_tuple(k.moves > 0, k.cost, k.moves,
-                                 k.outputElements);
-        };
-        if (!best || key(c) < key(*best))
-          best = c;
+        for (int64_t v : sizes)
+          c.outputElements *= v;
+        candidates.push_back(std::move(c));
         return;
       }
       for (int64_t loop = -1; loop < (int64_t)numLoops; ++loop) {
         choice[m] = loop;
-        search(m + 1);
+        enumerate(m + 1);
       }
     };
-    search(0);
+    enumerate(0);
+
+    auto price = [&](Candidate &c) {
+      for (unsigned o = 0; o < numOperands; ++o) {
+        bool pays = o < numInputs ? annotated[o]
+                                  : annotated[o] && !isFresh(raw->getOperand(o));
+        if (pays && c.operands[o] != currentCanonical[o])
+          c.cost += priceOf(*view,
+                            llvm::cast<RankedTensorType>(raw->getOperand(o).getType()),
+                            current[o], c.operands[o]);
+      }
+      for (unsigned r = 0; r < raw->getNumResults(); ++r)
+        if (targets[r])
+          c.cost += priceOf(*view,
+                            llvm::cast<RankedTensorType>(raw->getResult(r).getType()),
+                            c.operands[numInputs + r], *targets[r]);
+    };
+    // As DTensor: no redistribution first, then the least cost; among
+    // equals, the most sharded result. Without a known target, candidates
+    // that move nothing cost nothing and need no pricing.
+    bool anyStill = llvm::any_of(candidates, [](const Candidate &c) {
+      return c.moves == 0;
+    });
+    std::optional<Candidate> best;
+    auto key = [](const Candidate &k) {
+      return std::make_tuple(k.moves > 0, k.cost, k.moves, k.outputElements);
+    };
+    for (Candidate &c : candidates) {
+      if (anyStill && !anyTarget && c.moves > 0)
+        continue;
+      price(c);
+      if (!std::isfinite(c.cost))
+        continue;
+      if (!best || key(c) < key(*best))
+        best = c;
+    }
     if (!best)
       return raw->emitOpError()
              << "has no sharding rule for its distributed inputs; redistribute "
@@ -318,6 +379,16 @@ struct DTensorPropagatePass
             DistributeTensorOp::create(b, loc, want, v, mesh, IntegerAttr());
       }
       raw->setOperand(o, replacement);
+      // The plain fresh output may now be dead.
+      if (Operation *def = v.getDefiningOp();
+          def && def->use_empty() &&
+          llvm::isa<tensor::EmptyOp, linalg::FillOp>(def)) {
+        Value source = llvm::isa<linalg::FillOp>(def) ? def->getOperand(1) : Value();
+        def->erase();
+        if (source && source.use_empty())
+          if (Operation *empty = source.getDefiningOp<tensor::EmptyOp>())
+            empty->erase();
+      }
     }
     // Results take their outputs' types; a user annotation is restored.
     b.setInsertionPointAfter(raw);

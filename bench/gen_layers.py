@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+"""Generates the compile-time benchmark programs (see bench/compile.sh).
+
+    gen_layers.py dtensor|shard dp|tp LAYERS
+
+LAYERS blocks of h = tanh(h @ W) on a 2x4 mesh ("dp" x "tp"), batch 16,
+width 64. dp: the input is batch-sharded over dp, weights replicated. tp:
+Megatron pairs (column- then row-parallel weights over tp). `dtensor` writes
+our dialect (specs on the function arguments, the rest propagated); `shard`
+writes the same program for upstream MLIR's shard dialect (shard.shard
+annotations on the arguments).
+"""
+import sys
+
+B, D = 16, 64
+
+
+def main():
+    dialect, variant, layers = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    out = []
+    if dialect == "dtensor":
+        out.append('dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]')
+        xs = "[S(0), R]" if variant == "dp" else "[R, R]"
+        w1 = "[R, R]" if variant == "dp" else "[R, S(1)]"
+        w2 = "[R, R]" if variant == "dp" else "[R, S(0)]"
+        t = lambda shape, spec: f"tensor<{shape}xf32, #dtensor.spec<@mesh, {spec}>>"
+        out.append(f"func.func @main(%m: !dtensor.device_mesh<@mesh>, %x: {t(f'{B}x{D}', xs)}, "
+                   f"%w1: {t(f'{D}x{D}', w1)}, %w2: {t(f'{D}x{D}', w2)}) -> tensor<{B}x{D}xf32> {{")
+        types = {"x": t(f"{B}x{D}", xs), "w1": t(f"{D}x{D}", w1), "w2": t(f"{D}x{D}", w2)}
+    else:
+        out.append("shard.grid @mesh(shape = 2x4)")
+        out.append(f"func.func @main(%x0: tensor<{B}x{D}xf32>, %w10: tensor<{D}x{D}xf32>, "
+                   f"%w20: tensor<{D}x{D}xf32>) -> tensor<{B}x{D}xf32> {{")
+        sx = "[[0]]" if variant == "dp" else "[[]]"
+        s1 = "[[]]" if variant == "dp" else "[[], [1]]"
+        s2 = "[[]]" if variant == "dp" else "[[1]]"
+        for name, s, shape in (("x", sx, f"{B}x{D}"), ("w1", s1, f"{D}x{D}"), ("w2", s2, f"{D}x{D}")):
+            out.append(f"  %s_{name} = shard.sharding @mesh split_axes = {s} : !shard.sharding")
+            out.append(f"  %{name} = shard.shard %{name}0 to %s_{name} : tensor<{shape}xf32>")
+        types = {"x": f"tensor<{B}x{D}xf32>", "w1": f"tensor<{D}x{D}xf32>", "w2": f"tensor<{D}x{D}xf32>"}
+    out.append("  %zero = arith.constant 0.0 : f32")
+    h, ht = "%x", types["x"]
+    plain = f"tensor<{B}x{D}xf32>"
+    for i in range(layers):
+        w = "%w1" if i % 2 == 0 else "%w2"
+        wt = types["w1"] if i % 2 == 0 else types["w2"]
+        out.append(f"  %e{i} = tensor.empty() : {plain}")
+        out.append(f"  %z{i} = linalg.fill ins(%zero : f32) outs(%e{i} : {plain}) -> {plain}")
+        out.append(f"  %m{i} = linalg.matmul ins({h}, {w} : {ht}, {wt}) outs(%z{i} : {plain}) -> {plain}")
+        out.append(f"  %h{i} = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+                   f"affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]}} "
+                   f"ins(%m{i} : {plain}) outs(%e{i} : {plain}) {{")
+        out.append("  ^bb0(%a: f32, %b: f32):")
+        out.append("    %t = math.tanh %a : f32")
+        out.append("    linalg.yield %t : f32")
+        out.append(f"  }} -> {plain}")
+        h, ht = f"%h{i}", plain
+    out.append(f"  return {h} : {plain}")
+    out.append("}")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
