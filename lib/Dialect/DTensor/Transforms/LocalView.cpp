@@ -201,7 +201,8 @@ FailureOr<Value> mlir::dtensor::lowerRedistribute(OpBuilder &b, Location loc,
                                                   Value local, Value mesh,
                                                   const DistributedType &from,
                                                   ArrayRef<Placement> to,
-                                                  const CostModel &cost) {
+                                                  const CostModel &cost,
+                                                  PlanCache *cache) {
   RankedTensorType global = from.global;
   Type elt = global.getElementType();
   if (!global.hasStaticShape())
@@ -217,7 +218,26 @@ FailureOr<Value> mlir::dtensor::lowerRedistribute(OpBuilder &b, Location loc,
                           from.layout.placements(),
                           Placements(to.begin(), to.end())};
   std::string error;
-  std::optional<Plan> plan = planRedistribute(req, cost, error);
+  std::optional<Plan> plan;
+  if (cache) {
+    std::string key = formatPlacements(req.from) + formatPlacements(req.to);
+    for (int64_t v : req.mesh)
+      key += "m" + std::to_string(v);
+    for (int64_t v : req.shape)
+      key += "s" + std::to_string(v);
+    key += "e" + std::to_string(req.elementBytes);
+    auto it = cache->plans.find(key);
+    if (it != cache->plans.end()) {
+      plan = it->second;
+      error = cache->errors[key];
+    } else {
+      plan = planRedistribute(req, cost, error);
+      cache->plans[key] = plan;
+      cache->errors[key] = error;
+    }
+  } else {
+    plan = planRedistribute(req, cost, error);
+  }
   if (!plan)
     return emitError(loc) << "cannot redistribute "
                           << formatPlacements(req.from) << " to "

@@ -41,6 +41,7 @@ namespace {
 struct Context {
   SymbolTableCollection symbols;
   CostModel cost;
+  PlanCache plans;
   /// Distributed types resolved so far (every op of a layer repeats them).
   llvm::DenseMap<Type, DistributedType> resolved;
 
@@ -203,7 +204,8 @@ struct RedistributeLowering : ApiPattern<OpTy> {
     }
     FailureOr<Value> v =
         lowerRedistribute(rewriter, op.getLoc(), adaptor.getSource(),
-                          adaptor.getMesh(), *from, to, this->c.cost);
+                          adaptor.getMesh(), *from, to, this->c.cost,
+                          &this->c.plans);
     if (failed(v)) {
       this->c.failed = true;
       rewriter.replaceOpWithNewOp<UnrealizedConversionCastOp>(

@@ -20,6 +20,9 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <string>
+#include <unordered_map>
+
 namespace mlir {
 namespace dtensor {
 
@@ -46,6 +49,13 @@ FailureOr<DistributedType> resolveDistributedType(RankedTensorType type,
 /// is dynamic).
 RankedTensorType getLocalType(RankedTensorType global, const Layout &layout);
 
+/// Plans already made in one pass run, by request (programs repeat their
+/// redistributions layer after layer).
+struct PlanCache {
+  std::unordered_map<std::string, std::optional<Plan>> plans;
+  std::unordered_map<std::string, std::string> errors;
+};
+
 /// Lowers a redistribution of the local value `local` (this rank's shard of
 /// `from`) to `to` on the same mesh: the planner's steps as dtensor
 /// collectives on `mesh`, with local chunking, scaling, and padding around
@@ -54,7 +64,8 @@ RankedTensorType getLocalType(RankedTensorType global, const Layout &layout);
 FailureOr<Value> lowerRedistribute(OpBuilder &b, Location loc, Value local,
                                    Value mesh, const DistributedType &from,
                                    ArrayRef<Placement> to,
-                                   const CostModel &cost);
+                                   const CostModel &cost,
+                                   PlanCache *cache = nullptr);
 
 /// This rank's offset and size of tensor dim `dim` of length `length`
 /// (global) under `layout`: torch.chunk over each mesh dim of the dim's shard
