@@ -20,6 +20,7 @@
 #include <cassert>
 #include <cmath>
 #include <functional>
+#include <numeric>
 #include <queue>
 #include <set>
 #include <unordered_map>
@@ -212,13 +213,6 @@ std::set<int64_t> sizesAfter(int64_t length, const Shape &mesh,
   return sizes;
 }
 
-int64_t numElements(const Shape &s) {
-  int64_t n = 1;
-  for (int64_t v : s)
-    n *= v;
-  return n;
-}
-
 /// Builds steps out of states; one instance per request.
 class StepBuilder {
 public:
@@ -285,7 +279,9 @@ public:
       break;
     }
     if (isCollective(kind))
-      s.bytesPerRank = numElements(buffer) * req.elementBytes;
+      s.bytesPerRank = std::accumulate(buffer.begin(), buffer.end(), int64_t(1),
+                                       std::multiplies<int64_t>()) *
+                       req.elementBytes;
     s.timeUs =
         cost.collectiveTimeUs(kind, n, slowest(s.meshDims), s.bytesPerRank);
     return s;

@@ -26,7 +26,11 @@ enum Op : uint16_t {
   Select, SIToFP, FPToSI, Copy, Index,
 };
 
-bool cmpF(arith::CmpFPredicate p, double a, double b) {
+} // namespace
+
+bool mlir::dtensor::interp::compareFloats(unsigned predicate, double a,
+                                          double b) {
+  auto p = arith::CmpFPredicate(predicate);
   using P = arith::CmpFPredicate;
   bool unordered = std::isnan(a) || std::isnan(b);
   switch (p) {
@@ -66,7 +70,9 @@ bool cmpF(arith::CmpFPredicate p, double a, double b) {
   return false;
 }
 
-bool cmpI(arith::CmpIPredicate p, int64_t a, int64_t b) {
+bool mlir::dtensor::interp::compareInts(unsigned predicate, int64_t a,
+                                        int64_t b) {
+  auto p = arith::CmpIPredicate(predicate);
   using P = arith::CmpIPredicate;
   switch (p) {
   case P::eq:
@@ -92,7 +98,6 @@ bool cmpI(arith::CmpIPredicate p, int64_t a, int64_t b) {
   }
   return false;
 }
-} // namespace
 
 FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
   BodyProgram p;
@@ -250,7 +255,7 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
     case FFloor: d.f = std::floor(a.f); break;
     case FCeil: d.f = std::ceil(a.f); break;
     case FPow: d.f = std::pow(a.f, b.f); break;
-    case FCmp: d.i = cmpF(arith::CmpFPredicate(in.c), a.f, b.f); break;
+    case FCmp: d.i = compareFloats(in.c, a.f, b.f); break;
     case FRound: d.f = double(float(a.f)); break;
     case IAdd: d.i = int64_t(uint64_t(a.i) + uint64_t(b.i)); break;
     case ISub: d.i = int64_t(uint64_t(a.i) - uint64_t(b.i)); break;
@@ -262,7 +267,7 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
     case IAnd: d.i = a.i & b.i; break;
     case IOr: d.i = a.i | b.i; break;
     case IXor: d.i = a.i ^ b.i; break;
-    case ICmp: d.i = cmpI(arith::CmpIPredicate(in.c), a.i, b.i); break;
+    case ICmp: d.i = compareInts(in.c, a.i, b.i); break;
     case Select: d = a.i ? b : r[in.c]; break;
     case SIToFP: d.f = double(a.i); break;
     case FPToSI: d.i = int64_t(a.f); break;
@@ -320,7 +325,7 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     case FCeil: COLUMN(d[i].f = std::ceil(a[i].f))
     case FPow: COLUMN(d[i].f = std::pow(a[i].f, b[i].f))
     case FCmp:
-      COLUMN(d[i].i = cmpF(arith::CmpFPredicate(in.c), a[i].f, b[i].f))
+      COLUMN(d[i].i = compareFloats(in.c, a[i].f, b[i].f))
     case FRound: COLUMN(d[i].f = double(float(a[i].f)))
     case IAdd: COLUMN(d[i].i = int64_t(uint64_t(a[i].i) + uint64_t(b[i].i)))
     case ISub: COLUMN(d[i].i = int64_t(uint64_t(a[i].i) - uint64_t(b[i].i)))
@@ -333,7 +338,7 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     case IOr: COLUMN(d[i].i = a[i].i | b[i].i)
     case IXor: COLUMN(d[i].i = a[i].i ^ b[i].i)
     case ICmp:
-      COLUMN(d[i].i = cmpI(arith::CmpIPredicate(in.c), a[i].i, b[i].i))
+      COLUMN(d[i].i = compareInts(in.c, a[i].i, b[i].i))
     case Select: COLUMN(d[i] = a[i].i ? b[i] : c[i])
     case SIToFP: COLUMN(d[i].f = double(a[i].i))
     case FPToSI: COLUMN(d[i].i = int64_t(a[i].f))

@@ -31,6 +31,11 @@ union Reg {
   int64_t i;
 };
 
+/// arith.cmpi and arith.cmpf on scalars, shared by body programs and the
+/// scalar kernels.
+bool compareInts(unsigned predicate, int64_t a, int64_t b);
+bool compareFloats(unsigned predicate, double a, double b);
+
 class BodyProgram {
 public:
   /// Compiles `body`, whose arguments take registers 0..n-1 in order.

@@ -12,6 +12,8 @@
 
 #include "dtensor/Interpreter/Interpreter.h"
 
+#include "BodyProgram.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -192,33 +194,6 @@ void registerFloatBinary(llvm::StringMap<Interpreter::Kernel> &k,
   };
 }
 
-bool compareInt(arith::CmpIPredicate p, int64_t a, int64_t b) {
-  using P = arith::CmpIPredicate;
-  switch (p) {
-  case P::eq:
-    return a == b;
-  case P::ne:
-    return a != b;
-  case P::slt:
-    return a < b;
-  case P::sle:
-    return a <= b;
-  case P::sgt:
-    return a > b;
-  case P::sge:
-    return a >= b;
-  case P::ult:
-    return uint64_t(a) < uint64_t(b);
-  case P::ule:
-    return uint64_t(a) <= uint64_t(b);
-  case P::ugt:
-    return uint64_t(a) > uint64_t(b);
-  case P::uge:
-    return uint64_t(a) >= uint64_t(b);
-  }
-  return false;
-}
-
 /// A tensor of `type` from a dense elements attribute.
 FailureOr<Tensor> tensorOfAttr(DenseElementsAttr attr, Operation *op) {
   auto type = llvm::cast<RankedTensorType>(attr.getType());
@@ -314,7 +289,7 @@ void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
       if (a.kind != RValue::Kind::Int)
         return op->emitOpError() << "on tensors is not supported yet";
       return std::vector<RValue>{
-          RValue::ofInt(compareInt(cmp.getPredicate(), a.i, b.i))};
+          RValue::ofInt(compareInts(unsigned(cmp.getPredicate()), a.i, b.i))};
     });
   };
   k["arith.select"] = [](Interpreter &I, Operation *op) -> LogicalResult {
