@@ -321,12 +321,6 @@ LogicalResult runCollective(
   return success();
 }
 
-int64_t groupSizeOf(Interpreter &I, ArrayRef<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t m : dims)
-    n *= I.mesh()[m];
-  return n;
-}
 
 void registerCollectives(Kernels &k) {
   k["dtensor.all_gather"] = [](Interpreter &I, Operation *op) -> LogicalResult {
