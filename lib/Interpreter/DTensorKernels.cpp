@@ -560,6 +560,43 @@ void registerApi(Kernels &k) {
     I.bind(op->getResult(0), MValue::same(RValue::ofTensor(d.global)));
     return success();
   };
+  k["dtensor.local_map"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto lm = llvm::cast<LocalMapOp>(op);
+    std::vector<MValue> args;
+    for (auto [input, attr] :
+         llvm::zip(lm.getInputs(), lm.getInSpecs().getAsRange<SpecAttr>())) {
+      const RValue &v = I.lookup(input).on(0);
+      if (v.kind != RValue::Kind::Dist)
+        return op->emitOpError() << "expects distributed inputs (global view)";
+      auto global = llvm::cast<RankedTensorType>(input.getType());
+      auto type = RankedTensorType::get(global.getShape(),
+                                        global.getElementType(), attr);
+      FailureOr<Layout> layout = I.layoutOf(type, op);
+      if (failed(layout))
+        return failure();
+      // The region sees each input in its in_specs entry (redistributed if
+      // it came in another one: the logical value is the same).
+      args.push_back(I.shardsOf(v.dist->global, *layout, layout->placements()));
+    }
+    std::vector<MValue> results;
+    if (failed(I.runRegion(lm.getBody(), std::move(args), results)))
+      return failure();
+    for (auto [res, local] : llvm::zip(lm.getResults(), results)) {
+      auto type = llvm::cast<RankedTensorType>(res.getType());
+      FailureOr<Layout> layout = I.layoutOf(type, op);
+      if (failed(layout))
+        return failure();
+      std::optional<DType> dt = dtypeOf(type.getElementType());
+      std::string error;
+      std::optional<Tensor> global = I.assemble(
+          local, *layout, *dt, Shape(type.getShape().begin(), type.getShape().end()),
+          error);
+      if (!global)
+        return op->emitOpError() << "output: " << error;
+      bindDist(I, res, std::move(*global), getSpec(type), *layout);
+    }
+    return success();
+  };
   auto passHandle = [](Interpreter &I, Operation *op) -> LogicalResult {
     I.bind(op->getResult(0), MValue::same(RValue{RValue::Kind::Mesh}));
     return success();

@@ -386,3 +386,87 @@ LogicalResult FullTensorOp::verifySymbolUses(SymbolTableCollection &symbols) {
   return verifySpecForMesh(*this, getSpec(source), source.getRank(), symbols,
                            errorAt(*this));
 }
+
+//===----------------------------------------------------------------------===//
+// LocalMapOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult LocalMapOp::verify() {
+  ArrayAttr specs = getInSpecs();
+  if (specs.size() != getInputs().size())
+    return emitOpError() << "has " << getInputs().size() << " input(s) but "
+                         << specs.size() << " in_specs; give one per input";
+  Block &body = getBody().front();
+  if (body.getNumArguments() != getInputs().size())
+    return emitOpError() << "body takes " << body.getNumArguments()
+                         << " argument(s) for " << getInputs().size()
+                         << " input(s)";
+  DeviceMeshType mesh = getMesh().getType();
+  for (auto [i, input, attr] :
+       llvm::enumerate(getInputs(), specs.getAsRange<SpecAttr>())) {
+    if (attr.getView() != mesh.getView())
+      return emitOpError() << "in_specs entry " << i
+                           << " is on another mesh view than the handle";
+    auto type = llvm::cast<RankedTensorType>(input.getType());
+    SpecAttr have = getSpec(type);
+    if (have.getNormalizedPlacements(type.getRank()) !=
+            attr.getNormalizedPlacements(type.getRank()) &&
+        !getRedistributeInputs())
+      return emitOpError()
+             << "input " << i << " is " << type << " but the region expects "
+             << attr << "; redistribute it first or set redistribute_inputs";
+    std::string error;
+    if (!verifyPlacementsForRank(Placements(attr.getPlacements().begin(),
+                                            attr.getPlacements().end()),
+                                 type.getRank(), error))
+      return emitOpError() << "in_specs entry " << i << ": " << error;
+  }
+  auto yield = llvm::cast<YieldOp>(body.getTerminator());
+  if (yield.getValues().size() != getResults().size())
+    return emitOpError() << "body yields " << yield.getValues().size()
+                         << " value(s) for " << getResults().size()
+                         << " result(s)";
+  for (auto [i, result] : llvm::enumerate(getResults()))
+    if (getSpec(result.getType()).getView() != mesh.getView())
+      return emitOpError() << "result " << i
+                           << " is on another mesh view than the handle";
+  return success();
+}
+
+LogicalResult LocalMapOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  Block &body = getBody().front();
+  auto yield = llvm::cast<YieldOp>(body.getTerminator());
+  for (auto [i, input, attr] : llvm::enumerate(
+           getInputs(), getInSpecs().getAsRange<SpecAttr>())) {
+    auto global = llvm::cast<RankedTensorType>(input.getType());
+    auto expected = RankedTensorType::get(global.getShape(),
+                                          global.getElementType(), attr);
+    FailureOr<Layout> layout = verifySpecForMesh(
+        *this, attr, global.getRank(), symbols, errorAt(*this));
+    if (failed(layout))
+      return failure();
+    auto local = llvm::dyn_cast<RankedTensorType>(body.getArgument(i).getType());
+    if (!local || local.getEncoding())
+      return emitOpError() << "body argument " << i
+                           << " must be a local tensor";
+    if (failed(verifyLocalType(local, expected, *layout, [&]() {
+          return emitOpError() << "body argument " << i << ": ";
+        })))
+      return failure();
+  }
+  for (auto [i, result] : llvm::enumerate(getResults())) {
+    auto global = llvm::cast<RankedTensorType>(result.getType());
+    FailureOr<Layout> layout = verifySpecForMesh(
+        *this, getSpec(global), global.getRank(), symbols, errorAt(*this));
+    if (failed(layout))
+      return failure();
+    auto local = llvm::dyn_cast<RankedTensorType>(yield.getValues()[i].getType());
+    if (!local || local.getEncoding())
+      return emitOpError() << "must yield local tensors";
+    if (failed(verifyLocalType(local, global, *layout, [&]() {
+          return emitOpError() << "yielded value " << i << ": ";
+        })))
+      return failure();
+  }
+  return success();
+}

@@ -219,6 +219,49 @@ struct RedistributeLowering : ApiPattern<OpTy> {
 
 bool touchesDistributed(Operation *op);
 
+/// local_map: inputs brought to their in_specs, then the region inlined on
+/// the local shards; its yields are the results' shards.
+struct LocalMapLowering : ApiPattern<LocalMapOp> {
+  using ApiPattern::ApiPattern;
+  LogicalResult
+  matchAndRewrite(LocalMapOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Block &body = op.getBody().front();
+    SmallVector<Value> locals;
+    for (auto [i, input, attr] : llvm::enumerate(
+             op.getInputs(), op.getInSpecs().getAsRange<SpecAttr>())) {
+      auto global = llvm::cast<RankedTensorType>(input.getType());
+      FailureOr<DistributedType> from = c.resolve(global, op);
+      if (failed(from))
+        return failure();
+      Value v = adaptor.getInputs()[i];
+      Placements want = attr.getNormalizedPlacements(global.getRank());
+      if (want != from->layout.placements()) {
+        FailureOr<Value> moved =
+            lowerRedistribute(rewriter, loc, v, adaptor.getMesh(), *from, want,
+                              c.cost, &c.plans);
+        if (failed(moved)) {
+          c.failed = true;
+          return failure();
+        }
+        v = *moved;
+      }
+      locals.push_back(castTo(rewriter, loc, v, body.getArgument(i).getType()));
+    }
+    auto yield = llvm::cast<YieldOp>(body.getTerminator());
+    SmallVector<Value> yielded(yield.getValues());
+    rewriter.inlineBlockBefore(&body, op, locals);
+    rewriter.eraseOp(yield);
+    SmallVector<Value> results;
+    for (auto [value, result] : llvm::zip(yielded, op.getResults()))
+      results.push_back(castTo(rewriter, loc, value,
+                               getTypeConverter()->convertType(result.getType())));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Compute ops on annotated values
 //===----------------------------------------------------------------------===//
@@ -570,7 +613,8 @@ void retypeBoundaries(ModuleOp module, const TypeConverter &converter) {
 
 bool isApiOp(Operation *op) {
   return isa<FromLocalOp, ToLocalOp, DistributeTensorOp, RedistributeOp,
-             FullTensorOp, func::ReturnOp, func::CallOp, func::FuncOp,
+             FullTensorOp, LocalMapOp, YieldOp, func::ReturnOp, func::CallOp,
+             func::FuncOp,
              linalg::LinalgOp, tensor::EmptyOp>(op) ||
          (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
           op->getNumResults() == 1 &&
@@ -672,12 +716,13 @@ struct DTensorPartitionPass
     // dialect conversion; everything else is left for step 3.
     ConversionTarget target(*ctx);
     target.addIllegalOp<FromLocalOp, ToLocalOp, DistributeTensorOp,
-                        RedistributeOp, FullTensorOp>();
+                        RedistributeOp, FullTensorOp, LocalMapOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(ctx);
     patterns.add<FromLocalLowering, ToLocalLowering, DistributeTensorLowering,
                  RedistributeLowering<RedistributeOp>,
-                 RedistributeLowering<FullTensorOp>>(converter, ctx, c);
+                 RedistributeLowering<FullTensorOp>, LocalMapLowering>(
+        converter, ctx, c);
     // Patterns never fail after changing IR (diagnosed ops are replaced by
     // placeholders), so the conversion needs no rollback: the faster mode.
     ConversionConfig config;

@@ -234,4 +234,55 @@ def DTensor_FullTensorOp : DTensor_ApiOp<"full_tensor"> {
   let hasVerifier = 1;
 }
 
+def DTensor_LocalMapOp : DTensor_ApiOp<"local_map", [
+    SingleBlockImplicitTerminator<"::mlir::dtensor::YieldOp">,
+    IsolatedFromAbove]> {
+  let summary = "Runs a region on local shards (`local_map`)";
+  let description = [{
+    DTensor's `local_map(f, out_placements, in_placements,
+    redistribute_inputs, device_mesh)`: the region is `f`, written on local
+    shards. Each input is seen in its `in_specs` entry; an input whose spec
+    differs is redistributed first when `redistribute_inputs` is set, and is
+    an error otherwise (as in DTensor). The region's arguments are the local
+    shard types of `in_specs`; it yields one local shard per result, and the
+    result types give the output placements (no communication, as DTensor
+    wraps the outputs with `out_placements`).
+
+    ```mlir
+    %r = dtensor.local_map %x, %w on %m : !dtensor.device_mesh<@mesh> in_specs = [
+        #dtensor.spec<@mesh, [S(0), R]>, #dtensor.spec<@mesh, [R, R]>]
+        redistribute_inputs {
+    ^bb0(%lx: tensor<?x8xf32>, %lw: tensor<8x8xf32>):
+      ...
+      dtensor.yield %o : tensor<?x8xf32>
+    } : (tensor<9x8xf32, #dtensor.spec<@mesh, [S(0), R]>>,
+         tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>)
+      -> tensor<9x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+    ```
+  }];
+  let arguments = (ins Variadic<DTensor_DistTensor>:$inputs,
+                       DTensor_AnyDeviceMesh:$mesh,
+                       TypedArrayAttrBase<DTensor_SpecAttr, "spec array">:$in_specs,
+                       UnitAttr:$redistribute_inputs);
+  let results = (outs Variadic<DTensor_DistTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $inputs `on` $mesh `:` qualified(type($mesh)) `in_specs` `=` $in_specs
+    (`redistribute_inputs` $redistribute_inputs^)? $body attr-dict `:`
+    functional-type($inputs, $results)
+  }];
+  let hasVerifier = 1;
+}
+
+def DTensor_YieldOp : DTensor_Op<"yield", [Pure, Terminator,
+    HasParent<"::mlir::dtensor::LocalMapOp">]> {
+  let summary = "Yields the local shards of a local_map's results";
+  let description = [{
+    Terminates a `dtensor.local_map` body with one local shard per result.
+  }];
+  let arguments = (ins Variadic<AnyType>:$values);
+  let assemblyFormat = "($values^ `:` type($values))? attr-dict";
+  let builders = [OpBuilder<(ins), [{ /* no values */ }]>];
+}
+
 #endif // DTENSOR_DIALECT_DTENSOR_IR_DTENSOROPS_TD
