@@ -5,7 +5,9 @@
 #  2. explain one redistribution plan (dtensor-plan redistribute);
 #  3. compile a redistribution program into the local view and run it on 8
 #     simulated ranks, checking every rank against the global program and
-#     printing the collectives that ran (dtensor-run --verify --report).
+#     printing the collectives that ran (dtensor-run --verify --report);
+#  4. compile a Megatron MLP with --dtensor-compile (propagation, partitioning)
+#     and check it the same way: one all_reduce.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${DTENSOR_BUILD_DIR:-$root/build}"
@@ -25,3 +27,7 @@ echo "== dtensor-plan redistribute --mesh 2x4 --shape 13x32 --from '[S(0), S(1)]
 echo
 echo "== dtensor-run redistribute_2x4.mlir --verify --report"
 "$build/bin/dtensor-run" "$root/examples/redistribute_2x4.mlir" --verify --report
+echo
+echo "== dtensor-run compile/megatron_mlp.mlir --verify --pipeline dtensor-compile --report"
+"$build/bin/dtensor-run" "$root/examples/compile/megatron_mlp.mlir" --verify \
+  --pipeline dtensor-compile --report
