@@ -75,3 +75,22 @@ func.func @partial_sum_then_add(%m: !dtensor.device_mesh<@mesh>,
   %d = dtensor.distribute_tensor %sum, %m : tensor<8xf32>, !dtensor.device_mesh<@mesh> -> tensor<8xf32, #dtensor.spec<@mesh, [R, R]>>
   return %d : tensor<8xf32, #dtensor.spec<@mesh, [R, R]>>
 }
+
+// A residual block: y = x + tanh(x W1) W2, with the activation written as
+// element-wise math on tensors and the residual add as linalg.map. The
+// row-parallel partial sums are reduced once, before the add.
+func.func @residual(%m: !dtensor.device_mesh<@mesh>,
+    %x: tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>,
+    %w1: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>,
+    %w2: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>)
+    -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %t = math.tanh %h : tensor<4x8xf32>
+  %y = linalg.matmul ins(%t, %w2 : tensor<4x8xf32>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.map { arith.addf } ins(%y, %x : tensor<4x8xf32>, tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>) outs(%e : tensor<4x8xf32>)
+  %rd = dtensor.distribute_tensor %r, %m : tensor<4x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %rd : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}

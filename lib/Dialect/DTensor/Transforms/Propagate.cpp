@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -138,14 +139,117 @@ struct DTensorPropagatePass
     for (BlockArgument arg : fn.getArguments())
       if (llvm::isa<DeviceMeshType>(arg.getType()))
         mesh = arg;
-    SmallVector<linalg::LinalgOp> ops;
+    SmallVector<Operation *> ops;
     for (Operation &op : fn.getBody().front())
-      if (auto l = llvm::dyn_cast<linalg::LinalgOp>(op))
-        ops.push_back(l);
-    for (linalg::LinalgOp op : ops)
-      if (failed(propagate(op, mesh)))
+      if (llvm::isa<linalg::LinalgOp>(op) || isElementwise(&op))
+        ops.push_back(&op);
+    for (Operation *op : ops) {
+      LogicalResult result =
+          llvm::isa<linalg::LinalgOp>(op)
+              ? propagate(llvm::cast<linalg::LinalgOp>(op), mesh)
+              : propagateElementwise(op, mesh);
+      if (failed(result))
         failedAny = true;
+    }
     fixReturns(fn, mesh);
+  }
+
+  /// Element-wise arith/math on tensors: every operand and the result have
+  /// one type, so one spec.
+  static bool isElementwise(Operation *op) {
+    return llvm::isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+           op->hasTrait<OpTrait::SameOperandsAndResultType>() &&
+           op->getNumResults() == 1 &&
+           llvm::isa<RankedTensorType>(op->getResult(0).getType());
+  }
+
+  /// The spec of an element-wise op: one of its distributed operands' specs
+  /// (or all-R), chosen like a linalg op's: no move first, then cost. A
+  /// Partial spec is kept only by add/sub, and only when every operand is
+  /// that Partial.
+  LogicalResult propagateElementwise(Operation *op, Value mesh) {
+    auto type = llvm::cast<RankedTensorType>(op->getResult(0).getType());
+    SpecAttr like;
+    for (Value v : op->getOperands())
+      if (SpecAttr s = getSpec(v.getType())) {
+        if (like && s.getView() != like.getView())
+          return op->emitOpError()
+                 << "has distributed operands on different meshes or views";
+        like = s;
+      }
+    if (!like || getSpec(type))
+      return success();
+    if (!mesh || llvm::cast<DeviceMeshType>(mesh.getType()).getView() !=
+                     like.getView())
+      return op->emitOpError()
+             << "computes on values distributed over " << like.getMesh()
+             << "; its function needs that mesh's handle as an argument";
+    if (!type.hasStaticShape())
+      return op->emitOpError() << "needs static shapes to be propagated";
+    FailureOr<ResolvedMeshView> view = resolveMeshView(
+        op, like.getView(), *symbolTables, [&]() { return op->emitOpError(); });
+    if (failed(view))
+      return failure();
+    int64_t rank = type.getRank();
+    std::vector<Placements> candidates{
+        Placements(view->shape.size(), Placement::replicate())};
+    for (Value v : op->getOperands())
+      if (SpecAttr s = getSpec(v.getType()))
+        candidates.push_back(dropDefaultOrders(s.getNormalizedPlacements(rank)));
+    bool linear = llvm::isa<arith::AddFOp, arith::SubFOp>(op);
+    std::optional<Placements> target = targetOf(op->getResult(0),
+                                                view->shape.size());
+    std::optional<std::tuple<bool, double, int64_t>> bestKey;
+    Placements best;
+    for (const Placements &c : candidates) {
+      bool partial = llvm::any_of(c, [](const Placement &p) { return p.isPartial(); });
+      if (partial && (!linear || llvm::any_of(c, [](const Placement &p) {
+                        return p.isPartial() && !isLinear(p.reduce);
+                      })))
+        continue;
+      double cost = 0;
+      int64_t moves = 0;
+      bool ok = true;
+      for (Value v : op->getOperands()) {
+        SpecAttr s = getSpec(v.getType());
+        if (!s) {
+          ok &= !partial; // a plain operand is replicated, never a term
+          moves += llvm::any_of(c, [](const Placement &p) { return !p.isReplicate(); });
+          continue;
+        }
+        Placements have = dropDefaultOrders(s.getNormalizedPlacements(rank));
+        if (have != c) {
+          ++moves;
+          cost += priceOf(*view, llvm::cast<RankedTensorType>(v.getType()), have, c);
+        }
+      }
+      if (!ok)
+        continue;
+      if (target)
+        cost += priceOf(*view, type, c, *target);
+      auto key = std::make_tuple(moves > 0, cost, moves);
+      if (!std::isfinite(cost) || (bestKey && !(key < *bestKey)))
+        continue;
+      bestKey = key;
+      best = c;
+    }
+    if (!bestKey)
+      return op->emitOpError() << "has no exact spec for its distributed "
+                                  "operands; redistribute them first";
+    RankedTensorType want = withSpec(plain(type), like, best);
+    OpBuilder b(op);
+    for (OpOperand &use : op->getOpOperands()) {
+      Value v = use.get();
+      if (v.getType() == want)
+        continue;
+      if (getSpec(v.getType()))
+        use.set(RedistributeOp::create(b, op->getLoc(), want, v, mesh));
+      else
+        use.set(DistributeTensorOp::create(b, op->getLoc(), want, v, mesh,
+                                           IntegerAttr()));
+    }
+    op->getResult(0).setType(want);
+    return success();
   }
 
   /// The spec a result is known to end up in: its own annotation, or that
@@ -232,7 +336,7 @@ struct DTensorPropagatePass
       std::vector<Placement> inputs;
       for (unsigned o = 0; o < numInputs; ++o)
         inputs.push_back(current[o][d]);
-      for (int64_t loop = -1; loop < (int64_t)numLoops; ++loop)
+      for (int64_t loop = kReplicateAll; loop < (int64_t)numLoops; ++loop)
         rules[d].push_back(placementsForLoop(op, loop, inputs));
     }
     std::vector<Placements> currentCanonical;
@@ -253,7 +357,7 @@ struct DTensorPropagatePass
         c.loops = choice;
         c.operands.assign(numOperands, Placements(meshRank));
         for (int64_t d = 0; d < meshRank; ++d) {
-          const auto &rule = rules[d][choice[d] + 1];
+          const auto &rule = rules[d][choice[d] - kReplicateAll];
           if (!rule)
             return;
           for (unsigned o = 0; o < numOperands; ++o)
@@ -289,7 +393,7 @@ struct DTensorPropagatePass
         candidates.push_back(std::move(c));
         return;
       }
-      for (int64_t loop = -1; loop < (int64_t)numLoops; ++loop) {
+      for (int64_t loop = kReplicateAll; loop < (int64_t)numLoops; ++loop) {
         choice[m] = loop;
         enumerate(m + 1);
       }
@@ -368,8 +472,9 @@ struct DTensorPropagatePass
                << ": loops [";
           for (size_t m = 0; m < c.loops.size(); ++m)
             diag << (m ? ", " : "")
-                 << (c.loops[m] < 0 ? std::string("-")
-                                    : "d" + std::to_string(c.loops[m]));
+                 << (c.loops[m] == kReplicateAll ? std::string("R")
+                     : c.loops[m] < 0           ? std::string("-")
+                                                : "d" + std::to_string(c.loops[m]));
           diag << "] need operand " << o << " as "
                << formatPlacements(c.operands[o]) << ", it is "
                << formatPlacements(current[o]) << "\n";

@@ -71,6 +71,8 @@ placementsForLoop(linalg::LinalgOp op, int64_t loop,
   unsigned numInputs = op.getNumDpsInputs();
   unsigned numOperands = raw->getNumOperands();
   std::vector<Placement> out(numOperands, Placement::replicate());
+  if (loop == kReplicateAll)
+    return out;
   if (loop < 0) {
     // No loop sharded: Partial inputs must survive the body.
     SmallVector<bool> partial;

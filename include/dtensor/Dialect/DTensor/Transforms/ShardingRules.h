@@ -33,8 +33,13 @@ std::optional<ReduceKind> combinerOf(Block &body, BlockArgument outArg);
 bool keepsPartial(Block &body, ArrayRef<bool> partialInputs,
                   unsigned numInputs);
 
+/// A `loop` argument of placementsForLoop: no loop sharded, and every
+/// operand replicated (Partial inputs reduced first).
+constexpr int64_t kReplicateAll = -2;
+
 /// The placement every operand (inputs then outputs) must have on one mesh
-/// dim when that mesh dim shards loop `loop` of `op` (or no loop, -1), given
+/// dim when that mesh dim shards loop `loop` of `op` (or no loop, -1, with
+/// Partial inputs passed through; or kReplicateAll), given
 /// the inputs' current placements there (for Partial pass-through). Returns
 /// std::nullopt when no exact rule exists: a reduction loop without a
 /// Partial combiner, or Partial inputs the body does not keep.
