@@ -546,6 +546,8 @@ struct DTensorPropagatePass
         }
         if (llvm::isa<DTensorDialect>(op.getDialect()))
           continue; // other DTensor ops take distributed values
+        if (llvm::isa<func::CallOp>(op))
+          continue; // the callee's signature gives the specs
         if (auto expected = llvm::dyn_cast<RankedTensorType>(v.getType());
             expected && !op.hasTrait<OpTrait::SameOperandsAndResultType>()) {
           // An op that does not take distributed values sees the global one.
