@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -609,12 +610,24 @@ void retypeBoundaries(ModuleOp module, const TypeConverter &converter) {
     for (OpResult res : call->getResults())
       res.setType(converter.convertType(res.getType()));
   });
+  // Loops and branches carry distributed values through their results and
+  // block arguments.
+  module.walk([&](Operation *op) {
+    if (!llvm::isa<scf::ForOp, scf::IfOp>(op))
+      return;
+    for (OpResult res : op->getResults())
+      res.setType(converter.convertType(res.getType()));
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          arg.setType(converter.convertType(arg.getType()));
+  });
 }
 
 bool isApiOp(Operation *op) {
   return isa<FromLocalOp, ToLocalOp, DistributeTensorOp, RedistributeOp,
              FullTensorOp, LocalMapOp, YieldOp, func::ReturnOp, func::CallOp,
-             func::FuncOp,
+             func::FuncOp, scf::ForOp, scf::IfOp, scf::YieldOp,
              linalg::LinalgOp, tensor::EmptyOp>(op) ||
          (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
           op->getNumResults() == 1 &&

@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -139,10 +140,15 @@ struct DTensorPropagatePass
     for (BlockArgument arg : fn.getArguments())
       if (llvm::isa<DeviceMeshType>(arg.getType()))
         mesh = arg;
+    // In program order, into scf regions too (linalg bodies excluded).
     SmallVector<Operation *> ops;
-    for (Operation &op : fn.getBody().front())
-      if (llvm::isa<linalg::LinalgOp>(op) || isElementwise(&op))
-        ops.push_back(&op);
+    fn.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (llvm::isa<linalg::LinalgOp>(op) || isElementwise(op)) {
+        ops.push_back(op);
+        return WalkResult::skip();
+      }
+      return WalkResult::advance();
+    });
     for (Operation *op : ops) {
       LogicalResult result =
           llvm::isa<linalg::LinalgOp>(op)
@@ -515,7 +521,14 @@ struct DTensorPropagatePass
   /// type it expects: the function's result spec for returns, the global
   /// tensor (full_tensor) for anything else.
   void fixReturns(func::FuncOp fn, Value mesh) {
-    for (Operation &op : llvm::make_early_inc_range(fn.getBody().front())) {
+    SmallVector<Operation *> all;
+    fn.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
+      all.push_back(op);
+      return llvm::isa<linalg::LinalgOp>(op) ? WalkResult::skip()
+                                              : WalkResult::advance();
+    });
+    for (Operation *opPtr : all) {
+      Operation &op = *opPtr;
       if (llvm::isa<linalg::LinalgOp>(op))
         continue;
       for (OpOperand &use : op.getOpOperands()) {
@@ -546,8 +559,8 @@ struct DTensorPropagatePass
         }
         if (llvm::isa<DTensorDialect>(op.getDialect()))
           continue; // other DTensor ops take distributed values
-        if (llvm::isa<func::CallOp>(op))
-          continue; // the callee's signature gives the specs
+        if (llvm::isa<func::CallOp, scf::YieldOp, scf::ForOp, scf::IfOp>(op))
+          continue; // the callee's signature / the loop's types give the specs
         if (auto expected = llvm::dyn_cast<RankedTensorType>(v.getType());
             expected && !op.hasTrait<OpTrait::SameOperandsAndResultType>()) {
           // An op that does not take distributed values sees the global one.
