@@ -483,7 +483,23 @@ struct DTensorPropagatePass
                                                 : "d" + std::to_string(c.loops[m]));
           diag << "] need operand " << o << " as "
                << formatPlacements(c.operands[o]) << ", it is "
-               << formatPlacements(current[o]) << "\n";
+               << formatPlacements(current[o]);
+          // What the move costs, from the planner.
+          auto type = llvm::cast<RankedTensorType>(v.getType());
+          FailureOr<ResolvedMeshView> view = resolveMeshView(
+              raw, spec.getView(), *symbolTables,
+              [&]() { return raw->emitOpError(); });
+          if (succeeded(view)) {
+            RedistributeRequest req{
+                view->shape, Shape(type.getShape().begin(), type.getShape().end()),
+                (type.getElementTypeBitWidth() + 7) / 8, current[o],
+                c.operands[o]};
+            std::string error;
+            if (std::optional<Plan> plan = planRedistribute(req, cost, error))
+              diag << " (" << plan->numCollectives() << " collective(s), "
+                   << plan->bytesPerRank() << " bytes/rank)";
+          }
+          diag << "\n";
         }
       } else {
         replacement =

@@ -36,8 +36,8 @@ func.func @mlp(%m: !dtensor.device_mesh<@mesh>,
 // CHECK:         %[[Y:.*]] = linalg.matmul ins(%[[X]], %[[W]] : {{.*}}) {{.*}} -> tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>
 // CHECK:         %[[F:.*]] = dtensor.full_tensor %[[Y]]
 // CHECK:         return %[[F]] : tensor<8x8xf32>
-// EXPLAIN: dtensor-propagate: linalg.matmul at {{.*}}dtensor-propagate.mlir{{.*}}: loops [R, R] need operand 0 as [R, R], it is [R, S(1)]
-// EXPLAIN: dtensor-propagate: linalg.matmul at {{.*}}dtensor-propagate.mlir{{.*}}: loops [R, R] need operand 1 as [R, R], it is [S(0), R]
+// EXPLAIN: dtensor-propagate: linalg.matmul at {{.*}}dtensor-propagate.mlir{{.*}}: loops [R, R] need operand 0 as [R, R], it is [R, S(1)] (1 collective(s), 512 bytes/rank)
+// EXPLAIN: dtensor-propagate: linalg.matmul at {{.*}}dtensor-propagate.mlir{{.*}}: loops [R, R] need operand 1 as [R, R], it is [S(0), R] (1 collective(s), 512 bytes/rank)
 func.func @mismatch(%m: !dtensor.device_mesh<@mesh>,
                     %x: tensor<8x16xf32, #dtensor.spec<@mesh, [R, S(1)]>>,
                     %w: tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> tensor<8x8xf32> {
