@@ -95,11 +95,11 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
 }
 
 def DTensorPartitionPass : Pass<"dtensor-partition", "::mlir::ModuleOp"> {
-  let summary = "Rewrites DTensor API programs from the global view into the local view";
+  let summary = "Rewrites annotated global-view programs into the local view";
   let description = [{
-    Turns a global-view program built from `from_local`, `distribute_tensor`,
-    `redistribute`, `to_local` and `full_tensor` into one SPMD program that
-    every rank runs on its own shard:
+    Turns a global-view program whose tensors all carry specs (written by the
+    user or by `dtensor-propagate`) into one SPMD program that every rank
+    runs on its own shard:
 
     - every `tensor<..., #dtensor.spec<...>>` becomes the local shard type:
       static where every rank's shard has the same size, dynamic (`?`) where
@@ -111,10 +111,18 @@ def DTensorPartitionPass : Pass<"dtensor-partition", "::mlir::ModuleOp"> {
     - `redistribute` and `full_tensor` become the steps the redistribution
       planner chooses: `dtensor.all_gather`, `all_reduce`, `reduce_scatter`,
       `all_to_all`, and local chunking or scaling, with uneven shards padded
-      to the largest piece around each collective and sliced back after.
+      to the largest piece around each collective and sliced back after;
+    - `local_map` redistributes its inputs to its in_specs and inlines its
+      region on the local shards;
+    - linalg ops, `tensor.empty` and element-wise arith/math keep their form
+      on local shards, after a check that their operands' specs describe one
+      distribution of their loops (a sharded reduction gives a Partial, and
+      Partials pass only through linear bodies); `linalg.index` of a sharded
+      loop is shifted by this rank's offset; `scf.for`/`scf.if` carry local
+      types.
 
-    Ops other than these on distributed values are reported at the op (run
-    propagation and partitioning of compute ops first; see the pipeline).
+    Anything else on distributed values, and any spec the local computation
+    could not honour exactly, is reported at the op.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
