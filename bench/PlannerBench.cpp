@@ -23,27 +23,6 @@
 
 using namespace mlir::dtensor;
 
-static std::vector<Placements> specs(int64_t meshRank, int64_t rank) {
-  std::vector<Placement> choices{Placement::replicate(),
-                                 Placement::partial(ReduceKind::Sum)};
-  for (int64_t d = 0; d < rank; ++d)
-    choices.push_back(Placement::shard(d));
-  std::vector<Placements> out;
-  Placements cur(meshRank);
-  std::function<void(int64_t)> rec = [&](int64_t m) {
-    if (m == meshRank) {
-      out.push_back(cur);
-      return;
-    }
-    for (const Placement &p : choices) {
-      cur[m] = p;
-      rec(m + 1);
-    }
-  };
-  rec(0);
-  return out;
-}
-
 static std::string join(const Shape &s) {
   std::string out;
   for (size_t i = 0; i < s.size(); ++i)
@@ -67,7 +46,8 @@ int main() {
       int64_t pairs = 0, wins = 0, ties = 0, losses = 0;
       int64_t oursC = 0, greedyC = 0, oursB = 0, greedyB = 0;
       double sumUs = 0, maxUs = 0;
-      std::vector<Placements> all = specs(mesh.size(), shape.size());
+      std::vector<Placements> all = enumeratePlacements(
+          mesh.size(), shape.size(), ReduceKind::Sum, /*withOrders=*/false);
       for (const Placements &from : all) {
         for (const Placements &to : all) {
           bool legal = true;

@@ -102,6 +102,18 @@ Chunk chunk(int64_t length, int64_t parts, int64_t index) {
   return {size, start};
 }
 
+Chunk nestedChunk(int64_t length, const Shape &mesh,
+                  const std::vector<int64_t> &meshDims, const Shape &coord) {
+  int64_t size = length, offset = 0;
+  for (int64_t m : meshDims) {
+    Chunk c = chunk(size, mesh[m], coord[m]);
+    offset += c.offset;
+    size = c.size;
+  }
+  // DTensor reports the global size as the offset of an empty shard.
+  return {size, size == 0 ? length : offset};
+}
+
 std::optional<Layout> Layout::create(const Shape &mesh, int64_t rank,
                                      const Placements &placements,
                                      std::string &error) {
@@ -127,15 +139,9 @@ Shard Layout::shardAt(const Shape &global, const Shape &coord) const {
   assert((int64_t)global.size() == tensorRank && "shape rank mismatch");
   Shard shard{global, Shape(global.size(), 0)};
   for (int64_t d = 0; d < tensorRank; ++d) {
-    int64_t size = global[d], offset = 0;
-    for (int64_t m : orders[d]) {
-      Chunk c = chunk(size, meshShape[m], coord[m]);
-      offset += c.offset;
-      size = c.size;
-    }
-    shard.shape[d] = size;
-    // DTensor reports the global size as the offset of an empty shard.
-    shard.offset[d] = size == 0 ? global[d] : offset;
+    Chunk c = nestedChunk(global[d], meshShape, orders[d], coord);
+    shard.shape[d] = c.size;
+    shard.offset[d] = c.offset;
   }
   return shard;
 }

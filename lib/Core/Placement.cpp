@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <map>
 
 namespace mlir {
@@ -356,6 +357,51 @@ std::string transitionError(const Placement &from, const Placement &to) {
     return "cannot redistribute R to P(product): no local op turns a "
            "replicated value into product terms; keep it R";
   return "";
+}
+
+std::vector<Placements> enumeratePlacements(int64_t meshRank, int64_t rank,
+                                            ReduceKind partial,
+                                            bool withOrders) {
+  std::vector<Placement> choices{Placement::replicate(),
+                                 Placement::partial(partial)};
+  for (int64_t d = 0; d < rank; ++d)
+    choices.push_back(Placement::shard(d));
+  std::vector<Placements> out;
+  Placements cur(meshRank);
+  std::function<void(int64_t)> rec = [&](int64_t m) {
+    if (m == meshRank) {
+      // every order of each tensor dim's mesh dims
+      std::vector<std::vector<int64_t>> byDim(rank);
+      for (int64_t i = 0; i < meshRank; ++i)
+        if (cur[i].isShard())
+          byDim[cur[i].dim].push_back(i);
+      std::function<void(int64_t, Placements)> orders = [&](int64_t d,
+                                                            Placements ps) {
+        if (d == rank) {
+          out.push_back(dropDefaultOrders(ps));
+          return;
+        }
+        std::vector<int64_t> perm = byDim[d];
+        std::sort(perm.begin(), perm.end());
+        do {
+          Placements q = ps;
+          for (size_t k = 0; k < perm.size(); ++k)
+            q[perm[k]].order = perm.size() > 1 ? (int64_t)k : -1;
+          orders(d + 1, q);
+          if (!withOrders)
+            break;
+        } while (std::next_permutation(perm.begin(), perm.end()));
+      };
+      orders(0, cur);
+      return;
+    }
+    for (const Placement &p : choices) {
+      cur[m] = p;
+      rec(m + 1);
+    }
+  };
+  rec(0);
+  return out;
 }
 
 } // namespace dtensor

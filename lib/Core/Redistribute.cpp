@@ -155,6 +155,16 @@ struct State {
                             [&](int64_t m) { return mesh[m] > 1; });
   }
 
+  /// This state with mesh dim `m` (now R) sharding tensor dim `d`, applied
+  /// innermost.
+  State withShard(int64_t m, int64_t d, const Shape &mesh) const {
+    State t = *this;
+    t.kinds[m] = Placement::shard(d);
+    t.order[d].push_back(m);
+    t.canonicalize(mesh);
+    return t;
+  }
+
   /// Whether `m` can be unsharded or moved: it is the innermost mesh dim of
   /// its tensor dim that splits anything (size-1 dims move freely).
   bool isInnermost(const Shape &mesh, int64_t m) const {
@@ -309,10 +319,7 @@ public:
         for (int64_t e = 0; e < rank; ++e) {
           if (e == d)
             continue;
-          State t = r;
-          t.kinds[m] = Placement::shard(e);
-          t.order[e].push_back(m);
-          t.canonicalize(req.mesh);
+          State t = r.withShard(m, e, req.mesh);
           out.emplace_back(
               make(StepKind::AllToAll, {m}, d, e, ReduceKind::Sum, s, t), t);
         }
@@ -322,19 +329,13 @@ public:
         out.emplace_back(
             make(StepKind::AllReduce, {m}, -1, -1, p.reduce, s, r), r);
         for (int64_t d = 0; d < rank; ++d) {
-          State t = r;
-          t.kinds[m] = Placement::shard(d);
-          t.order[d].push_back(m);
-          t.canonicalize(req.mesh);
+          State t = r.withShard(m, d, req.mesh);
           out.emplace_back(
               make(StepKind::ReduceScatter, {m}, -1, d, p.reduce, s, t), t);
         }
       } else {
         for (int64_t d = 0; d < rank; ++d) {
-          State t = s;
-          t.kinds[m] = Placement::shard(d);
-          t.order[d].push_back(m);
-          t.canonicalize(req.mesh);
+          State t = s.withShard(m, d, req.mesh);
           out.emplace_back(
               make(StepKind::LocalChunk, {m}, -1, d, ReduceKind::Sum, s, t), t);
         }

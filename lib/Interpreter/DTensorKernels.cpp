@@ -427,18 +427,6 @@ void registerCollectives(Kernels &k) {
   };
 }
 
-/// This rank's chunk of `size` over the mesh dims, nested in order.
-std::pair<int64_t, int64_t> nestedChunk(Interpreter &I, ArrayRef<int64_t> dims,
-                                        int64_t size, const Shape &coord) {
-  int64_t offset = 0;
-  for (int64_t m : dims) {
-    Chunk c = chunk(size, I.mesh()[m], coord[m]);
-    offset += c.offset;
-    size = c.size;
-  }
-  return {offset, size};
-}
-
 void registerQueries(Kernels &k) {
   auto query = [](Interpreter &I, Operation *op,
                   llvm::function_ref<int64_t(const Shape &)> fn) {
@@ -462,14 +450,15 @@ void registerQueries(Kernels &k) {
   k["dtensor.shard_size"] = [query](Interpreter &I, Operation *op) -> LogicalResult {
     auto q = llvm::cast<ShardSizeOp>(op);
     return query(I, op, [&](const Shape &coord) {
-      return nestedChunk(I, q.getMeshDims(), q.getSize(), coord).second;
+      std::vector<int64_t> dims(q.getMeshDims().begin(), q.getMeshDims().end());
+      return nestedChunk(q.getSize(), I.mesh(), dims, coord).size;
     });
   };
   k["dtensor.shard_offset"] = [query](Interpreter &I, Operation *op) -> LogicalResult {
     auto q = llvm::cast<ShardOffsetOp>(op);
     return query(I, op, [&](const Shape &coord) {
-      auto [offset, size] = nestedChunk(I, q.getMeshDims(), q.getSize(), coord);
-      return size == 0 ? int64_t(q.getSize()) : offset;
+      std::vector<int64_t> dims(q.getMeshDims().begin(), q.getMeshDims().end());
+      return nestedChunk(q.getSize(), I.mesh(), dims, coord).offset;
     });
   };
 }

@@ -1005,3 +1005,25 @@ TEST(LayoutDistinctSizes, EnumeratesOnlyShardingMeshDims) {
 }
 
 } // namespace
+
+namespace {
+TEST(NestedChunk, AppliesMeshDimsInOrder) {
+  using namespace mlir::dtensor;
+  // 9 rows over mesh dims 0 then 1 of a 2x2 mesh: (1, 0) holds rows 5..6.
+  Chunk c = nestedChunk(9, {2, 2}, {0, 1}, {1, 0});
+  EXPECT_EQ(c.size, 2);
+  EXPECT_EQ(c.offset, 5);
+  // Mesh dim 1 first: (1, 0) holds chunk 1 of chunk 0 = rows 3..4.
+  c = nestedChunk(9, {2, 2}, {1, 0}, {1, 0});
+  EXPECT_EQ(c.size, 2);
+  EXPECT_EQ(c.offset, 3);
+  // An empty piece reports the full length.
+  c = nestedChunk(3, {2, 4}, {0, 1}, {0, 3});
+  EXPECT_EQ(c.size, 0);
+  EXPECT_EQ(c.offset, 3);
+  // No mesh dims: the whole dim.
+  c = nestedChunk(7, {2}, {}, {1});
+  EXPECT_EQ(c.size, 7);
+  EXPECT_EQ(c.offset, 0);
+}
+} // namespace

@@ -426,3 +426,22 @@ TEST(TransitionErrorTest, Legal) {
 }
 
 } // namespace
+
+namespace {
+TEST(EnumeratePlacements, EverySpecAndOrderOnce) {
+  using namespace mlir::dtensor;
+  // Mesh rank 2, tensor rank 1: each mesh dim R, P(sum) or S(0): 9 specs,
+  // and [S(0), S(0)] in both orders: 10.
+  std::vector<Placements> all = enumeratePlacements(2, 1, ReduceKind::Sum);
+  EXPECT_EQ(all.size(), 10u);
+  std::vector<std::string> text;
+  for (const Placements &ps : all)
+    text.push_back(formatPlacements(ps));
+  EXPECT_EQ(std::count(text.begin(), text.end(), "[S(0), S(0)]"), 1);
+  EXPECT_EQ(std::count(text.begin(), text.end(), "[S(0)[1], S(0)[0]]"), 1);
+  EXPECT_EQ(std::count(text.begin(), text.end(), "[P(sum), R]"), 1);
+  // Without orders, one spelling per placement assignment.
+  EXPECT_EQ(enumeratePlacements(2, 1, ReduceKind::Max, false).size(), 9u);
+  EXPECT_EQ(enumeratePlacements(3, 2, ReduceKind::Sum, false).size(), 64u);
+}
+} // namespace

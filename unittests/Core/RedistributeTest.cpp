@@ -342,52 +342,6 @@ void checkPlanComputes(const RedistributeRequest &req, const Plan &plan,
 // Enumerating specs
 //===----------------------------------------------------------------------===//
 
-/// Every spec of a rank-`rank` tensor on a `meshRank`-dim mesh with Partial
-/// kind `partial`, with every shard order.
-std::vector<Placements> allSpecs(int64_t meshRank, int64_t rank,
-                                 ReduceKind partial, bool withOrders = true) {
-  std::vector<Placement> choices{Placement::replicate(),
-                                 Placement::partial(partial)};
-  for (int64_t d = 0; d < rank; ++d)
-    choices.push_back(Placement::shard(d));
-  std::vector<Placements> out;
-  Placements cur(meshRank);
-  std::function<void(int64_t)> rec = [&](int64_t m) {
-    if (m == meshRank) {
-      // every order of each tensor dim's mesh dims
-      std::vector<std::vector<int64_t>> byDim(rank);
-      for (int64_t i = 0; i < meshRank; ++i)
-        if (cur[i].isShard())
-          byDim[cur[i].dim].push_back(i);
-      std::function<void(int64_t, Placements)> orders = [&](int64_t d,
-                                                            Placements ps) {
-        if (d == rank) {
-          out.push_back(dropDefaultOrders(ps));
-          return;
-        }
-        std::vector<int64_t> perm = byDim[d];
-        std::sort(perm.begin(), perm.end());
-        do {
-          Placements q = ps;
-          for (size_t k = 0; k < perm.size(); ++k)
-            q[perm[k]].order = perm.size() > 1 ? (int64_t)k : -1;
-          orders(d + 1, q);
-          if (!withOrders)
-            break;
-        } while (std::next_permutation(perm.begin(), perm.end()));
-      };
-      orders(0, cur);
-      return;
-    }
-    for (const Placement &p : choices) {
-      cur[m] = p;
-      rec(m + 1);
-    }
-  };
-  rec(0);
-  return out;
-}
-
 bool legalPair(const Placements &from, const Placements &to) {
   for (size_t m = 0; m < from.size(); ++m)
     if (!transitionError(from[m], to[m]).empty())
@@ -584,7 +538,7 @@ void sweep(const Sweep &sw) {
                                ReduceKind::Max, ReduceKind::Min,
                                ReduceKind::Product}) {
       std::vector<Placements> specs =
-          allSpecs(sw.mesh.size(), shape.size(), partial, sw.withOrders);
+          enumeratePlacements(sw.mesh.size(), shape.size(), partial, sw.withOrders);
       for (const Placements &from : specs) {
         for (const Placements &to : specs) {
           if (!legalPair(from, to))
@@ -685,7 +639,7 @@ TEST(PlannerMinimality, MatchesBruteForceOnSmallMeshes) {
   for (Shape mesh : {Shape{2}, Shape{3}, Shape{2, 2}}) {
     for (Shape shape : {Shape{4, 6}, Shape{5, 3}}) {
       std::vector<Placements> specs =
-          allSpecs(mesh.size(), shape.size(), ReduceKind::Sum);
+          enumeratePlacements(mesh.size(), shape.size(), ReduceKind::Sum);
       for (const Placements &from : specs)
         for (const Placements &to : specs) {
           if (!legalPair(from, to))

@@ -72,6 +72,13 @@ struct Chunk {
 /// piece holds ceil(length / parts) except at the tail.
 Chunk chunk(int64_t length, int64_t parts, int64_t index);
 
+/// The piece of a dim of `length` held at mesh coordinate `coord` when mesh
+/// dims `meshDims` split it in that order (each re-chunking the current
+/// piece). Its offset is global; an empty piece reports `length`, as DTensor
+/// does.
+Chunk nestedChunk(int64_t length, const Shape &mesh,
+                  const std::vector<int64_t> &meshDims, const Shape &coord);
+
 //===----------------------------------------------------------------------===//
 // Layouts
 //===----------------------------------------------------------------------===//

@@ -123,6 +123,14 @@ Placements normalizePlacements(const Placements &ps, int64_t rank);
 /// Requires normalized, verified placements.
 std::vector<int64_t> shardOrder(const Placements &ps, int64_t dim);
 
+/// Every spec of a rank-`rank` tensor on a `meshRank`-dim mesh: each mesh
+/// dim R, P(partial) or S(d), and with `withOrders` every shard order of the
+/// mesh dims sharding one tensor dim (default orders canonical). For tests
+/// and benchmarks that sweep all placements.
+std::vector<Placements> enumeratePlacements(int64_t meshRank, int64_t rank,
+                                            ReduceKind partial,
+                                            bool withOrders = true);
+
 /// Why the one-mesh-dim transition `from -> to` is illegal (S -> P,
 /// P(x) -> P(y), R -> P(product)), or an empty string when it is legal.
 std::string transitionError(const Placement &from, const Placement &to);
