@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Compile time of sharding propagation + partitioning, side by side with
 # upstream MLIR's shard dialect on the same programs (bench/gen_layers.py):
-#   ours:     dtensor-opt --dtensor-propagate --dtensor-partition
+#   ours:     dtensor-opt --dtensor-propagate --dtensor-insert-redistribute --dtensor-partition --dtensor-lower-redistribute
 #   upstream: mlir-opt --pass-pipeline='builtin.module(func.func(sharding-propagation,shard-partition))'
 # Both with -o /dev/null and --verify-each=0 (so verification, which both do
 # the same way, does not dominate). Reports the two passes' time
@@ -28,7 +28,7 @@ for n in "${sizes[@]}"; do
     python3 "$root/bench/gen_layers.py" dtensor "$v" "$n" > "$tmp/d.mlir"
     python3 "$root/bench/gen_layers.py" shard "$v" "$n" > "$tmp/s.mlir"
     /usr/bin/time -f "%e %M" -o "$tmp/dt" "$build/bin/dtensor-opt" "$tmp/d.mlir" \
-      --dtensor-propagate --dtensor-partition -o /dev/null --verify-each=0 \
+      --dtensor-propagate --dtensor-insert-redistribute --dtensor-partition --dtensor-lower-redistribute -o /dev/null --verify-each=0 \
       --mlir-timing 2> "$tmp/dtiming"
     /usr/bin/time -f "%e %M" -o "$tmp/ut" /usr/lib/llvm-22/bin/mlir-opt "$tmp/s.mlir" \
       --pass-pipeline='builtin.module(func.func(sharding-propagation,shard-partition))' \

@@ -15,6 +15,7 @@
 
 #include "dtensor/Dialect/DTensor/IR/DTensor.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
+#include "dtensor/Interfaces/ShardingRuleOpInterface.h"
 #include "dtensor/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -30,11 +31,12 @@ namespace mlir {
 namespace dtensor {
 
 /// Our dialect and the upstream ones programs use: func, arith, math, tensor,
-/// linalg, scf.
+/// linalg, scf, with the sharding rules of their ops.
 inline void registerAllDialects(DialectRegistry &registry) {
   registry.insert<DTensorDialect, func::FuncDialect, arith::ArithDialect,
                   math::MathDialect, tensor::TensorDialect,
                   linalg::LinalgDialect, scf::SCFDialect>();
+  registerShardingRuleModels(registry);
 }
 
 /// Our passes plus the generic upstream cleanups used in pipelines.

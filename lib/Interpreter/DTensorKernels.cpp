@@ -544,6 +544,21 @@ void registerApi(Kernels &k) {
     bindDist(I, re.getResult(), d.global, getSpec(re.getType()), *layout);
     return success();
   };
+  k["dtensor.hint"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    // The logical value of the source, in the hinted spec.
+    auto hint = llvm::cast<HintOp>(op);
+    FailureOr<Layout> layout = I.layoutOf(hint.getType(), op);
+    if (failed(layout))
+      return failure();
+    const MValue &src = I.lookup(hint.getSource());
+    if (!src.uniform)
+      return op->emitOpError() << "hints a value that differs across ranks";
+    const RValue &v = src.on(0);
+    Tensor global = v.kind == RValue::Kind::Dist ? v.dist->global : v.tensor;
+    bindDist(I, hint.getResult(), std::move(global), getSpec(hint.getType()),
+             *layout);
+    return success();
+  };
   k["dtensor.full_tensor"] = [](Interpreter &I, Operation *op) -> LogicalResult {
     const DistTensor &d = *I.lookup(op->getOperand(0)).on(0).dist;
     I.bind(op->getResult(0), MValue::same(RValue::ofTensor(d.global)));

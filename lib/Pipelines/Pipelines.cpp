@@ -21,9 +21,11 @@ void mlir::dtensor::buildCompilePipeline(OpPassManager &pm,
   propagate.devicesPerHost = options.devicesPerHost;
   propagate.explain = options.explain;
   pm.addPass(createDTensorPropagatePass(propagate));
-  DTensorPartitionPassOptions partition;
-  partition.devicesPerHost = options.devicesPerHost;
-  pm.addPass(createDTensorPartitionPass(partition));
+  pm.addPass(createDTensorInsertRedistributePass());
+  pm.addPass(createDTensorPartitionPass());
+  DTensorLowerRedistributePassOptions lower;
+  lower.devicesPerHost = options.devicesPerHost;
+  pm.addPass(createDTensorLowerRedistributePass(lower));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -32,7 +34,8 @@ void mlir::dtensor::registerCompilePipeline() {
   PassPipelineRegistration<CompileOptions>(
       "dtensor-compile",
       "Compile a global-view DTensor program into one SPMD program per rank: "
-      "normalize specs, verify, propagate shardings, partition into the "
-      "local view with planned collectives, clean up",
+      "normalize specs, verify, propagate shardings, insert redistributes, "
+      "partition into the local view, lower redistributes to planned "
+      "collectives, clean up",
       buildCompilePipeline);
 }

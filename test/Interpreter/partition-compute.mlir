@@ -1,6 +1,6 @@
 // RUN: dtensor-run %s --all-entries --verify --quiet | FileCheck %s
 // Annotated global programs with compute ops, partitioned by
-// --dtensor-partition and checked on every rank against the global program.
+// --dtensor-partition --dtensor-lower-redistribute and checked on every rank against the global program.
 
 // CHECK: verified 5 of 5 function(s)
 
@@ -108,7 +108,7 @@ func.func @dp_tp(%m: !dtensor.device_mesh<@mesh>,
 }
 
 // The collectives each function compiles to (static report).
-// RUN: dtensor-opt %s --dtensor-partition --canonicalize --dtensor-comm-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+// RUN: dtensor-opt %s --dtensor-partition --dtensor-lower-redistribute --canonicalize --dtensor-comm-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
 // REPORT:      func @mlp: 1 collective, 96 bytes/rank
 // REPORT-NEXT:   all_reduce      1  96 bytes  mesh @mesh dims ["tp"]
 // REPORT-NEXT: func @uneven: no collectives

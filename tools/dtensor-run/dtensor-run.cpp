@@ -62,8 +62,10 @@ static cl::opt<bool> verify(
 static cl::opt<std::string> pipeline(
     "pipeline",
     cl::desc("Passes that compile the program for --verify (default: "
-             "dtensor-normalize-specs,dtensor-partition,canonicalize,cse)"),
-    cl::init("dtensor-normalize-specs,dtensor-partition,canonicalize,cse"));
+             "dtensor-normalize-specs,dtensor-partition,"
+             "dtensor-lower-redistribute,canonicalize,cse)"),
+    cl::init("dtensor-normalize-specs,dtensor-partition,"
+             "dtensor-lower-redistribute,canonicalize,cse"));
 static cl::opt<bool> report("report",
                             cl::desc("Print the collectives that ran"));
 static cl::opt<bool> reportJson(
@@ -620,6 +622,19 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1;
+  // A program after dtensor-partition still has its redistributes as
+  // dtensor.reshard: they run as the collectives they lower to.
+  auto lowerReshards = [&](ModuleOp m) -> bool {
+    bool any = false;
+    m.walk([&](ReshardOp) { any = true; });
+    if (!any)
+      return true;
+    PassManager pm(&context);
+    pm.addPass(createDTensorLowerRedistributePass());
+    return succeeded(pm.run(m));
+  };
+  if (!lowerReshards(*module))
+    return fail("lowering the program's dtensor.reshard ops failed");
   // The compiled program: given, or compiled once from the original.
   OwningOpRef<ModuleOp> compiled;
   if (verify) {
@@ -635,6 +650,8 @@ int main(int argc, char **argv) {
       if (failed(pm.run(*compiled)))
         return fail("compiling with '" + pipeline + "' failed");
     }
+    if (!lowerReshards(*compiled))
+      return fail("lowering the compiled program's dtensor.reshard ops failed");
     if (printCompiled)
       compiled->print(llvm::outs());
   }

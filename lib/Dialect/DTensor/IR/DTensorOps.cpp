@@ -470,3 +470,92 @@ LogicalResult LocalMapOp::verifySymbolUses(SymbolTableCollection &symbols) {
   }
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// HintOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult HintOp::verify() {
+  RankedTensorType source = getSource().getType(), result = getType();
+  if (source.getShape() != result.getShape() ||
+      source.getElementType() != result.getElementType())
+    return emitOpError() << "changes the tensor (" << source << " -> " << result
+                         << "); a hint keeps the shape and element type";
+  SpecAttr to = getSpec(result);
+  if (failed(verifySameView(*this, to, getMesh().getType())))
+    return failure();
+  SpecAttr from = getSpec(source);
+  if (!from) {
+    for (const Placement &p : to.getPlacements())
+      if (p.isPartial())
+        return emitOpError() << "hints a Partial spec " << to
+                             << " for a plain value, which no rank holds a "
+                                "term of; hint R and redistribute";
+    return success();
+  }
+  if (failed(verifySameView(*this, from, getMesh().getType())))
+    return failure();
+  Placements fromPs = from.getNormalizedPlacements(source.getRank());
+  Placements toPs = to.getNormalizedPlacements(result.getRank());
+  for (size_t m = 0; m < fromPs.size() && m < toPs.size(); ++m) {
+    std::string error = transitionError(fromPs[m], toPs[m]);
+    if (!error.empty())
+      return emitOpError() << "on mesh dim " << m << ": " << error;
+  }
+  return success();
+}
+
+LogicalResult HintOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  RankedTensorType result = getType();
+  if (SpecAttr from = getSpec(getSource().getType()))
+    if (failed(verifySpecForMesh(*this, from, result.getRank(), symbols,
+                                 errorAt(*this))))
+      return failure();
+  return verifySpecForMesh(*this, getSpec(result), result.getRank(), symbols,
+                           errorAt(*this));
+}
+
+//===----------------------------------------------------------------------===//
+// ReshardOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ReshardOp::verify() {
+  auto from = llvm::cast<RankedTensorType>(getFrom());
+  SpecAttr to = getTo();
+  if (failed(verifySameView(*this, getSpec(from), getMesh().getType())) ||
+      failed(verifySameView(*this, to, getMesh().getType())))
+    return failure();
+  if (getSource().getType().getRank() != from.getRank() ||
+      getType().getRank() != from.getRank() ||
+      getSource().getType().getElementType() != from.getElementType() ||
+      getType().getElementType() != from.getElementType())
+    return emitOpError() << "local types must be shards of " << from;
+  Placements fromPs = getSpec(from).getNormalizedPlacements(from.getRank());
+  Placements toPs = to.getNormalizedPlacements(from.getRank());
+  if (fromPs.size() != toPs.size())
+    return emitOpError() << "from and to specs have " << fromPs.size()
+                         << " and " << toPs.size() << " placements";
+  for (size_t m = 0; m < fromPs.size(); ++m) {
+    std::string error = transitionError(fromPs[m], toPs[m]);
+    if (!error.empty())
+      return emitOpError() << "on mesh dim " << m << ": " << error;
+  }
+  return success();
+}
+
+LogicalResult ReshardOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  auto from = llvm::cast<RankedTensorType>(getFrom());
+  FailureOr<Layout> source = verifySpecForMesh(
+      *this, getSpec(from), from.getRank(), symbols, errorAt(*this));
+  if (failed(source) ||
+      failed(verifyLocalType(getSource().getType(), from, *source,
+                             errorAt(*this))))
+    return failure();
+  FailureOr<Layout> target = verifySpecForMesh(*this, getTo(), from.getRank(),
+                                               symbols, errorAt(*this));
+  if (failed(target))
+    return failure();
+  RankedTensorType global =
+      RankedTensorType::get(from.getShape(), from.getElementType(), getTo());
+  return verifyLocalType(getType(), global, *target, errorAt(*this));
+}

@@ -14,7 +14,7 @@
 
 #include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
-#include "dtensor/Dialect/DTensor/Transforms/ShardingRules.h"
+#include "dtensor/Interfaces/ShardingRuleOpInterface.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,6 +23,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -181,7 +183,29 @@ struct DistributeTensorLowering : ApiPattern<DistributeTensorOp> {
   }
 };
 
-/// redistribute and full_tensor: the planner's steps.
+/// This rank's shard of `from` (the local value `local`) as its shard of
+/// `to`: a dtensor.reshard for dtensor-lower-redistribute to plan, or
+/// nothing when the layouts are one.
+Value emitReshard(OpBuilder &b, Location loc, Value local, Value mesh,
+                  const DistributedType &from, ArrayRef<Placement> to) {
+  RankedTensorType global = from.global;
+  Placements target(to.begin(), to.end());
+  SpecAttr toSpec =
+      SpecAttr::get(b.getContext(), from.spec.getMesh(), from.spec.getMeshDims(),
+                    from.spec.getFlattened(), target);
+  if (sameState(from.layout.placements(), target, from.view.shape,
+                global.getRank()))
+    return local;
+  std::string error;
+  std::optional<Layout> layout =
+      Layout::create(from.view.shape, global.getRank(), target, error);
+  assert(layout && "redistribute targets are verified");
+  Type localType = getLocalType(global, *layout);
+  return ReshardOp::create(b, loc, localType, local, mesh, TypeAttr::get(global),
+                           toSpec);
+}
+
+/// redistribute and full_tensor: a reshard, planned later.
 template <typename OpTy>
 struct RedistributeLowering : ApiPattern<OpTy> {
   using ApiPattern<OpTy>::ApiPattern;
@@ -190,8 +214,7 @@ struct RedistributeLowering : ApiPattern<OpTy> {
   matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType source = op.getSource().getType();
-    FailureOr<DistributedType> from =
-        this->c.resolve(source, op);
+    FailureOr<DistributedType> from = this->c.resolve(source, op);
     if (failed(from))
       return failure();
     Placements to;
@@ -203,17 +226,9 @@ struct RedistributeLowering : ApiPattern<OpTy> {
       to = getSpec(op.getType()).getNormalizedPlacements(source.getRank());
       resultType = this->getTypeConverter()->convertType(op.getType());
     }
-    FailureOr<Value> v =
-        lowerRedistribute(rewriter, op.getLoc(), adaptor.getSource(),
-                          adaptor.getMesh(), *from, to, this->c.cost,
-                          &this->c.plans);
-    if (failed(v)) {
-      this->c.failed = true;
-      rewriter.replaceOpWithNewOp<UnrealizedConversionCastOp>(
-          op, resultType, adaptor.getSource());
-      return success();
-    }
-    rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), *v, resultType));
+    Value v = emitReshard(rewriter, op.getLoc(), adaptor.getSource(),
+                          adaptor.getMesh(), *from, to);
+    rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), v, resultType));
     return success();
   }
 };
@@ -238,16 +253,8 @@ struct LocalMapLowering : ApiPattern<LocalMapOp> {
         return failure();
       Value v = adaptor.getInputs()[i];
       Placements want = attr.getNormalizedPlacements(global.getRank());
-      if (want != from->layout.placements()) {
-        FailureOr<Value> moved =
-            lowerRedistribute(rewriter, loc, v, adaptor.getMesh(), *from, want,
-                              c.cost, &c.plans);
-        if (failed(moved)) {
-          c.failed = true;
-          return failure();
-        }
-        v = *moved;
-      }
+      if (want != from->layout.placements())
+        v = emitReshard(rewriter, loc, v, adaptor.getMesh(), *from, want);
       locals.push_back(castTo(rewriter, loc, v, body.getArgument(i).getType()));
     }
     auto yield = llvm::cast<YieldOp>(body.getTerminator());
@@ -267,32 +274,45 @@ struct LocalMapLowering : ApiPattern<LocalMapOp> {
 // Compute ops on annotated values
 //===----------------------------------------------------------------------===//
 
-/// How a linalg op's loops are distributed, read off its operands' specs.
-struct LoopSharding {
-  /// Per loop: the view dims sharding it, in the order they apply.
-  std::vector<std::vector<int64_t>> meshDimsOfLoop;
-  /// Per loop: an operand and result position that index it directly (to
-  /// compute the loop's offset), or -1.
+/// How an op's factors are distributed, read off its operands' specs.
+struct FactorSharding {
+  /// Per factor: the view dims sharding it, in the order they apply.
+  std::vector<std::vector<int64_t>> meshDimsOfFactor;
+  /// Per factor: a placed operand (or numOperands() + result) and its dim
+  /// that index it (to compute the factor's offset), or -1.
   std::vector<std::pair<int, int>> witness;
 };
 
-/// Checks that the specs of a linalg op's operands and results describe one
-/// consistent distribution of its loops, and returns it. Emits and fails
+bool sameIgnoringOrder(const Placement &a, const Placement &b) {
+  if (a.kind != b.kind)
+    return false;
+  if (a.isShard())
+    return a.dim == b.dim;
+  if (a.isPartial())
+    return a.reduce == b.reduce;
+  return true;
+}
+
+/// Checks that the specs of an op's operands and results describe one
+/// choice its sharding rule allows, and returns it. Emits and fails
 /// otherwise: a sharding the partitioned op could not compute exactly is a
 /// diagnostic, never a wrong program.
-FailureOr<LoopSharding> analyzeLinalg(linalg::LinalgOp op, Context &c) {
-  Operation *raw = op.getOperation();
-  unsigned numLoops = op.getNumLoops();
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
-  unsigned numInputs = op.getNumDpsInputs();
-  SmallVector<Value> operands(raw->getOperands());
-  std::optional<ResolvedMeshView> view;
+FailureOr<FactorSharding> analyzeRule(Operation *raw, const ShardingRule &rule,
+                                      Context &c) {
+  size_t numPlaced = rule.numOperands(), numResults = rule.numResults();
+  auto valueOf = [&](size_t i) -> Value {
+    return i < numPlaced ? raw->getOperand(rule.operands[i])
+                         : raw->getResult(i - numPlaced);
+  };
+  auto nameOf = [&](size_t i) {
+    return i < numPlaced ? "operand " + std::to_string(rule.operands[i])
+                         : "result " + std::to_string(i - numPlaced);
+  };
   SpecAttr anySpec;
-  std::vector<std::optional<DistributedType>> dist(operands.size());
-  for (auto [o, v] : llvm::enumerate(operands)) {
-    auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
-    if (!type || !getSpec(type))
+  std::vector<std::optional<DistributedType>> dist(numPlaced + numResults);
+  for (size_t i = 0; i < numPlaced + numResults; ++i) {
+    auto type = llvm::cast<RankedTensorType>(valueOf(i).getType());
+    if (!getSpec(type))
       continue;
     FailureOr<DistributedType> t = c.resolve(type, raw);
     if (failed(t))
@@ -301,145 +321,135 @@ FailureOr<LoopSharding> analyzeLinalg(linalg::LinalgOp op, Context &c) {
       return raw->emitOpError()
              << "mixes distributed operands on different meshes or views";
     anySpec = t->spec;
-    dist[o] = *t;
+    dist[i] = *t;
   }
   if (!anySpec)
     return raw->emitOpError() << "has distributed results but no distributed "
                                  "operand to take the mesh from";
-  for (auto [o, v] : llvm::enumerate(operands)) {
-    auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
-    if (type && !dist[o])
+  for (size_t i = 0; i < numPlaced + numResults; ++i)
+    if (!dist[i])
       return raw->emitOpError()
-             << "mixes distributed and plain tensors (operand " << o
+             << "mixes distributed and plain tensors (" << nameOf(i)
              << "); give every tensor operand a spec";
-  }
-  int64_t meshRank = anySpec.getPlacements().size();
-  LoopSharding out;
-  out.meshDimsOfLoop.resize(numLoops);
-  out.witness.assign(numLoops, {-1, -1});
+  const ResolvedMeshView &view = dist[0]->view;
+  int64_t meshRank = view.shape.size();
+  FactorSharding out;
+  out.meshDimsOfFactor.resize(rule.factors.size());
+  out.witness.assign(rule.factors.size(), {-1, -1});
+  std::vector<int64_t> factorOf(meshRank, kNoFactor);
   for (int64_t m = 0; m < meshRank; ++m) {
-    // The loop this mesh dim shards, from every operand that shards.
-    std::optional<unsigned> loop;
-    for (auto [o, t] : llvm::enumerate(dist)) {
-      if (!t)
-        continue;
-      const Placement &p = t->layout.placements()[m];
+    // The factor this mesh dim shards, from every value that shards.
+    std::optional<int64_t> factor;
+    for (size_t i = 0; i < numPlaced + numResults; ++i) {
+      const Placement &p = dist[i]->layout.placements()[m];
       if (!p.isShard())
         continue;
-      auto expr = llvm::dyn_cast<AffineDimExpr>(maps[o].getResult(p.dim));
-      if (!expr)
+      const std::vector<int64_t> &dims =
+          i < numPlaced ? rule.operandDims[i] : rule.resultDims[i - numPlaced];
+      int64_t f = dims[p.dim];
+      if (f < 0)
         return raw->emitOpError()
-               << "operand " << o << " is sharded along dim " << p.dim
-               << ", which its indexing map does not index by one loop";
-      if (loop && *loop != expr.getPosition())
+               << nameOf(i) << " is sharded along dim " << p.dim
+               << ", which no loop of the op indexes alone";
+      if (rule.factors[f].kind == RuleFactor::Kind::Blocked)
         return raw->emitOpError()
-               << "shards two loops (" << *loop << " and "
-               << expr.getPosition() << ") on mesh dim " << m
-               << "; redistribute one operand first";
-      loop = expr.getPosition();
-      out.witness[*loop] = {int(o), int(p.dim)};
-    }
-    // Every operand must agree: shard the loop where it indexes it, and be
-    // Replicate (inputs) or the loop's result kind (outputs) elsewhere.
-    for (auto [o, t] : llvm::enumerate(dist)) {
-      if (!t)
-        continue;
-      const Placement &p = t->layout.placements()[m];
-      std::optional<unsigned> pos;
-      if (loop)
-        pos = maps[o].getResultPosition(getAffineDimExpr(*loop, raw->getContext()));
-      bool isOutput = o >= numInputs;
-      if (loop && pos) {
-        if (!p.isShard(*pos))
-          return raw->emitOpError()
-                 << "operand " << o << " should be S(" << *pos
-                 << ") on mesh dim " << m << " like the other operands "
-                 << "sharding loop " << *loop << ", but is "
-                 << formatPlacement(p);
-        continue;
-      }
-      if (isOutput && loop &&
-          iterators[*loop] == utils::IteratorType::reduction) {
-        std::optional<ReduceKind> kind = combinerOf(
-            *op.getBlock(), op.getBlock()->getArgument(o));
-        if (!kind)
-          return raw->emitOpError()
-                 << "reduces over loop " << *loop << ", sharded on mesh dim "
-                 << m << ", with a combiner that is not sum, product, max or "
-                    "min";
-        if (!p.isPartial() || p.reduce != *kind)
-          return raw->emitOpError()
-                 << "reduces over loop " << *loop << ", sharded on mesh dim "
-                 << m << ": its result must be "
-                 << formatPlacement(Placement::partial(*kind))
-                 << " there, not " << formatPlacement(p);
-        continue;
-      }
-      if (p.isShard())
-        continue; // handled above (its loop is `loop`)
-      if (loop && !isOutput && !p.isReplicate())
+               << nameOf(i) << " is sharded along dim " << p.dim
+               << " on mesh dim " << m << ", but that dim cannot be sharded ("
+               << rule.factors[f].why << "); redistribute it first";
+      if (factor && *factor != f)
         return raw->emitOpError()
-               << "operand " << o << " does not index loop " << *loop
-               << " (sharded on mesh dim " << m
-               << "), so it must be R there, not " << formatPlacement(p);
+               << "shards two loops (" << *factor << " and " << f
+               << ") on mesh dim " << m << "; redistribute one operand first";
+      factor = f;
+      out.witness[f] = {int(i), int(p.dim)};
     }
-    if (loop) {
-      out.meshDimsOfLoop[*loop].push_back(m);
-      continue;
+    std::vector<Placement> here;
+    for (size_t o = 0; o < numPlaced; ++o)
+      here.push_back(dist[o]->layout.placements()[m]);
+    int64_t f = factor ? *factor : kNoFactor;
+    factorOf[m] = f;
+    std::optional<std::vector<Placement>> expected =
+        placementsForFactor(rule, f, here);
+    if (!expected) {
+      if (f >= 0 && rule.factors[f].kind == RuleFactor::Kind::Reduction)
+        return raw->emitOpError()
+               << "reduces over loop " << f << ", sharded on mesh dim " << m
+               << ", with a combiner that is not sum, product, max or min";
+      if (f >= 0)
+        return raw->emitOpError()
+               << "shards loop " << f << " on mesh dim " << m
+               << ", which a result does not index; redistribute first";
+      return raw->emitOpError()
+             << "cannot keep its Partial input Partial on mesh dim " << m
+             << " (only linear ops can: add/sub of Partials, mul/div by a "
+                "replicated value, views and slices): redistribute the input "
+                "to R";
     }
-    // No loop sharded on m: Partial inputs must survive the body, and the
-    // outputs' placement must follow.
-    SmallVector<bool> partialInputs;
-    std::optional<ReduceKind> inputKind;
-    for (unsigned o = 0; o < numInputs; ++o) {
-      bool partial = dist[o] && dist[o]->layout.placements()[m].isPartial();
-      partialInputs.push_back(partial);
-      if (partial) {
-        ReduceKind k = dist[o]->layout.placements()[m].reduce;
-        if (!isLinear(k))
-          return raw->emitOpError() << "takes a " << formatPlacement(Placement::partial(k))
-                                    << " input on mesh dim " << m
-                                    << "; reduce it first (redistribute to R)";
-        inputKind = k;
+    // Inputs, then results, then inits (which follow their results).
+    std::vector<size_t> checkOrder;
+    for (size_t i = 0; i < numPlaced; ++i)
+      if (!rule.isInit(i))
+        checkOrder.push_back(i);
+    for (size_t r = 0; r < numResults; ++r)
+      checkOrder.push_back(numPlaced + r);
+    for (size_t i = 0; i < numPlaced; ++i)
+      if (rule.isInit(i))
+        checkOrder.push_back(i);
+    for (size_t i : checkOrder) {
+      const Placement &have = dist[i]->layout.placements()[m];
+      const Placement &want = (*expected)[i];
+      if (sameIgnoringOrder(have, want))
+        continue;
+      bool isOutput = i >= numPlaced || rule.isInit(i);
+      if (f == kNoFactor && isOutput && have.isPartial() && want.isReplicate() &&
+          rule.makesPartial) {
+        if (have.reduce == ReduceKind::Product)
+          return raw->emitOpError() << "cannot fill a P(product) value";
+        continue; // a fill: each rank fills its share
       }
-    }
-    for (unsigned o = numInputs; o < operands.size(); ++o) {
-      const Placement &p = dist[o]->layout.placements()[m];
-      if (inputKind) {
-        if (!keepsPartial(*op.getBlock(), partialInputs, numInputs) ||
-            !p.isPartial() || p.reduce != *inputKind)
-          return raw->emitOpError()
-                 << "cannot keep its Partial input Partial on mesh dim " << m
-                 << " (only add/sub of two Partials, or mul/div by a "
-                    "replicated value, can): redistribute the input to R";
-      } else if (p.isPartial() && !llvm::isa<linalg::FillOp>(raw)) {
-        // A Partial result from replicated inputs needs every term to be a
-        // share of the value; only fill (scaled) is lowered that way.
+      if (f >= 0 && want.isShard())
+        return raw->emitOpError()
+               << nameOf(i) << " should be " << formatPlacement(want)
+               << " on mesh dim " << m << " like the other operands sharding "
+               << "loop " << f << ", but is " << formatPlacement(have);
+      if (f >= 0 && want.isPartial())
+        return raw->emitOpError()
+               << "reduces over loop " << f << ", sharded on mesh dim " << m
+               << ": its " << nameOf(i) << " must be " << formatPlacement(want)
+               << " there, not " << formatPlacement(have);
+      if (f >= 0)
+        return raw->emitOpError()
+               << nameOf(i) << " does not index loop " << f
+               << " (sharded on mesh dim " << m << "), so it must be "
+               << formatPlacement(want) << " there, not "
+               << formatPlacement(have);
+      if (isOutput && have.isPartial())
         return raw->emitOpError()
                << "makes a Partial result on mesh dim " << m
                << " from replicated inputs; compute it replicated and "
                   "redistribute";
-      } else if (p.isPartial() && p.reduce == ReduceKind::Product) {
-        return raw->emitOpError() << "cannot fill a P(product) value";
-      }
+      return raw->emitOpError()
+             << nameOf(i) << " should be " << formatPlacement(want)
+             << " on mesh dim " << m << ", but is " << formatPlacement(have);
     }
+    if (f >= 0)
+      out.meshDimsOfFactor[f].push_back(m);
   }
-  // A loop sharded by several mesh dims must use one order everywhere.
-  for (auto [o, t] : llvm::enumerate(dist)) {
-    if (!t)
-      continue;
-    for (unsigned k = 0; k < numLoops; ++k) {
-      std::optional<unsigned> pos =
-          maps[o].getResultPosition(getAffineDimExpr(k, raw->getContext()));
+  std::string error;
+  if (!divisibilityHolds(rule, factorOf, view.shape, error))
+    return raw->emitOpError() << "cannot be partitioned exactly: " << error;
+  // A factor sharded by several mesh dims must use one order everywhere.
+  for (size_t i = 0; i < numPlaced + numResults; ++i)
+    for (size_t f = 0; f < rule.factors.size(); ++f) {
+      std::optional<int64_t> pos = rule.dimOf(i, f);
       if (!pos)
         continue;
-      const std::vector<int64_t> &order = t->layout.order(*pos);
-      if (std::vector<int64_t>(order) != out.meshDimsOfLoop[k])
+      if (std::vector<int64_t>(dist[i]->layout.order(*pos)) !=
+          out.meshDimsOfFactor[f])
         return raw->emitOpError()
-               << "operand " << o << " shards loop " << k
+               << nameOf(i) << " shards loop " << f
                << " in another order of mesh dims than the other operands";
     }
-  }
   return out;
 }
 
@@ -455,17 +465,21 @@ Value meshHandleFor(Operation *op, const MeshViewRef &view) {
 
 /// What partitioning does to one compute op, decided while every type is
 /// still global and applied in place afterwards (compute ops keep their
-/// form: only result types change, plus a few index computations).
+/// form: result types change, plus index computations and the static
+/// sizes of slices and reshapes).
 struct ComputePlan {
   Operation *op = nullptr;
   Value mesh;
-  /// linalg.index of a sharded loop: (loop, an operand type indexing it,
-  /// that operand's dim) to compute this rank's offset from.
+  /// linalg.index of a sharded loop: (loop, a type indexing it, that
+  /// type's dim) to compute this rank's offset from.
   SmallVector<std::tuple<unsigned, DistributedType, int64_t>> shifts;
   /// A fill of a Partial(sum) value fills value / fillShare.
   int64_t fillShare = 0;
   /// A tensor.empty whose local sizes differ across ranks.
   std::optional<DistributedType> unevenEmpty;
+  /// A slice or reshape whose sizes are rebuilt from the local type of this
+  /// distributed value (the slice's whole dims, the reshape's result).
+  std::optional<DistributedType> sizesFrom;
 };
 
 /// Checks a compute op on distributed values and plans its partitioning.
@@ -473,22 +487,53 @@ struct ComputePlan {
 FailureOr<ComputePlan> planCompute(Operation *raw, Context &c) {
   ComputePlan plan;
   plan.op = raw;
-  if (auto op = llvm::dyn_cast<linalg::LinalgOp>(raw)) {
-    FailureOr<LoopSharding> sharding = analyzeLinalg(op, c);
-    if (failed(sharding))
+  if (auto empty = llvm::dyn_cast<tensor::EmptyOp>(raw)) {
+    RankedTensorType global = empty.getType();
+    if (!global.hasStaticShape())
+      return raw->emitOpError() << "needs a static global shape to be partitioned";
+    FailureOr<DistributedType> t = c.resolve(global, raw);
+    if (failed(t))
       return failure();
-    SpecAttr spec;
-    for (Value v : raw->getOperands())
-      if ((spec = getSpec(v.getType())))
-        break;
-    plan.mesh = meshHandleFor(raw, spec.getView());
+    if (!getLocalType(global, t->layout).hasStaticShape()) {
+      plan.mesh = meshHandleFor(raw, t->spec.getView());
+      if (!plan.mesh)
+        return raw->emitOpError()
+               << "needs the mesh handle of " << t->spec.getMesh()
+               << " as a function argument for its uneven local sizes";
+      plan.unevenEmpty = *t;
+    }
+    return plan;
+  }
+  auto iface = llvm::dyn_cast<ShardingRuleOpInterface>(raw);
+  std::string reason;
+  FailureOr<ShardingRule> rule =
+      iface ? iface.getShardingRule(reason) : FailureOr<ShardingRule>(failure());
+  if (failed(rule))
+    return raw->emitOpError()
+           << "operates on distributed tensors but has no sharding rule"
+           << (reason.empty() ? "" : ": " + reason);
+  FailureOr<FactorSharding> sharding = analyzeRule(raw, *rule, c);
+  if (failed(sharding))
+    return failure();
+  SpecAttr spec;
+  for (Value v : raw->getOperands())
+    if ((spec = getSpec(v.getType())))
+      break;
+  plan.mesh = meshHandleFor(raw, spec.getView());
+  auto typeOf = [&](int i) {
+    size_t numPlaced = rule->numOperands();
+    Value v = size_t(i) < numPlaced ? raw->getOperand(rule->operands[i])
+                                    : raw->getResult(i - numPlaced);
+    return llvm::cast<RankedTensorType>(v.getType());
+  };
+  bool needsMesh = false;
+  if (auto op = llvm::dyn_cast<linalg::LinalgOp>(raw)) {
     op.getBlock()->walk([&](linalg::IndexOp index) {
       unsigned k = index.getDim();
-      if (sharding->meshDimsOfLoop[k].empty())
+      if (sharding->meshDimsOfFactor[k].empty())
         return;
-      auto [o, pos] = sharding->witness[k];
-      FailureOr<DistributedType> t = c.resolve(
-          llvm::cast<RankedTensorType>(raw->getOperand(o).getType()), raw);
+      auto [i, pos] = sharding->witness[k];
+      FailureOr<DistributedType> t = c.resolve(typeOf(i), raw);
       plan.shifts.push_back({k, *t, pos});
     });
     if (auto fill = llvm::dyn_cast<linalg::FillOp>(raw)) {
@@ -508,54 +553,50 @@ FailureOr<ComputePlan> planCompute(Operation *raw, Context &c) {
         plan.fillShare = n;
       }
     }
-    if ((!plan.shifts.empty() || plan.fillShare) && !plan.mesh)
-      return raw->emitOpError()
-             << "needs the mesh handle of " << spec.getMesh()
-             << " as an argument of its function (for this rank's offsets)";
-    return plan;
+    needsMesh = !plan.shifts.empty() || plan.fillShare;
+  } else if (llvm::isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+                       tensor::ReshapeOp>(raw)) {
+    plan.sizesFrom = *c.resolve(typeOf(rule->numOperands()), raw);
+  } else if (llvm::isa<tensor::InsertSliceOp>(raw)) {
+    plan.sizesFrom = *c.resolve(typeOf(1), raw);
   }
-  if (auto empty = llvm::dyn_cast<tensor::EmptyOp>(raw)) {
-    RankedTensorType global = empty.getType();
-    if (!global.hasStaticShape())
-      return raw->emitOpError() << "needs a static global shape to be partitioned";
-    FailureOr<DistributedType> t = c.resolve(global, raw);
-    if (failed(t))
-      return failure();
-    if (!getLocalType(global, t->layout).hasStaticShape()) {
-      plan.mesh = meshHandleFor(raw, t->spec.getView());
-      if (!plan.mesh)
-        return raw->emitOpError()
-               << "needs the mesh handle of " << t->spec.getMesh()
-               << " as a function argument for its uneven local sizes";
-      plan.unevenEmpty = *t;
-    }
-    return plan;
-  }
-  // Element-wise arith/math (all operands share the result's spec): Partial
-  // survives add/sub of two Partial(sum|avg) only.
-  SpecAttr spec = getSpec(raw->getResult(0).getType());
-  bool partial = llvm::any_of(spec.getPlacements(),
-                              [](const Placement &p) { return p.isPartial(); });
-  bool linear = llvm::isa<arith::AddFOp, arith::SubFOp>(raw) &&
-                llvm::all_of(spec.getPlacements(), [](const Placement &p) {
-                  return !p.isPartial() || isLinear(p.reduce);
-                });
-  if (partial && !linear)
+  if (plan.sizesFrom)
+    needsMesh = !getLocalType(plan.sizesFrom->global, plan.sizesFrom->layout)
+                     .hasStaticShape();
+  if (needsMesh && !plan.mesh)
     return raw->emitOpError()
-           << "on Partial operands is not exact (only add/sub of two "
-              "Partial(sum|avg) values are); redistribute them to R first";
+           << "needs the mesh handle of " << spec.getMesh()
+           << " as an argument of its function (for this rank's offsets and "
+              "sizes)";
   return plan;
 }
 
+/// The local sizes of `t`, static where every rank agrees.
+SmallVector<OpFoldResult> localSizes(OpBuilder &b, Location loc, Value mesh,
+                                     const DistributedType &t) {
+  RankedTensorType local = getLocalType(t.global, t.layout);
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t d = 0; d < local.getRank(); ++d)
+    sizes.push_back(local.isDynamicDim(d)
+                        ? OpFoldResult(emitShardExtent(b, loc, mesh, t,
+                                                       t.layout, d)
+                                           .second)
+                        : OpFoldResult(b.getIndexAttr(local.getDimSize(d))));
+  return sizes;
+}
+
 /// Applies a plan: local result types, index shifts, fill shares, uneven
-/// empties.
+/// empties, local sizes of slices and reshapes.
 void applyCompute(const ComputePlan &plan, const TypeConverter &converter) {
   Operation *raw = plan.op;
   OpBuilder b(raw);
   Location loc = raw->getLoc();
+  auto localOf = [&](Type t) {
+    return llvm::cast<RankedTensorType>(converter.convertType(t));
+  };
   if (plan.unevenEmpty) {
     auto global = llvm::cast<RankedTensorType>(raw->getResult(0).getType());
-    auto local = llvm::cast<RankedTensorType>(converter.convertType(global));
+    auto local = localOf(global);
     SmallVector<Value> sizes;
     for (int64_t d = 0; d < local.getRank(); ++d)
       if (local.isDynamicDim(d))
@@ -564,6 +605,51 @@ void applyCompute(const ComputePlan &plan, const TypeConverter &converter) {
                             .second);
     auto empty = tensor::EmptyOp::create(b, loc, local, sizes);
     raw->getResult(0).replaceAllUsesWith(empty);
+    raw->erase();
+    return;
+  }
+  if (plan.sizesFrom) {
+    SmallVector<OpFoldResult> local =
+        localSizes(b, loc, plan.mesh, *plan.sizesFrom);
+    Operation *replacement = nullptr;
+    if (auto op = llvm::dyn_cast<tensor::ExtractSliceOp>(raw)) {
+      // Kept dims take the result's local size: the sharded ones are whole
+      // dims, the others are replicated (their size unchanged).
+      SmallVector<OpFoldResult> sizes = op.getMixedSizes();
+      llvm::SmallBitVector dropped = op.getDroppedDims();
+      int64_t r = 0;
+      for (int64_t d = 0; d < op.getSourceType().getRank(); ++d)
+        if (!dropped.test(d))
+          sizes[d] = local[r++];
+      replacement = tensor::ExtractSliceOp::create(
+          b, loc, localOf(op.getType()), op.getSource(), op.getMixedOffsets(),
+          sizes, op.getMixedStrides());
+    } else if (auto op = llvm::dyn_cast<tensor::InsertSliceOp>(raw)) {
+      SmallVector<OpFoldResult> sizes = op.getMixedSizes();
+      RankedTensorType dest = op.getDestType();
+      for (int64_t d = 0; d < dest.getRank(); ++d)
+        if (getConstantIntValue(sizes[d]) == dest.getDimSize(d) &&
+            isConstantIntValue(op.getMixedOffsets()[d], 0))
+          sizes[d] = local[d];
+      replacement = tensor::InsertSliceOp::create(
+          b, loc, op.getSource(), op.getDest(), op.getMixedOffsets(), sizes,
+          op.getMixedStrides());
+      replacement->getResult(0).setType(localOf(op.getType()));
+    } else if (auto op = llvm::dyn_cast<tensor::ExpandShapeOp>(raw)) {
+      replacement = tensor::ExpandShapeOp::create(
+          b, loc, localOf(op.getType()), op.getSrc(),
+          op.getReassociationIndices(), local);
+    } else if (auto op = llvm::dyn_cast<tensor::ReshapeOp>(raw)) {
+      SmallVector<Value> dims;
+      for (OpFoldResult s : local)
+        dims.push_back(getValueOrCreateConstantIndexOp(b, loc, s));
+      auto shapeType = RankedTensorType::get({int64_t(dims.size())},
+                                             b.getIndexType());
+      Value shape = tensor::FromElementsOp::create(b, loc, shapeType, dims);
+      replacement = tensor::ReshapeOp::create(b, loc, localOf(op.getType()),
+                                              op.getSource(), shape);
+    }
+    raw->replaceAllUsesWith(replacement);
     raw->erase();
     return;
   }
@@ -613,7 +699,7 @@ void retypeBoundaries(ModuleOp module, const TypeConverter &converter) {
   // Loops and branches carry distributed values through their results and
   // block arguments.
   module.walk([&](Operation *op) {
-    if (!llvm::isa<scf::ForOp, scf::IfOp>(op))
+    if (!llvm::isa<scf::ForOp, scf::IfOp, scf::WhileOp>(op))
       return;
     for (OpResult res : op->getResults())
       res.setType(converter.convertType(res.getType()));
@@ -627,11 +713,8 @@ void retypeBoundaries(ModuleOp module, const TypeConverter &converter) {
 bool isApiOp(Operation *op) {
   return isa<FromLocalOp, ToLocalOp, DistributeTensorOp, RedistributeOp,
              FullTensorOp, LocalMapOp, YieldOp, func::ReturnOp, func::CallOp,
-             func::FuncOp, scf::ForOp, scf::IfOp, scf::YieldOp,
-             linalg::LinalgOp, tensor::EmptyOp>(op) ||
-         (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
-          op->getNumResults() == 1 &&
-          llvm::isa<RankedTensorType>(op->getResult(0).getType()));
+             func::FuncOp, scf::ForOp, scf::IfOp, scf::WhileOp, scf::YieldOp,
+             scf::ConditionOp, tensor::EmptyOp, ShardingRuleOpInterface>(op);
 }
 
 bool touchesDistributed(Operation *op) {
@@ -651,11 +734,15 @@ struct DTensorPartitionPass
     : public dtensor::impl::DTensorPartitionPassBase<DTensorPartitionPass> {
   using Base::Base;
 
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registerShardingRuleModels(registry);
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
     Context c;
-    c.cost.devicesPerHost = devicesPerHost;
 
     // Diagnose what this pass cannot partition before changing anything.
     bool unsupported = false;
@@ -664,8 +751,12 @@ struct DTensorPartitionPass
         return;
       op->emitOpError()
           << "operates on distributed tensors, which dtensor-partition "
-             "supports in the DTensor API ops, linalg ops, tensor.empty, "
-             "element-wise arith/math and function boundaries only";
+             "supports in the DTensor API ops, ops with a sharding rule "
+             "(linalg, element-wise arith/math, tensor slices, pad, concat "
+             "and reshapes), tensor.empty, scf and function boundaries only";
+      if (isa<HintOp>(op))
+        op->emitRemark() << "run dtensor-insert-redistribute first: it turns "
+                            "hints into redistributes";
       unsupported = true;
     });
     module.walk([&](Operation *op) {
@@ -710,10 +801,7 @@ struct DTensorPartitionPass
     std::vector<ComputePlan> plans;
     bool planFailed = false;
     module.walk([&](Operation *op) {
-      bool compute = llvm::isa<linalg::LinalgOp, tensor::EmptyOp>(op) ||
-                     (llvm::isa<arith::ArithDialect, math::MathDialect>(
-                          op->getDialect()) &&
-                      op->getNumResults() == 1);
+      bool compute = llvm::isa<ShardingRuleOpInterface, tensor::EmptyOp>(op);
       if (!compute || !touchesDistributed(op))
         return;
       FailureOr<ComputePlan> plan = planCompute(op, c);

@@ -4,30 +4,36 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// For each linalg op reached by distributed values: enumerate, per mesh dim,
-// which loop it shards (or none); price each choice by the redistributions
-// of the inputs it needs (the planner's cost); apply the cheapest. The rules
-// come from ShardingRules.h, the same ones the partition pass checks.
+// Sharding propagation as an analysis: in program order (into scf regions
+// and, at their first call, into private callees), each op with a sharding
+// rule (ShardingRuleOpInterface) and a distributed operand gets a choice:
+// per mesh dim, one factor of its iteration space to shard, or none. The
+// placements a choice implies come from the rule; the cheapest choice wins
+// (DTensor's order: no redistribution first, then the planner's cost, then
+// the most sharded result), with user hints first by priority. Nothing is
+// rewritten here: the choices are recorded as attributes
+// (`dtensor.operand_specs`, `dtensor.result_specs`, `dtensor.arg_specs`)
+// that dtensor-insert-redistribute makes real.
 //
 //===----------------------------------------------------------------------===//
 
-#include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
+#include "dtensor/Core/Redistribute.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
-#include "dtensor/Dialect/DTensor/Transforms/ShardingRules.h"
+#include "dtensor/Dialect/DTensor/Transforms/Propagation.h"
+#include "dtensor/Interfaces/ShardingRuleOpInterface.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <limits>
-#include <unordered_map>
 #include <tuple>
+#include <unordered_map>
 
 namespace mlir {
 namespace dtensor {
@@ -39,32 +45,7 @@ namespace dtensor {
 using namespace mlir;
 using namespace mlir::dtensor;
 
-namespace {
-
-/// A candidate: the placements of every operand (inputs, then outputs).
-struct Candidate {
-  std::vector<Placements> operands;
-  std::vector<int64_t> loops; // per mesh dim, -1 = none
-  double cost = 0;
-  /// Operands that must change placement (DTensor prefers none at all).
-  int64_t moves = 0;
-  int64_t outputElements = 0;
-};
-
-RankedTensorType withSpec(RankedTensorType t, SpecAttr like,
-                          const Placements &ps) {
-  auto spec = SpecAttr::get(t.getContext(), like.getMesh(), like.getMeshDims(),
-                            like.getFlattened(), ps);
-  return RankedTensorType::get(t.getShape(), t.getElementType(), spec);
-}
-
-RankedTensorType plain(Type t) {
-  auto r = llvm::cast<RankedTensorType>(t);
-  return RankedTensorType::get(r.getShape(), r.getElementType());
-}
-
-/// Whether `v` is a fresh output: tensor.empty, or a fill of one.
-bool isFresh(Value v) {
+bool mlir::dtensor::isFreshTensor(Value v) {
   if (v.getDefiningOp<tensor::EmptyOp>())
     return true;
   if (auto fill = v.getDefiningOp<linalg::FillOp>())
@@ -72,31 +53,114 @@ bool isFresh(Value v) {
   return false;
 }
 
+namespace {
+
+/// A candidate: the placements of every placed operand, then every result.
+struct Candidate {
+  std::vector<Placements> placed;
+  std::vector<int64_t> factors; // per mesh dim: a factor, kNoFactor or kReplicateAll
+  double cost = 0;
+  /// The strongest (lowest) priority among the operands that must move and
+  /// the hints a result misses; kNoPriority when none.
+  int64_t moved = kNoPriority;
+  int64_t moves = 0;
+  int64_t outputElements = 0;
+};
+
+SpecAttr specWith(SpecAttr like, const Placements &ps) {
+  return SpecAttr::get(like.getContext(), like.getMesh(), like.getMeshDims(),
+                       like.getFlattened(), ps);
+}
+
+std::string formatChoice(ArrayRef<int64_t> factors) {
+  std::string s = "[";
+  for (size_t m = 0; m < factors.size(); ++m) {
+    s += m ? ", " : "";
+    s += factors[m] == kReplicateAll ? std::string("R")
+         : factors[m] == kNoFactor   ? std::string("-")
+                                     : "d" + std::to_string(factors[m]);
+  }
+  return s + "]";
+}
+
 struct DTensorPropagatePass
     : public dtensor::impl::DTensorPropagatePassBase<DTensorPropagatePass> {
   using Base::Base;
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    Base::getDependentDialects(registry);
+    registerShardingRuleModels(registry);
+  }
 
   // Per run (the pass object itself is copied when pipelines are cloned).
   SymbolTableCollection *symbolTables = nullptr;
   CostModel cost;
   bool failedAny = false;
+  /// The spec chosen for each value that has no spec in its type (yet).
+  llvm::DenseMap<Value, SpecAttr> chosen;
+  /// How strongly a value's spec is held: a hint's result its priority,
+  /// inferred values the strongest priority of the operands they follow.
+  llvm::DenseMap<Value, int64_t> strength;
+  /// Functions analysed (or being analysed, for recursion).
+  llvm::DenseSet<Operation *> done, active;
+  /// Plans already priced in this run: programs repeat their shapes.
+  std::unordered_map<std::string, double> prices;
 
   void runOnOperation() override {
+    ModuleOp module = getOperation();
     SymbolTableCollection tables;
     symbolTables = &tables;
-    std::unordered_map<std::string, double> priceCache;
-    prices = &priceCache;
     failedAny = false;
     cost.devicesPerHost = devicesPerHost;
-    for (auto fn : getOperation().getOps<func::FuncOp>())
-      if (!fn.isExternal())
-        runOnFunction(fn);
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (!fn.isExternal() && !done.contains(fn))
+        visitFunction(fn);
     if (failedAny)
       signalPassFailure();
   }
 
-  /// Plans already priced in this run: programs repeat their shapes.
-  std::unordered_map<std::string, double> *prices = nullptr;
+  //===--------------------------------------------------------------------===//
+  // Specs of values
+  //===--------------------------------------------------------------------===//
+
+  /// The spec a value has (in its type) or was given here; null if plain.
+  SpecAttr specOf(Value v) const {
+    if (SpecAttr s = getSpec(v.getType()))
+      return s;
+    return chosen.lookup(v);
+  }
+  int64_t strengthOf(Value v) const {
+    if (auto hint = v.getDefiningOp<HintOp>())
+      return hint.getPriority();
+    auto it = strength.find(v);
+    return it == strength.end() ? kNoPriority : it->second;
+  }
+  void choose(Value v, SpecAttr spec, int64_t s = kNoPriority) {
+    if (getSpec(v.getType()))
+      return; // a user annotation stays; insert-redistribute restores it
+    if (spec)
+      chosen[v] = spec;
+    else
+      chosen.erase(v);
+    strength[v] = s;
+  }
+  static Attribute orUnit(MLIRContext *ctx, SpecAttr s) {
+    return s ? Attribute(s) : Attribute(UnitAttr::get(ctx));
+  }
+  /// Records the specs of `values` on `op` as `name`.
+  void record(Operation *op, StringRef name, ValueRange values) {
+    SmallVector<Attribute> attrs;
+    bool any = false;
+    for (Value v : values) {
+      SpecAttr s = getSpec(v.getType()) ? SpecAttr() : chosen.lookup(v);
+      any |= bool(s);
+      attrs.push_back(orUnit(op->getContext(), s));
+    }
+    if (any)
+      op->setAttr(name, ArrayAttr::get(op->getContext(), attrs));
+    else
+      op->removeAttr(name);
+  }
 
   /// The cost of redistributing `from` to `to` (0 when equal; infinite when
   /// illegal).
@@ -116,7 +180,7 @@ struct DTensorPropagatePass
       for (const Placement &p : *ps)
         put((int64_t(p.kind) << 48) | (int64_t(p.reduce) << 40) |
             ((p.dim & 0xff) << 8) | (p.order & 0xff));
-    auto [it, inserted] = prices->emplace(key, 0.0);
+    auto [it, inserted] = prices.emplace(key, 0.0);
     if (!inserted)
       return it->second;
     it->second = priceUncached(view, type, from, to);
@@ -127,144 +191,215 @@ struct DTensorPropagatePass
                        const Placements &from, const Placements &to) {
     if (sameState(from, to, view.shape, type.getRank()))
       return 0;
+    std::optional<Plan> plan = planFor(view, type, from, to);
+    return plan ? plan->timeUs() : std::numeric_limits<double>::infinity();
+  }
+
+  std::optional<Plan> planFor(const ResolvedMeshView &view, RankedTensorType type,
+                              const Placements &from, const Placements &to) {
     RedistributeRequest req{view.shape,
                             Shape(type.getShape().begin(), type.getShape().end()),
                             (type.getElementTypeBitWidth() + 7) / 8, from, to};
     std::string error;
-    std::optional<Plan> plan = planRedistribute(req, cost, error);
-    return plan ? plan->timeUs() : std::numeric_limits<double>::infinity();
+    return planRedistribute(req, cost, error);
   }
 
-  void runOnFunction(func::FuncOp fn) {
-    Value mesh;
-    for (BlockArgument arg : fn.getArguments())
-      if (llvm::isa<DeviceMeshType>(arg.getType()))
-        mesh = arg;
-    // In program order, into scf regions too (linalg bodies excluded).
-    SmallVector<Operation *> ops;
-    fn.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (llvm::isa<linalg::LinalgOp>(op) || isElementwise(op)) {
-        ops.push_back(op);
-        return WalkResult::skip();
-      }
-      return WalkResult::advance();
-    });
-    for (Operation *op : ops) {
-      LogicalResult result =
-          llvm::isa<linalg::LinalgOp>(op)
-              ? propagate(llvm::cast<linalg::LinalgOp>(op), mesh)
-              : propagateElementwise(op, mesh);
-      if (failed(result))
-        failedAny = true;
+  //===--------------------------------------------------------------------===//
+  // Walking the program
+  //===--------------------------------------------------------------------===//
+
+  void visitFunction(func::FuncOp fn) {
+    done.insert(fn);
+    active.insert(fn);
+    visitBlock(fn.getBody().front());
+    active.erase(fn);
+    // A function whose signature has no spec for an argument or result gets
+    // the ones chosen here (its call sites are given them).
+    record(fn, kArgSpecsAttr, fn.getArguments());
+    auto ret = llvm::cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+    SmallVector<Attribute> results;
+    bool any = false;
+    for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
+      SpecAttr s = specOf(v);
+      bool inferred = fn.isPrivate() && !getSpec(fn.getResultTypes()[i]) && s;
+      any |= inferred;
+      results.push_back(orUnit(fn.getContext(), inferred ? s : SpecAttr()));
     }
-    fixReturns(fn, mesh);
+    if (any)
+      fn->setAttr(kResultSpecsAttr, ArrayAttr::get(fn.getContext(), results));
   }
 
-  /// Element-wise arith/math on tensors: every operand and the result have
-  /// one type, so one spec.
-  static bool isElementwise(Operation *op) {
-    return llvm::isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
-           op->hasTrait<OpTrait::SameOperandsAndResultType>() &&
-           op->getNumResults() == 1 &&
-           llvm::isa<RankedTensorType>(op->getResult(0).getType());
-  }
-
-  /// The spec of an element-wise op: one of its distributed operands' specs
-  /// (or all-R), chosen like a linalg op's: no move first, then cost. A
-  /// Partial spec is kept only by add/sub, and only when every operand is
-  /// that Partial.
-  LogicalResult propagateElementwise(Operation *op, Value mesh) {
-    auto type = llvm::cast<RankedTensorType>(op->getResult(0).getType());
-    SpecAttr like;
-    for (Value v : op->getOperands())
-      if (SpecAttr s = getSpec(v.getType())) {
-        if (like && s.getView() != like.getView())
-          return op->emitOpError()
-                 << "has distributed operands on different meshes or views";
-        like = s;
+  void visitBlock(Block &block) {
+    for (Operation &op : block) {
+      if (auto rule = llvm::dyn_cast<ShardingRuleOpInterface>(&op)) {
+        if (failed(visitRuleOp(&op, rule)))
+          failedAny = true;
+      } else if (auto loop = llvm::dyn_cast<scf::ForOp>(op)) {
+        visitFor(loop);
+      } else if (auto branch = llvm::dyn_cast<scf::IfOp>(op)) {
+        visitIf(branch);
+      } else if (auto loop = llvm::dyn_cast<scf::WhileOp>(op)) {
+        visitWhile(loop);
+      } else if (auto call = llvm::dyn_cast<func::CallOp>(op)) {
+        visitCall(call);
       }
-    if (!like || getSpec(type))
-      return success();
-    if (!mesh || llvm::cast<DeviceMeshType>(mesh.getType()).getView() !=
-                     like.getView())
-      return op->emitOpError()
-             << "computes on values distributed over " << like.getMesh()
-             << "; its function needs that mesh's handle as an argument";
-    if (!type.hasStaticShape())
-      return op->emitOpError() << "needs static shapes to be propagated";
-    FailureOr<ResolvedMeshView> view = resolveMeshView(
-        op, like.getView(), *symbolTables, [&]() { return op->emitOpError(); });
-    if (failed(view))
-      return failure();
-    int64_t rank = type.getRank();
-    std::vector<Placements> candidates{
-        Placements(view->shape.size(), Placement::replicate())};
-    for (Value v : op->getOperands())
-      if (SpecAttr s = getSpec(v.getType()))
-        candidates.push_back(dropDefaultOrders(s.getNormalizedPlacements(rank)));
-    bool linear = llvm::isa<arith::AddFOp, arith::SubFOp>(op);
-    std::optional<Placements> target = targetOf(op->getResult(0),
-                                                view->shape.size());
-    std::optional<std::tuple<bool, double, int64_t>> bestKey;
-    Placements best;
-    for (const Placements &c : candidates) {
-      bool partial = llvm::any_of(c, [](const Placement &p) { return p.isPartial(); });
-      if (partial && (!linear || llvm::any_of(c, [](const Placement &p) {
-                        return p.isPartial() && !isLinear(p.reduce);
-                      })))
-        continue;
-      double cost = 0;
-      int64_t moves = 0;
-      bool ok = true;
-      for (Value v : op->getOperands()) {
-        SpecAttr s = getSpec(v.getType());
-        if (!s) {
-          ok &= !partial; // a plain operand is replicated, never a term
-          moves += llvm::any_of(c, [](const Placement &p) { return !p.isReplicate(); });
+    }
+  }
+
+  /// Loop-carried values: the spec of the init, unless the body turns it
+  /// into another one, in which case the loop carries the body's spec (the
+  /// init is redistributed once, not every iteration). A few rounds reach
+  /// a fixed point; what still differs is redistributed at the yield.
+  void visitFor(scf::ForOp loop) {
+    auto yield = llvm::cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    SmallVector<SpecAttr> carried;
+    SmallVector<int64_t> held;
+    for (Value init : loop.getInitArgs()) {
+      carried.push_back(specOf(init));
+      held.push_back(strengthOf(init));
+    }
+    for (int round = 0; round < 3; ++round) {
+      for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
+        choose(arg, carried[i], held[i]);
+      visitBlock(*loop.getBody());
+      bool same = true;
+      for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
+        SpecAttr s = specOf(v);
+        if (s == carried[i] || getSpec(loop.getRegionIterArgs()[i].getType()))
           continue;
-        }
-        Placements have = dropDefaultOrders(s.getNormalizedPlacements(rank));
-        if (have != c) {
-          ++moves;
-          cost += priceOf(*view, llvm::cast<RankedTensorType>(v.getType()), have, c);
-        }
+        if (!s && carried[i])
+          continue; // a plain yield of a distributed carry: the carry stays
+        carried[i] = s;
+        held[i] = std::min(held[i], strengthOf(v));
+        same = false;
       }
-      if (!ok)
-        continue;
-      if (target)
-        cost += priceOf(*view, type, c, *target);
-      auto key = std::make_tuple(moves > 0, cost, moves);
-      if (!std::isfinite(cost) || (bestKey && !(key < *bestKey)))
-        continue;
-      bestKey = key;
-      best = c;
+      if (same)
+        break;
     }
-    if (!bestKey)
-      return op->emitOpError() << "has no exact spec for its distributed "
-                                  "operands; redistribute them first";
-    RankedTensorType want = withSpec(plain(type), like, best);
-    OpBuilder b(op);
-    for (OpOperand &use : op->getOpOperands()) {
-      Value v = use.get();
-      if (v.getType() == want)
-        continue;
-      if (getSpec(v.getType()))
-        use.set(RedistributeOp::create(b, op->getLoc(), want, v, mesh));
-      else
-        use.set(DistributeTensorOp::create(b, op->getLoc(), want, v, mesh,
-                                           IntegerAttr()));
-    }
-    op->getResult(0).setType(want);
-    return success();
+    for (auto [i, res] : llvm::enumerate(loop.getResults()))
+      choose(res, carried[i], held[i]);
+    record(loop, kResultSpecsAttr, loop.getResults());
   }
 
-  /// The spec a result is known to end up in: its own annotation, or that
-  /// of the returns (all-R for a plain function result) and distributes
-  /// that are its only users.
-  std::optional<Placements> targetOf(Value result, int64_t meshRank) {
+  void visitIf(scf::IfOp branch) {
+    visitBlock(*branch.thenBlock());
+    if (branch.elseBlock())
+      visitBlock(*branch.elseBlock());
+    if (branch.getNumResults() == 0)
+      return;
+    auto thenYield = branch.thenYield();
+    auto elseYield = branch.elseYield();
+    for (auto [i, res] : llvm::enumerate(branch.getResults())) {
+      Value a = thenYield.getOperand(i), b = elseYield.getOperand(i);
+      // The stronger branch's spec; the other is redistributed at its yield.
+      bool takeElse = !specOf(a) || (specOf(b) && strengthOf(b) < strengthOf(a));
+      Value from = takeElse ? b : a;
+      choose(res, specOf(from), strengthOf(from));
+    }
+    record(branch, kResultSpecsAttr, branch.getResults());
+  }
+
+  void visitWhile(scf::WhileOp loop) {
+    scf::ConditionOp cond = loop.getConditionOp();
+    scf::YieldOp yield = loop.getYieldOp();
+    SmallVector<SpecAttr> carried;
+    SmallVector<int64_t> held;
+    for (Value init : loop.getInits()) {
+      carried.push_back(specOf(init));
+      held.push_back(strengthOf(init));
+    }
+    for (int round = 0; round < 3; ++round) {
+      for (auto [i, arg] : llvm::enumerate(loop.getBeforeArguments()))
+        choose(arg, carried[i], held[i]);
+      visitBlock(loop.getBefore().front());
+      for (auto [i, arg] : llvm::enumerate(loop.getAfterArguments()))
+        choose(arg, specOf(cond.getArgs()[i]), strengthOf(cond.getArgs()[i]));
+      visitBlock(loop.getAfter().front());
+      bool same = true;
+      for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
+        SpecAttr s = specOf(v);
+        if (s == carried[i] || getSpec(loop.getBeforeArguments()[i].getType()) ||
+            (!s && carried[i]))
+          continue;
+        carried[i] = s;
+        held[i] = std::min(held[i], strengthOf(v));
+        same = false;
+      }
+      if (same)
+        break;
+    }
+    for (auto [i, res] : llvm::enumerate(loop.getResults()))
+      choose(res, specOf(cond.getArgs()[i]), strengthOf(cond.getArgs()[i]));
+    record(loop, kArgSpecsAttr, loop.getBeforeArguments());
+    record(loop, kResultSpecsAttr, loop.getResults());
+  }
+
+  /// A call to a private function whose arguments have no specs gives them
+  /// the specs of its first call's operands; the function is analysed then,
+  /// and its calls' results take the specs it returns.
+  void visitCall(func::CallOp call) {
+    auto callee = symbolTables->lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    if (!callee || callee.isExternal())
+      return;
+    if (active.contains(callee)) {
+      if (llvm::any_of(call.getOperands(), [&](Value v) { return specOf(v); })) {
+        call.emitOpError() << "calls " << call.getCalleeAttr()
+                           << " recursively with distributed operands, which "
+                              "dtensor-propagate does not support";
+        failedAny = true;
+      }
+      return;
+    }
+    if (!done.contains(callee)) {
+      if (callee.isPrivate())
+        for (auto [arg, v] : llvm::zip(callee.getArguments(), call.getOperands()))
+          choose(arg, specOf(v), strengthOf(v));
+      visitFunction(callee);
+    }
+    auto ret =
+        llvm::cast<func::ReturnOp>(callee.getBody().front().getTerminator());
+    for (auto [res, v, type] :
+         llvm::zip(call.getResults(), ret.getOperands(), callee.getResultTypes()))
+      choose(res, callee.isPrivate() && !getSpec(type) ? specOf(v) : SpecAttr(),
+             strengthOf(v));
+    record(call, kResultSpecsAttr, call.getResults());
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Ops with a sharding rule
+  //===--------------------------------------------------------------------===//
+
+  /// The mesh handle of `view` among the arguments of `op`'s function.
+  static Value meshHandleFor(Operation *op, const MeshViewRef &view) {
+    for (BlockArgument arg : op->getParentOfType<func::FuncOp>().getArguments())
+      if (auto handle = llvm::dyn_cast<DeviceMeshType>(arg.getType()))
+        if (handle.getView() == view)
+          return arg;
+    return {};
+  }
+
+  /// The spec a result is known to end up in: its own annotation, a hint on
+  /// it, or that of the returns (all-R for a plain function result) and
+  /// distributes that are its only users. Sets `priority` to how strongly.
+  std::optional<Placements> targetOf(Value result, int64_t meshRank,
+                                     int64_t &priority) {
     auto type = llvm::cast<RankedTensorType>(result.getType());
+    // A user annotation is a target that only cost weighs (the op may
+    // compute in another spec and redistribute to it).
+    priority = kNoPriority;
     if (SpecAttr s = getSpec(type))
       return s.getNormalizedPlacements(type.getRank());
+    // The strongest hint on the value wins.
+    std::optional<Placements> hinted;
+    for (Operation *user : result.getUsers())
+      if (auto hint = llvm::dyn_cast<HintOp>(user))
+        if (int64_t(hint.getPriority()) < priority) {
+          priority = hint.getPriority();
+          hinted = getSpec(hint.getType()).getNormalizedPlacements(type.getRank());
+        }
+    if (hinted)
+      return hinted;
     std::optional<Placements> target;
     for (OpOperand &use : result.getUses()) {
       std::optional<Placements> here;
@@ -274,6 +409,8 @@ struct DTensorPropagatePass
         Type want = fn.getResultTypes()[use.getOperandNumber()];
         if (SpecAttr s = getSpec(want))
           here = s.getNormalizedPlacements(type.getRank());
+        else if (fn.isPrivate())
+          return std::nullopt; // the function's result takes the spec
         else // a plain result ends up whole on every rank
           here = Placements(meshRank, Placement::replicate());
       } else if (auto dist = llvm::dyn_cast<DistributeTensorOp>(user)) {
@@ -288,108 +425,116 @@ struct DTensorPropagatePass
     return target;
   }
 
-  LogicalResult propagate(linalg::LinalgOp op, Value mesh) {
-    Operation *raw = op.getOperation();
-    if (!op.hasPureTensorSemantics())
-      return success();
-    // The mesh view: from the distributed inputs.
-    SpecAttr spec;
-    for (OpOperand *in : op.getDpsInputOperands())
-      if (SpecAttr s = getSpec(in->get().getType())) {
-        if (spec && s.getView() != spec.getView())
-          return raw->emitOpError()
-                 << "has distributed inputs on different meshes or views";
-        spec = s;
+  LogicalResult visitRuleOp(Operation *op, ShardingRuleOpInterface iface) {
+    // The mesh view: from the distributed operands.
+    SpecAttr like;
+    for (Value v : op->getOperands())
+      if (SpecAttr s = specOf(v)) {
+        if (like && s.getView() != like.getView())
+          return op->emitOpError()
+                 << "has distributed operands on different meshes or views";
+        like = s;
       }
-    if (!spec)
+    if (!like)
       return success(); // nothing distributed reaches this op
-    if (!mesh || llvm::cast<DeviceMeshType>(mesh.getType()).getView() !=
-                     spec.getView())
-      return raw->emitOpError()
-             << "computes on values distributed over " << spec.getMesh()
+    std::string reason;
+    FailureOr<ShardingRule> ruleOr = iface.getShardingRule(reason);
+    if (failed(ruleOr))
+      return op->emitOpError()
+             << "takes distributed operands but has no sharding rule: " << reason
+             << "; redistribute them to R, or compute in a dtensor.local_map";
+    const ShardingRule &rule = *ruleOr;
+    if (!meshHandleFor(op, like.getView()))
+      return op->emitOpError()
+             << "computes on values distributed over " << like.getMesh()
              << "; its function needs that mesh's handle as an argument";
     FailureOr<ResolvedMeshView> view = resolveMeshView(
-        raw, spec.getView(), *symbolTables, [&]() { return raw->emitOpError(); });
+        op, like.getView(), *symbolTables, [&]() { return op->emitOpError(); });
     if (failed(view))
       return failure();
     int64_t meshRank = view->shape.size();
-    unsigned numInputs = op.getNumDpsInputs();
-    unsigned numOperands = raw->getNumOperands();
-    unsigned numLoops = op.getNumLoops();
+    size_t numPlaced = rule.numOperands(), numResults = rule.numResults();
+    int64_t numFactors = rule.factors.size();
 
-    // Current placements of every operand (plain tensors are replicated).
-    std::vector<Placements> current(numOperands);
-    std::vector<bool> annotated(numOperands, false);
-    for (unsigned o = 0; o < numOperands; ++o) {
-      auto type = llvm::dyn_cast<RankedTensorType>(raw->getOperand(o).getType());
-      if (!type)
-        return raw->emitOpError() << "has a non-tensor operand " << o
-                                  << ", which propagation does not handle yet";
+    // Current placements of every placed operand (plain ones replicated).
+    std::vector<Placements> current(numPlaced), canonical(numPlaced);
+    std::vector<bool> annotated(numPlaced, false), pays(numPlaced, false);
+    std::vector<int64_t> held(numPlaced, kNoPriority);
+    for (size_t o = 0; o < numPlaced; ++o) {
+      Value v = op->getOperand(rule.operands[o]);
+      auto type = llvm::cast<RankedTensorType>(v.getType());
       if (!type.hasStaticShape())
-        return raw->emitOpError() << "needs static shapes to be propagated";
-      if (SpecAttr s = getSpec(type)) {
+        return op->emitOpError() << "needs static shapes to be propagated";
+      if (SpecAttr s = specOf(v)) {
         current[o] = s.getNormalizedPlacements(type.getRank());
         annotated[o] = true;
+        held[o] = strengthOf(v);
       } else {
         current[o].assign(meshRank, Placement::replicate());
       }
+      canonical[o] = dropDefaultOrders(current[o]);
+      pays[o] = annotated[o] && !(rule.isInit(o) && isFreshTensor(v));
     }
+    for (Value r : op->getResults())
+      if (!llvm::cast<RankedTensorType>(r.getType()).hasStaticShape())
+        return op->emitOpError() << "needs static shapes to be propagated";
 
-    // The rule of each (mesh dim, loop) choice, computed once.
-    std::vector<std::vector<std::optional<std::vector<Placement>>>> rules(
-        meshRank);
+    // The rule of each (mesh dim, factor) choice, computed once.
+    std::vector<std::vector<std::optional<std::vector<Placement>>>> rows(meshRank);
     for (int64_t d = 0; d < meshRank; ++d) {
-      std::vector<Placement> inputs;
-      for (unsigned o = 0; o < numInputs; ++o)
-        inputs.push_back(current[o][d]);
-      for (int64_t loop = kReplicateAll; loop < (int64_t)numLoops; ++loop)
-        rules[d].push_back(placementsForLoop(op, loop, inputs));
+      std::vector<Placement> here;
+      for (size_t o = 0; o < numPlaced; ++o)
+        here.push_back(current[o][d]);
+      for (int64_t f = kReplicateAll; f < numFactors; ++f)
+        rows[d].push_back(placementsForFactor(rule, f, here));
     }
-    std::vector<Placements> currentCanonical;
-    for (const Placements &ps : current)
-      currentCanonical.push_back(dropDefaultOrders(ps));
-    auto outType = llvm::cast<RankedTensorType>(raw->getResult(0).getType());
-    std::vector<std::optional<Placements>> targets;
-    for (unsigned r = 0; r < raw->getNumResults(); ++r)
-      targets.push_back(targetOf(raw->getResult(r), meshRank));
+    std::vector<std::optional<Placements>> targets(numResults);
+    std::vector<int64_t> targetStrength(numResults, kNoPriority);
+    for (size_t r = 0; r < numResults; ++r)
+      targets[r] = targetOf(op->getResult(r), meshRank, targetStrength[r]);
     bool anyTarget = llvm::any_of(targets, [](auto &t) { return t.has_value(); });
+    auto outType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
 
     // Every combination of choices, with its moves; priced lazily.
     std::vector<Candidate> candidates;
-    std::vector<int64_t> choice(meshRank, -1);
+    std::vector<int64_t> choice(meshRank, kNoFactor);
+    std::string divisibilityError;
     std::function<void(int64_t)> enumerate = [&](int64_t m) {
       if (m == meshRank) {
         Candidate c;
-        c.loops = choice;
-        c.operands.assign(numOperands, Placements(meshRank));
+        c.factors = choice;
+        c.placed.assign(numPlaced + numResults, Placements(meshRank));
         for (int64_t d = 0; d < meshRank; ++d) {
-          const auto &rule = rules[d][choice[d] - kReplicateAll];
-          if (!rule)
+          const auto &row = rows[d][choice[d] - kReplicateAll];
+          if (!row)
             return;
-          for (unsigned o = 0; o < numOperands; ++o)
-            c.operands[o][d] = (*rule)[o];
+          for (size_t o = 0; o < numPlaced + numResults; ++o)
+            c.placed[o][d] = (*row)[o];
         }
-        for (unsigned o = 0; o < numOperands; ++o) {
+        if (!divisibilityHolds(rule, choice, view->shape, divisibilityError))
+          return;
+        for (size_t o = 0; o < numPlaced + numResults; ++o) {
           // One Partial kind per spec.
           std::optional<ReduceKind> kind;
-          for (const Placement &p : c.operands[o])
+          for (const Placement &p : c.placed[o])
             if (p.isPartial()) {
               if (kind && *kind != p.reduce)
                 return;
               kind = p.reduce;
             }
-          bool pays = o < numInputs ? annotated[o]
-                                    : annotated[o] && !isFresh(raw->getOperand(o));
-          bool moves = c.operands[o] != currentCanonical[o];
-          if (!pays && o < numInputs && kind)
+          if (o >= numPlaced)
+            continue;
+          if (!annotated[o] && !rule.isInit(o) && kind)
             return; // a plain input cannot become a Partial
-          if (pays || o < numInputs)
-            c.moves += moves;
+          if (c.placed[o] != canonical[o] && (pays[o] || !rule.isInit(o))) {
+            ++c.moves;
+            c.moved = std::min(c.moved, annotated[o] ? held[o] : kNoPriority);
+          }
         }
         // The largest local output: chunk 0 at every level.
         Shape sizes(outType.getShape().begin(), outType.getShape().end());
         for (int64_t d = 0; d < meshRank; ++d) {
-          const Placement &p = c.operands[numInputs][d];
+          const Placement &p = c.placed[numPlaced][d];
           if (p.isShard())
             sizes[p.dim] = (sizes[p.dim] + view->shape[d] - 1) / view->shape[d];
         }
@@ -399,38 +544,42 @@ struct DTensorPropagatePass
         candidates.push_back(std::move(c));
         return;
       }
-      for (int64_t loop = kReplicateAll; loop < (int64_t)numLoops; ++loop) {
-        choice[m] = loop;
+      for (int64_t f = kReplicateAll; f < numFactors; ++f) {
+        choice[m] = f;
         enumerate(m + 1);
       }
     };
     enumerate(0);
 
     auto price = [&](Candidate &c) {
-      for (unsigned o = 0; o < numOperands; ++o) {
-        bool pays = o < numInputs ? annotated[o]
-                                  : annotated[o] && !isFresh(raw->getOperand(o));
-        if (pays && c.operands[o] != currentCanonical[o])
+      for (size_t o = 0; o < numPlaced; ++o)
+        if (pays[o] && c.placed[o] != canonical[o])
+          c.cost += priceOf(
+              *view,
+              llvm::cast<RankedTensorType>(op->getOperand(rule.operands[o]).getType()),
+              current[o], c.placed[o]);
+      for (size_t r = 0; r < numResults; ++r)
+        if (targets[r]) {
+          Placements have = c.placed[numPlaced + r];
+          if (dropDefaultOrders(have) != dropDefaultOrders(*targets[r]))
+            c.moved = std::min(c.moved, targetStrength[r]);
           c.cost += priceOf(*view,
-                            llvm::cast<RankedTensorType>(raw->getOperand(o).getType()),
-                            current[o], c.operands[o]);
-      }
-      for (unsigned r = 0; r < raw->getNumResults(); ++r)
-        if (targets[r])
-          c.cost += priceOf(*view,
-                            llvm::cast<RankedTensorType>(raw->getResult(r).getType()),
-                            c.operands[numInputs + r], *targets[r]);
+                            llvm::cast<RankedTensorType>(op->getResult(r).getType()),
+                            have, *targets[r]);
+        }
     };
-    // As DTensor: no redistribution first, then the least cost; among
-    // equals, the most sharded result. Without a known target, candidates
-    // that move nothing cost nothing and need no pricing.
+    // Priorities first (a candidate that moves a stronger-held value, or
+    // misses a stronger hint, loses); then DTensor's order: no
+    // redistribution, the least cost, the most sharded result. Without a
+    // known target, candidates that move nothing cost nothing.
     bool anyStill = llvm::any_of(candidates, [](const Candidate &c) {
       return c.moves == 0;
     });
-    std::optional<Candidate> best;
     auto key = [](const Candidate &k) {
-      return std::make_tuple(k.moves > 0, k.cost, k.moves, k.outputElements);
+      return std::make_tuple(-k.moved, k.moves > 0, k.cost, k.moves,
+                             k.outputElements);
     };
+    std::optional<Candidate> best;
     for (Candidate &c : candidates) {
       if (anyStill && !anyTarget && c.moves > 0)
         continue;
@@ -440,150 +589,62 @@ struct DTensorPropagatePass
       if (!best || key(c) < key(*best))
         best = c;
     }
-    if (!best)
-      return raw->emitOpError()
-             << "has no sharding rule for its distributed inputs; redistribute "
-                "them (for example to R) first";
-    apply(op, *best, spec, mesh, annotated, current);
+    if (!best) {
+      InFlightDiagnostic diag =
+          op->emitOpError() << "has no sharding rule for its distributed "
+                               "operands; redistribute them (for example to "
+                               "R) first";
+      if (!divisibilityError.empty())
+        diag << " (" << divisibilityError << ")";
+      return diag;
+    }
+    apply(op, rule, *best, like, *view, current, annotated, held);
     return success();
   }
 
-  void apply(linalg::LinalgOp op, const Candidate &c, SpecAttr spec, Value mesh,
+  /// Records a choice: the spec every placed operand must have and the
+  /// spec of every result.
+  void apply(Operation *op, const ShardingRule &rule, const Candidate &c,
+             SpecAttr like, const ResolvedMeshView &view,
+             const std::vector<Placements> &current,
              const std::vector<bool> &annotated,
-             const std::vector<Placements> &current) {
-    Operation *raw = op.getOperation();
-    OpBuilder b(raw);
-    Location loc = raw->getLoc();
-    unsigned numInputs = op.getNumDpsInputs();
-    for (unsigned o = 0; o < raw->getNumOperands(); ++o) {
-      Value v = raw->getOperand(o);
+             const std::vector<int64_t> &held) {
+    MLIRContext *ctx = op->getContext();
+    size_t numPlaced = rule.numOperands();
+    SmallVector<Attribute> operandSpecs(op->getNumOperands(), UnitAttr::get(ctx));
+    int64_t followed = kNoPriority;
+    for (size_t o = 0; o < numPlaced; ++o) {
+      operandSpecs[rule.operands[o]] = specWith(like, c.placed[o]);
+      if (annotated[o] && dropDefaultOrders(c.placed[o]) ==
+                              dropDefaultOrders(current[o]))
+        followed = std::min(followed, held[o]);
+      if (!explain || !annotated[o] || rule.isInit(o) ||
+          dropDefaultOrders(c.placed[o]) == dropDefaultOrders(current[o]))
+        continue;
+      Value v = op->getOperand(rule.operands[o]);
       auto type = llvm::cast<RankedTensorType>(v.getType());
-      RankedTensorType want = withSpec(plain(type), spec, c.operands[o]);
-      if (type == want)
-        continue;
-      Value replacement;
-      if (o >= numInputs && isFresh(v)) {
-        // A fresh output is made in the spec it is needed in.
-        auto empty = tensor::EmptyOp::create(b, loc, want, ValueRange{});
-        replacement = empty;
-        if (auto fill = v.getDefiningOp<linalg::FillOp>())
-          replacement = linalg::FillOp::create(b, loc, fill.getInputs()[0],
-                                               replacement.getDefiningOp()->getResult(0))
-                            .getResult(0);
-      } else if (annotated[o]) {
-        replacement = RedistributeOp::create(b, loc, want, v, mesh);
-        if (explain) {
-          llvm::raw_ostream &diag = llvm::errs();
-          diag << "dtensor-propagate: " << raw->getName() << " at " << loc
-               << ": loops [";
-          for (size_t m = 0; m < c.loops.size(); ++m)
-            diag << (m ? ", " : "")
-                 << (c.loops[m] == kReplicateAll ? std::string("R")
-                     : c.loops[m] < 0           ? std::string("-")
-                                                : "d" + std::to_string(c.loops[m]));
-          diag << "] need operand " << o << " as "
-               << formatPlacements(c.operands[o]) << ", it is "
-               << formatPlacements(current[o]);
-          // What the move costs, from the planner.
-          auto type = llvm::cast<RankedTensorType>(v.getType());
-          FailureOr<ResolvedMeshView> view = resolveMeshView(
-              raw, spec.getView(), *symbolTables,
-              [&]() { return raw->emitOpError(); });
-          if (succeeded(view)) {
-            RedistributeRequest req{
-                view->shape, Shape(type.getShape().begin(), type.getShape().end()),
-                (type.getElementTypeBitWidth() + 7) / 8, current[o],
-                c.operands[o]};
-            std::string error;
-            if (std::optional<Plan> plan = planRedistribute(req, cost, error))
-              diag << " (" << plan->numCollectives() << " collective(s), "
-                   << plan->bytesPerRank() << " bytes/rank)";
-          }
-          diag << "\n";
-        }
-      } else {
-        replacement =
-            DistributeTensorOp::create(b, loc, want, v, mesh, IntegerAttr());
-      }
-      raw->setOperand(o, replacement);
-      // The plain fresh output may now be dead.
-      if (Operation *def = v.getDefiningOp();
-          def && def->use_empty() &&
-          llvm::isa<tensor::EmptyOp, linalg::FillOp>(def)) {
-        Value source = llvm::isa<linalg::FillOp>(def) ? def->getOperand(1) : Value();
-        def->erase();
-        if (source && source.use_empty())
-          if (Operation *empty = source.getDefiningOp<tensor::EmptyOp>())
-            empty->erase();
-      }
-    }
-    // Results take their outputs' types; a user annotation is restored.
-    b.setInsertionPointAfter(raw);
-    for (unsigned r = 0; r < raw->getNumResults(); ++r) {
-      Value res = raw->getResult(r);
-      Type old = res.getType();
-      Type now = raw->getOperand(numInputs + r).getType();
-      if (old == now)
-        continue;
-      res.setType(now);
-      if (getSpec(old)) {
-        auto back = RedistributeOp::create(b, loc, old, res, mesh);
-        res.replaceAllUsesExcept(back, back);
-      }
-    }
-  }
-
-  /// Gives every user of a distributed value that is not a linalg op the
-  /// type it expects: the function's result spec for returns, the global
-  /// tensor (full_tensor) for anything else.
-  void fixReturns(func::FuncOp fn, Value mesh) {
-    SmallVector<Operation *> all;
-    fn.getBody().walk<WalkOrder::PreOrder>([&](Operation *op) {
-      all.push_back(op);
-      return llvm::isa<linalg::LinalgOp>(op) ? WalkResult::skip()
-                                              : WalkResult::advance();
-    });
-    for (Operation *opPtr : all) {
-      Operation &op = *opPtr;
-      if (llvm::isa<linalg::LinalgOp>(op))
-        continue;
-      for (OpOperand &use : op.getOpOperands()) {
-        Value v = use.get();
-        SpecAttr s = getSpec(v.getType());
-        if (!s || !mesh)
-          continue;
-        OpBuilder b(&op);
-        if (auto ret = llvm::dyn_cast<func::ReturnOp>(op)) {
-          Type want = fn.getResultTypes()[use.getOperandNumber()];
-          if (want == v.getType())
-            continue;
-          if (getSpec(want))
-            use.set(RedistributeOp::create(b, op.getLoc(), want, v, mesh));
-          else
-            use.set(FullTensorOp::create(b, op.getLoc(), plain(v.getType()), v,
-                                         mesh));
-          continue;
-        }
-        if (auto dist = llvm::dyn_cast<DistributeTensorOp>(op)) {
-          // Distributing a value that is distributed already is a
-          // redistribution of it.
-          auto re = RedistributeOp::create(b, op.getLoc(), dist.getType(), v,
-                                           dist.getMesh());
-          dist.replaceAllUsesWith(re.getResult());
-          dist.erase();
+      llvm::raw_ostream &os = llvm::errs();
+      os << "dtensor-propagate: " << op->getName() << " at " << op->getLoc()
+         << ": loops " << formatChoice(c.factors) << " need operand "
+         << rule.operands[o] << " as " << formatPlacements(c.placed[o])
+         << ", it is " << formatPlacements(current[o]);
+      for (int64_t f : c.factors)
+        if (f >= 0 && rule.factors[f].kind == RuleFactor::Kind::Reduction) {
+          os << "; a sharded reduction leaves Partial results";
           break;
         }
-        if (llvm::isa<DTensorDialect>(op.getDialect()))
-          continue; // other DTensor ops take distributed values
-        if (llvm::isa<func::CallOp, scf::YieldOp, scf::ForOp, scf::IfOp>(op))
-          continue; // the callee's signature / the loop's types give the specs
-        if (auto expected = llvm::dyn_cast<RankedTensorType>(v.getType());
-            expected && !op.hasTrait<OpTrait::SameOperandsAndResultType>()) {
-          // An op that does not take distributed values sees the global one.
-          use.set(FullTensorOp::create(b, op.getLoc(), plain(expected), v, mesh));
-        }
-      }
+      if (std::optional<Plan> plan = planFor(view, type, current[o], c.placed[o]))
+        os << " (" << plan->numCollectives() << " collective(s), "
+           << plan->bytesPerRank() << " bytes/rank)";
+      os << "\n";
     }
+    op->setAttr(kOperandSpecsAttr, ArrayAttr::get(ctx, operandSpecs));
+    for (size_t r = 0; r < rule.numResults(); ++r)
+      choose(op->getResult(r), specWith(like, c.placed[numPlaced + r]), followed);
+    SmallVector<Attribute> resultSpecs;
+    for (size_t r = 0; r < rule.numResults(); ++r)
+      resultSpecs.push_back(specWith(like, c.placed[numPlaced + r]));
+    op->setAttr(kResultSpecsAttr, ArrayAttr::get(ctx, resultSpecs));
   }
 };
 

@@ -17,7 +17,7 @@ dtensor.mesh @mesh shape = [2, 2]
 
 // A sharded contraction must give a Partial(sum) result.
 func.func @not_partial(%m: !dtensor.device_mesh<@mesh>, %a: tensor<4x4xf32, #dtensor.spec<@mesh, [R, S(1)]>>, %b: tensor<4x4xf32, #dtensor.spec<@mesh, [R, S(0)]>>, %c: tensor<4x4xf32, #dtensor.spec<@mesh, [R, R]>>) -> tensor<4x4xf32, #dtensor.spec<@mesh, [R, R]>> {
-  // expected-error@+1 {{reduces over loop 2, sharded on mesh dim 1: its result must be P(sum) there, not R}}
+  // expected-error@+1 {{reduces over loop 2, sharded on mesh dim 1: its result 0 must be P(sum) there, not R}}
   %r = linalg.matmul ins(%a, %b : tensor<4x4xf32, #dtensor.spec<@mesh, [R, S(1)]>>, tensor<4x4xf32, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%c : tensor<4x4xf32, #dtensor.spec<@mesh, [R, R]>>) -> tensor<4x4xf32, #dtensor.spec<@mesh, [R, R]>>
   return %r : tensor<4x4xf32, #dtensor.spec<@mesh, [R, R]>>
 }
@@ -44,7 +44,7 @@ dtensor.mesh @mesh shape = [2, 2]
 
 // Multiplying two partial sums is not a partial sum.
 func.func @mul_partials(%a: tensor<4xf32, #dtensor.spec<@mesh, [R, P(sum)]>>) -> tensor<4xf32, #dtensor.spec<@mesh, [R, P(sum)]>> {
-  // expected-error@+1 {{'arith.mulf' op on Partial operands is not exact (only add/sub of two Partial(sum|avg) values are); redistribute them to R first}}
+  // expected-error@+1 {{'arith.mulf' op cannot keep its Partial input Partial on mesh dim 1 (only linear ops can: add/sub of Partials, mul/div by a replicated value, views and slices): redistribute the input to R}}
   %r = arith.mulf %a, %a : tensor<4xf32, #dtensor.spec<@mesh, [R, P(sum)]>>
   return %r : tensor<4xf32, #dtensor.spec<@mesh, [R, P(sum)]>>
 }
@@ -84,10 +84,49 @@ func.func @orders(%a: tensor<8xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>, %o: ten
 dtensor.mesh @mesh shape = [2, 2]
 
 // Ops the pass does not partition are named.
-func.func @other(%a: tensor<4x4xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> tensor<16xf32, #dtensor.spec<@mesh, [S(0), R]>> {
-  // expected-error@+1 {{'tensor.collapse_shape' op operates on distributed tensors, which dtensor-partition supports in the DTensor API ops, linalg ops, tensor.empty, element-wise arith/math and function boundaries only}}
-  %r = tensor.collapse_shape %a [[0, 1]] : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0), R]>> into tensor<16xf32, #dtensor.spec<@mesh, [S(0), R]>>
-  return %r : tensor<16xf32, #dtensor.spec<@mesh, [S(0), R]>>
+func.func @other(%a: tensor<4x4xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> f32 {
+  %i = arith.constant 0 : index
+  // expected-error@+1 {{'tensor.extract' op operates on distributed tensors, which dtensor-partition supports in the DTensor API ops, ops with a sharding rule}}
+  %r = tensor.extract %a[%i, %i] : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %r : f32
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 2]
+
+// A reshaped group shards its leading dim only when the shards stay aligned.
+func.func @uneven_collapse(%a: tensor<3x4xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> tensor<12xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  // expected-error@+1 {{cannot be partitioned exactly: a dim of size 3 split 2 ways would not keep the shards of a reshape aligned}}
+  %r = tensor.collapse_shape %a [[0, 1]] : tensor<3x4xf32, #dtensor.spec<@mesh, [S(0), R]>> into tensor<12xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %r : tensor<12xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 2]
+
+// A padded dim stays whole.
+func.func @padded(%a: tensor<4x4xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> tensor<6x4xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  %z = arith.constant 0.0 : f32
+  // expected-error@+1 {{operand 0 is sharded along dim 0 on mesh dim 0, but that dim cannot be sharded (a padded dim); redistribute it first}}
+  %r = tensor.pad %a low[1, 0] high[1, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %z : f32
+  } : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0), R]>> to tensor<6x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %r : tensor<6x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 2]
+
+// Softmax normalizes along its dim: that dim stays whole.
+func.func @softmax(%a: tensor<4x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>) -> tensor<4x8xf32, #dtensor.spec<@mesh, [R, S(1)]>> {
+  %e = tensor.empty() : tensor<4x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>
+  // expected-error@+1 {{softmax normalizes along dim 1, which must be whole on every rank}}
+  %r = linalg.softmax dimension(1) ins(%a : tensor<4x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>) outs(%e : tensor<4x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>) -> tensor<4x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>
+  return %r : tensor<4x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>
 }
 
 // -----
@@ -110,7 +149,7 @@ dtensor.mesh @mesh shape = [2, 2]
 // take the mesh handle.
 #id = affine_map<(d0) -> (d0)>
 func.func @no_handle(%a: tensor<8xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> tensor<8xf32, #dtensor.spec<@mesh, [S(0), R]>> {
-  // expected-error@+1 {{needs the mesh handle of @mesh as an argument of its function (for this rank's offsets)}}
+  // expected-error@+1 {{needs the mesh handle of @mesh as an argument of its function (for this rank's offsets and sizes)}}
   %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<8xf32, #dtensor.spec<@mesh, [S(0), R]>>) outs(%a : tensor<8xf32, #dtensor.spec<@mesh, [S(0), R]>>) {
   ^bb0(%x: f32, %y: f32):
     %i = linalg.index 0 : index

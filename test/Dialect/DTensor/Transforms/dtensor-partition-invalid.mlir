@@ -1,4 +1,4 @@
-// RUN: dtensor-opt %s -split-input-file --dtensor-partition -verify-diagnostics
+// RUN: dtensor-opt %s -split-input-file --dtensor-partition --dtensor-lower-redistribute -verify-diagnostics
 
 dtensor.mesh @mesh shape = [2, 2]
 

@@ -1,6 +1,6 @@
-// RUN: dtensor-opt %s --dtensor-partition --canonicalize --cse | FileCheck %s
-// RUN: dtensor-opt %s --dtensor-partition | FileCheck %s --check-prefix=RAW
-// RUN: dtensor-opt %s --dtensor-partition --dtensor-comm-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+// RUN: dtensor-opt %s --dtensor-partition --dtensor-lower-redistribute --canonicalize --cse | FileCheck %s
+// RUN: dtensor-opt %s --dtensor-partition --dtensor-lower-redistribute | FileCheck %s --check-prefix=RAW
+// RUN: dtensor-opt %s --dtensor-partition --dtensor-lower-redistribute --dtensor-comm-report -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
 
 // The report of the lowered program counts what the planner planned
 // (dtensor-plan redistribute --mesh 2x2 --shape 9x4 --from '[S(0), S(0)]'

@@ -17,7 +17,7 @@ dtensor.mesh @other shape = [4]
 
 func.func @two_meshes(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4x4xf32, #dtensor.spec<@mesh, [S(0), R]>>, %y: tensor<4x4xf32, #dtensor.spec<@other, [R]>>) -> tensor<4x4xf32> {
   %e = tensor.empty() : tensor<4x4xf32>
-  // expected-error@+1 {{has distributed inputs on different meshes or views}}
+  // expected-error@+1 {{has distributed operands on different meshes or views}}
   %r = linalg.matmul ins(%x, %y : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0), R]>>, tensor<4x4xf32, #dtensor.spec<@other, [R]>>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %r : tensor<4x4xf32>
 }

@@ -1,5 +1,5 @@
-// RUN: dtensor-opt %s --dtensor-propagate | FileCheck %s
-// RUN: dtensor-opt %s --dtensor-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: dtensor-opt %s --dtensor-propagate --dtensor-insert-redistribute | FileCheck %s
+// RUN: dtensor-opt %s --dtensor-propagate=explain=true --dtensor-insert-redistribute -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: dtensor-opt %s --dtensor-compile="explain=true devices-per-host=4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 
 dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]

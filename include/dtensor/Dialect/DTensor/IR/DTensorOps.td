@@ -213,6 +213,61 @@ def DTensor_RedistributeOp : DTensor_ApiOp<"redistribute"> {
   let hasVerifier = 1;
 }
 
+def DTensor_HintOp : DTensor_ApiOp<"hint"> {
+  let summary = "A sharding the user prefers for a value, with a priority";
+  let description = [{
+    A soft annotation for `dtensor-propagate`: the source (plain or
+    distributed) should have the result's spec. The result always has it;
+    propagation makes the source's producer compute in that spec when it
+    can, and resolves conflicting hints by priority (0 is the strongest,
+    then 1, ...), then by cost. A hint that its producer cannot meet
+    becomes a redistribute (or a distribute_tensor of a plain source) in
+    `dtensor-insert-redistribute`; `explain=true` reports each one. Values
+    computed from a hinted value carry its priority into later choices.
+
+    ```mlir
+    %h = dtensor.hint %y, %m priority 1
+        : tensor<16x8xf32>, !dtensor.device_mesh<@mesh>
+        -> tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source, DTensor_AnyDeviceMesh:$mesh,
+                       DefaultValuedAttr<ConfinedAttr<I64Attr, [IntNonNegative]>, "0">:$priority);
+  let results = (outs DTensor_DistTensor:$result);
+  let assemblyFormat = [{
+    $source `,` $mesh (`priority` $priority^)? attr-dict `:` type($source) `,`
+    qualified(type($mesh)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def DTensor_ReshardOp : DTensor_ApiOp<"reshard"> {
+  let summary = "A redistribute in the local view, before it is planned";
+  let description = [{
+    What `dtensor-partition` leaves of a `redistribute`: this rank's shard of
+    the global tensor `from` (its type names the global shape and source
+    spec), turned into its shard of `to`. `dtensor-lower-redistribute`
+    replaces it by the planned collectives; the interpreter lowers it the
+    same way before it runs.
+
+    ```mlir
+    %r = dtensor.reshard %l, %m
+        from tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+        to #dtensor.spec<@mesh, [R, S(1)]>
+        : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x4xf32>
+    ```
+  }];
+  let arguments = (ins DTensor_LocalTensor:$source, DTensor_AnyDeviceMesh:$mesh,
+                       TypeAttrOf<DTensor_DistTensor>:$from,
+                       DTensor_SpecAttr:$to);
+  let results = (outs DTensor_LocalTensor:$result);
+  let assemblyFormat = [{
+    $source `,` $mesh `from` $from `to` $to attr-dict `:` type($source) `,`
+    qualified(type($mesh)) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def DTensor_FullTensorOp : DTensor_ApiOp<"full_tensor"> {
   let summary = "The whole logical tensor on every rank (`full_tensor`)";
   let description = [{

@@ -59,39 +59,64 @@ def DTensorPrintLayoutPass : Pass<"dtensor-print-layout", "::mlir::ModuleOp"> {
 }
 
 def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
-  let summary = "Chooses a spec for every value computed by linalg ops from distributed inputs";
+  let summary = "Chooses a spec for every tensor value computed from distributed ones";
   let description = [{
-    Sharding propagation over the straight-line body of each function, in
-    program order. For every linalg op with a distributed input, each mesh
-    dim may shard one of the op's loops (or none); the placements that
-    choice implies for every operand come from the op's indexing maps,
-    iterator types and body (a sharded reduction loop gives the Partial of
-    the body's combiner; Partial inputs pass through linear bodies only). The
-    choice with the least redistribution cost (the planner's cost model) wins;
-    ties go to the most sharded result. Then the chosen specs are made real:
-    inputs whose spec differs get a `dtensor.redistribute`, plain inputs a
-    `dtensor.distribute_tensor` (each rank keeps its chunk), fresh outputs
-    (`tensor.empty`, `linalg.fill` of one) are created with the output spec,
-    and results take it. A result the user annotated is never overridden
-    silently: the op computes in the chosen spec and a redistribute restores
-    the annotation. Returns get the function's result specs (or
-    `full_tensor` for plain results); other users of a newly distributed
-    value get its `full_tensor`.
+    Sharding propagation, as an analysis. In program order (into scf.for,
+    scf.if and scf.while regions, and into private callees at their first
+    call) every op with a sharding rule (`ShardingRuleOpInterface`: linalg
+    structured ops and softmax, element-wise arith/math, tensor
+    extract_slice / insert_slice / pad / concat / collapse_shape /
+    expand_shape / reshape) and a distributed operand chooses, per mesh dim,
+    one factor (loop) of its iteration space to shard, or none. The rule
+    gives the placements of every operand and result for each choice: a
+    sharded reduction leaves the Partial of its combiner; Partials pass only
+    through linear ops; padded, sliced, concatenated and softmax dims stay
+    whole; a reshaped group shards only its leading dim, and only evenly.
 
-    With `explain=true`, every inserted redistribute is printed with the op
-    and rule that caused it and its bytes per rank.
+    Choice: user hints (`dtensor.hint`) by priority first (0 strongest: a
+    choice that moves a value held by a stronger hint, or misses one, loses);
+    then DTensor's order: no redistribution, the least redistribution cost
+    (the planner's cost model, including the cost of reaching a result's
+    annotated, hinted or returned spec), the most sharded result.
 
-    Not yet: ops inside regions (scf), element-wise arith on tensors (write
-    them as linalg.generic/map), tensor shape ops, user hints with
-    priorities.
+    Loop-carried values take the init's spec unless the body turns them into
+    another, which the loop then carries (the init is redistributed once,
+    not every iteration). A private function's unannotated arguments take the
+    specs of its first call's operands, and its calls' results the specs it
+    returns. User annotations in types are never changed.
+
+    Nothing is rewritten: choices are recorded as `dtensor.operand_specs`,
+    `dtensor.result_specs` and `dtensor.arg_specs` attributes, which
+    `dtensor-insert-redistribute` makes real. With `explain=true`, every
+    redistribution the choice implies is printed with the op, the factors
+    chosen per mesh dim, the rule or hint that forced it, and its cost.
   }];
-  let dependentDialects = ["::mlir::tensor::TensorDialect"];
   let options = [
     Option<"devicesPerHost", "devices-per-host", "int64_t", /*default=*/"8",
            "Devices per host in the cost model">,
     Option<"explain", "explain", "bool", /*default=*/"false",
-           "Print why each redistribute was inserted">,
+           "Print why each redistribution is needed">,
   ];
+}
+
+def DTensorInsertRedistributePass
+    : Pass<"dtensor-insert-redistribute", "::mlir::ModuleOp"> {
+  let summary = "Makes propagation's choices real: specs in types, explicit redistributes";
+  let description = [{
+    Reads the attributes `dtensor-propagate` records and gives every value
+    its chosen spec in its type (results, loop-carried values, arguments and
+    results of private functions). Wherever a consumer needs another spec
+    than its operand has, it inserts `dtensor.redistribute` (between specs),
+    `dtensor.distribute_tensor` (from a plain value: each rank keeps its
+    chunk) or `dtensor.full_tensor` (into an op with no rule, or a plain
+    function result). Fresh outputs (`tensor.empty`, a `linalg.fill` of one)
+    are made in the spec they are needed in. A result the user annotated
+    keeps its type: the op computes in the chosen spec and a redistribute
+    restores the annotation. `dtensor.hint` ops disappear where their value
+    came out in the hinted spec and become redistributes elsewhere.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect",
+                           "::mlir::linalg::LinalgDialect"];
 }
 
 def DTensorPartitionPass : Pass<"dtensor-partition", "::mlir::ModuleOp"> {
@@ -108,21 +133,39 @@ def DTensorPartitionPass : Pass<"dtensor-partition", "::mlir::ModuleOp"> {
       dims are broadcast from group rank 0, as DTensor does);
     - `distribute_tensor` slices this rank's shard (after a broadcast from
       `src_rank`, when given);
-    - `redistribute` and `full_tensor` become the steps the redistribution
-      planner chooses: `dtensor.all_gather`, `all_reduce`, `reduce_scatter`,
-      `all_to_all`, and local chunking or scaling, with uneven shards padded
-      to the largest piece around each collective and sliced back after;
+    - `redistribute` and `full_tensor` become `dtensor.reshard` ops (local
+      value, global type, target spec), which `dtensor-lower-redistribute`
+      turns into planned collectives;
     - `local_map` redistributes its inputs to its in_specs and inlines its
       region on the local shards;
-    - linalg ops, `tensor.empty` and element-wise arith/math keep their form
-      on local shards, after a check that their operands' specs describe one
-      distribution of their loops (a sharded reduction gives a Partial, and
-      Partials pass only through linear bodies); `linalg.index` of a sharded
-      loop is shifted by this rank's offset; `scf.for`/`scf.if` carry local
-      types.
+    - ops with a sharding rule (linalg, element-wise arith/math, tensor
+      slices, pad, concat, reshapes) and `tensor.empty` keep their form on
+      local shards, after a check that their operands' specs are a choice
+      their rule allows (a sharded reduction gives a Partial, Partials pass
+      only through linear ops, blocked dims stay whole, reshaped groups split
+      evenly); `linalg.index` of a sharded loop is shifted by this rank's
+      offset; slices and reshapes get local sizes; `scf.for`/`if`/`while`
+      carry local types.
 
     Anything else on distributed values, and any spec the local computation
     could not honour exactly, is reported at the op.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect",
+  ];
+}
+
+def DTensorLowerRedistributePass
+    : Pass<"dtensor-lower-redistribute", "::mlir::ModuleOp"> {
+  let summary = "Lowers dtensor.reshard to the planner's collectives";
+  let description = [{
+    Every `dtensor.reshard` (a redistribute in the local view) becomes the
+    steps the redistribution planner chooses: `dtensor.all_gather`,
+    `all_reduce`, `reduce_scatter`, `all_to_all`, and local chunking or
+    scaling, with uneven shards padded to the largest piece around each
+    collective and sliced back after. The planner never uses more
+    collectives or bytes than DTensor's greedy plan.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",

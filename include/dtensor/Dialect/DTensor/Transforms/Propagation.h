@@ -1,0 +1,47 @@
+//===- Propagation.h - what propagation hands to its materializer -*- C++ -*-===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// dtensor-propagate records its choices as discardable attributes; the
+// attribute names and their meaning are the contract with
+// dtensor-insert-redistribute, which makes them real.
+//
+//   dtensor.operand_specs  on an op with a sharding rule: per operand, the
+//                          spec it must have (unit: no requirement).
+//   dtensor.result_specs   on a rule op, scf.for/if/while, func.call: per
+//                          result, its spec (unit: keep the type); on a
+//                          private func.func: per result of its signature.
+//   dtensor.arg_specs      on func.func: per argument; on scf.while: per
+//                          argument of its `before` region.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_DIALECT_DTENSOR_TRANSFORMS_PROPAGATION_H
+#define DTENSOR_DIALECT_DTENSOR_TRANSFORMS_PROPAGATION_H
+
+#include "mlir/IR/Value.h"
+
+#include <cstdint>
+#include <limits>
+
+namespace mlir {
+namespace dtensor {
+
+constexpr const char *kOperandSpecsAttr = "dtensor.operand_specs";
+constexpr const char *kResultSpecsAttr = "dtensor.result_specs";
+constexpr const char *kArgSpecsAttr = "dtensor.arg_specs";
+
+/// Priorities of hints: 0 is the strongest; values without a hint behind
+/// them have none.
+constexpr int64_t kNoPriority = std::numeric_limits<int64_t>::max();
+
+/// Whether `v` is a fresh output: tensor.empty, or a fill of one. Such an
+/// init is made in the spec it is needed in rather than redistributed.
+bool isFreshTensor(Value v);
+
+} // namespace dtensor
+} // namespace mlir
+
+#endif // DTENSOR_DIALECT_DTENSOR_TRANSFORMS_PROPAGATION_H

@@ -1,0 +1,128 @@
+//===- ShardingRule.h - what an op does to placements -----------*- C++ -*-===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// A sharding rule describes an op by the factors (loops) of its iteration
+// space and which dim of each tensor operand and result every factor
+// indexes. Propagation chooses, per mesh dim, one factor to shard (or none);
+// partitioning checks that the specs it is given are such a choice. Both ask
+// `placementsForFactor`, so a rule is written once, by the op's model of
+// ShardingRuleOpInterface (linalg from indexing maps, tensor shape ops from
+// their static sizes, element-wise arith/math).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_INTERFACES_SHARDINGRULE_H
+#define DTENSOR_INTERFACES_SHARDINGRULE_H
+
+#include "dtensor/Core/Placement.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mlir {
+namespace dtensor {
+
+/// One factor of an op's iteration space.
+struct RuleFactor {
+  enum class Kind {
+    /// Sharding it shards every operand and result that index it.
+    Parallel,
+    /// Results do not index it: sharding it leaves them Partial, of the
+    /// combiner in `combiners` (per result; none = not exact).
+    Reduction,
+    /// Must not be sharded (a padded, sliced or concatenated dim, a softmax
+    /// dim, an inner dim of a reshaped group); `why` says which.
+    Blocked,
+  };
+  Kind kind = Kind::Parallel;
+  std::vector<std::optional<ReduceKind>> combiners;
+  /// Sizes the factor's shard count must divide for the sharding to be exact
+  /// (a reshaped group's leading dims).
+  std::vector<int64_t> mustDivide;
+  std::string why;
+};
+
+/// The rule of one op. Operands are the op's tensor operands the rule covers
+/// (scalars and index operands are not placed).
+struct ShardingRule {
+  std::vector<RuleFactor> factors;
+  /// Operand numbers (into the op's operand list) of the placed operands.
+  std::vector<unsigned> operands;
+  /// Per placed operand / result, per tensor dim: its factor, or -1.
+  std::vector<std::vector<int64_t>> operandDims;
+  std::vector<std::vector<int64_t>> resultDims;
+  /// Per result: the placed operand (index into `operands`) it is written
+  /// into, a destination-style init, or -1. An init has its result's
+  /// placements.
+  std::vector<int64_t> tied;
+  /// When a mesh dim shards no factor: whether Partial operands of `kind`
+  /// (marked in `partial`, one entry per placed operand; inits are never
+  /// marked) stay Partial through the op. Null: never.
+  std::function<bool(llvm::ArrayRef<bool> partial, ReduceKind kind)>
+      keepsPartial;
+  /// Whether the op makes a Partial result from no Partial operand (a fill,
+  /// which gives each rank its share).
+  bool makesPartial = false;
+
+  size_t numOperands() const { return operands.size(); }
+  size_t numResults() const { return resultDims.size(); }
+  /// Whether placed operand `o` is some result's init.
+  bool isInit(size_t o) const;
+  /// The tensor dim of placed operand `o` (or result `r` when `o >=
+  /// numOperands()`, as `numOperands() + r`) that factor `f` indexes.
+  std::optional<int64_t> dimOf(size_t o, int64_t f) const;
+};
+
+/// A factor choice meaning: nothing sharded, every operand replicated
+/// (Partial operands reduced first).
+constexpr int64_t kReplicateAll = -2;
+/// A factor choice meaning: nothing sharded, Partial operands passed
+/// through where the op keeps them.
+constexpr int64_t kNoFactor = -1;
+
+/// The placement every placed operand, then every result, has on one mesh
+/// dim when that mesh dim shards factor `factor` (or kNoFactor /
+/// kReplicateAll), given the placements the operands have there now (used
+/// for Partial pass-through). std::nullopt when no exact rule exists: a
+/// blocked factor, a reduction without a Partial combiner, Partials the op
+/// does not keep.
+std::optional<std::vector<Placement>>
+placementsForFactor(const ShardingRule &rule, int64_t factor,
+                    llvm::ArrayRef<Placement> operandPlacements);
+
+/// Whether per-mesh-dim choices `factorOfMeshDim` (on a mesh of `meshShape`)
+/// satisfy every factor's divisibility condition; sets `error` otherwise.
+bool divisibilityHolds(const ShardingRule &rule,
+                       llvm::ArrayRef<int64_t> factorOfMeshDim,
+                       llvm::ArrayRef<int64_t> meshShape, std::string &error);
+
+/// Element-wise rule for `numOperands` operands and one result of rank
+/// `rank`: one parallel factor per dim, shared by all.
+ShardingRule elementwiseRule(unsigned numOperands, int64_t rank);
+
+/// Groups of a reshape from `from` to `to` (static shapes): pairs of
+/// half-open dim ranges with equal element counts, in order. Empty when the
+/// shapes hold different element counts.
+struct ReshapeGroup {
+  int64_t fromBegin, fromEnd, toBegin, toEnd;
+};
+std::vector<ReshapeGroup> reshapeGroups(llvm::ArrayRef<int64_t> from,
+                                        llvm::ArrayRef<int64_t> to);
+
+/// The rule of a reshape (collapse, expand, or general) between static
+/// shapes: each group's first non-unit dims on both sides share a factor that
+/// needs its shard count to divide both sizes; every other dim is blocked.
+ShardingRule reshapeRule(llvm::ArrayRef<int64_t> from,
+                         llvm::ArrayRef<int64_t> to);
+
+} // namespace dtensor
+} // namespace mlir
+
+#endif // DTENSOR_INTERFACES_SHARDINGRULE_H

@@ -1,0 +1,290 @@
+//===- InsertRedistribute.cpp - make propagation's choices real -----------===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Reads the attributes dtensor-propagate records (Propagation.h), gives every
+// value its chosen spec in its type, and inserts the data movement wherever
+// a producer's spec is not what a consumer needs: `dtensor.redistribute`
+// between specs, `dtensor.distribute_tensor` from a plain value,
+// `dtensor.full_tensor` to a plain one. Fresh outputs (tensor.empty, a fill
+// of one) are made in the spec they are needed in. Hints become
+// redistributes where their value did not come out in the hinted spec, and
+// disappear where it did.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Dialect/DTensor/Transforms/Passes.h"
+#include "dtensor/Dialect/DTensor/Transforms/Propagation.h"
+#include "dtensor/Interfaces/ShardingRuleOpInterface.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir {
+namespace dtensor {
+#define GEN_PASS_DEF_DTENSORINSERTREDISTRIBUTEPASS
+#include "dtensor/Dialect/DTensor/Transforms/Passes.h.inc"
+} // namespace dtensor
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::dtensor;
+
+namespace {
+
+RankedTensorType plain(Type t) {
+  auto r = llvm::cast<RankedTensorType>(t);
+  return RankedTensorType::get(r.getShape(), r.getElementType());
+}
+
+/// `t` with the spec in `attr` (a SpecAttr), or `t` when `attr` is unit.
+Type withSpecAttr(Type t, Attribute attr) {
+  auto spec = llvm::dyn_cast_or_null<SpecAttr>(attr);
+  auto tensor = llvm::dyn_cast<RankedTensorType>(t);
+  if (!spec || !tensor)
+    return t;
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(), spec);
+}
+
+ArrayAttr specsOf(Operation *op, StringRef name) {
+  return op->getAttrOfType<ArrayAttr>(name);
+}
+
+struct DTensorInsertRedistributePass
+    : public dtensor::impl::DTensorInsertRedistributePassBase<
+          DTensorInsertRedistributePass> {
+  using Base::Base;
+  bool failedAny = false;
+
+  /// The mesh handle of `view` among the arguments of `op`'s function.
+  Value meshFor(Operation *op, SpecAttr spec) {
+    auto fn = op->getParentOfType<func::FuncOp>();
+    for (BlockArgument arg : fn.getArguments())
+      if (auto handle = llvm::dyn_cast<DeviceMeshType>(arg.getType()))
+        if (handle.getView() == spec.getView())
+          return arg;
+    op->emitOpError() << "needs a value distributed over " << spec.getMesh()
+                      << " moved here, and its function has no handle of that "
+                         "mesh as an argument";
+    failedAny = true;
+    return {};
+  }
+
+  /// A value of type `want` made from `v` (of another type) before `at`.
+  Value convert(OpBuilder &b, Operation *at, Value v, Type want,
+                bool freshInit) {
+    Location loc = at->getLoc();
+    SpecAttr have = getSpec(v.getType()), need = getSpec(want);
+    if (need && freshInit && isFreshTensor(v)) {
+      // A fresh output is made in the spec it is needed in.
+      Value made = tensor::EmptyOp::create(b, loc, want, ValueRange{});
+      if (auto fill = v.getDefiningOp<linalg::FillOp>())
+        made = linalg::FillOp::create(b, loc, fill.getInputs()[0], made)
+                   .getResult(0);
+      return made;
+    }
+    Value mesh = meshFor(at, need ? need : have);
+    if (!mesh)
+      return {};
+    if (need && have)
+      return RedistributeOp::create(b, loc, want, v, mesh);
+    if (need)
+      return DistributeTensorOp::create(b, loc, want, v, mesh, IntegerAttr());
+    return FullTensorOp::create(b, loc, want, v, mesh);
+  }
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    failedAny = false;
+    retype(module);
+    if (failedAny)
+      return signalPassFailure();
+    fixOperands(module);
+    lowerHints(module);
+    module.walk([](Operation *op) {
+      op->removeAttr(kOperandSpecsAttr);
+      op->removeAttr(kResultSpecsAttr);
+      op->removeAttr(kArgSpecsAttr);
+    });
+    // Plain fresh outputs replaced by distributed ones may be dead now.
+    SmallVector<Operation *> dead;
+    module.walk([&](Operation *op) {
+      if (llvm::isa<tensor::EmptyOp, linalg::FillOp>(op) && op->use_empty() &&
+          !getSpec(op->getResult(0).getType()))
+        dead.push_back(op);
+    });
+    for (Operation *op : llvm::reverse(dead)) {
+      Value source = llvm::isa<linalg::FillOp>(op) ? op->getOperand(1) : Value();
+      op->erase();
+      if (source && source.use_empty())
+        if (Operation *empty = source.getDefiningOp<tensor::EmptyOp>())
+          empty->erase();
+    }
+    if (failedAny)
+      signalPassFailure();
+  }
+
+  /// Gives every value its chosen spec. A result the user annotated keeps
+  /// its annotation: the op computes in the chosen spec and a redistribute
+  /// restores the annotation.
+  void retype(ModuleOp module) {
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      if (fn.isExternal())
+        continue;
+      if (ArrayAttr args = specsOf(fn, kArgSpecsAttr))
+        for (auto [arg, attr] : llvm::zip(fn.getArguments(), args))
+          arg.setType(withSpecAttr(arg.getType(), attr));
+      SmallVector<Type> results(fn.getResultTypes());
+      if (ArrayAttr specs = specsOf(fn, kResultSpecsAttr))
+        for (auto [i, attr] : llvm::enumerate(specs))
+          results[i] = withSpecAttr(results[i], attr);
+      fn.setType(FunctionType::get(fn.getContext(),
+                                   fn.getBody().front().getArgumentTypes(),
+                                   results));
+    }
+    module.walk([&](Operation *op) {
+      ArrayAttr specs = specsOf(op, kResultSpecsAttr);
+      if (!specs || llvm::isa<func::FuncOp>(op))
+        return;
+      OpBuilder b(op->getContext());
+      b.setInsertionPointAfter(op);
+      for (auto [res, attr] : llvm::zip(op->getResults(), specs)) {
+        Type old = res.getType();
+        Type now = withSpecAttr(plain(old), attr);
+        if (!llvm::isa<SpecAttr>(attr) || old == now)
+          continue;
+        res.setType(now);
+        if (!getSpec(old))
+          continue;
+        // A user's annotation is restored after the op.
+        if (Value mesh = meshFor(op, getSpec(old))) {
+          auto back = RedistributeOp::create(b, op->getLoc(), old, res, mesh);
+          res.replaceAllUsesExcept(back, back);
+        }
+      }
+      // Region values carried with the results.
+      if (auto loop = llvm::dyn_cast<scf::ForOp>(op))
+        for (auto [arg, res] :
+             llvm::zip(loop.getRegionIterArgs(), loop.getResults()))
+          arg.setType(res.getType());
+      if (auto loop = llvm::dyn_cast<scf::WhileOp>(op)) {
+        for (auto [arg, res] :
+             llvm::zip(loop.getAfterArguments(), loop.getResults()))
+          arg.setType(res.getType());
+        if (ArrayAttr before = specsOf(op, kArgSpecsAttr))
+          for (auto [arg, attr] : llvm::zip(loop.getBeforeArguments(), before))
+            arg.setType(withSpecAttr(plain(arg.getType()), attr));
+      }
+    });
+  }
+
+  /// The type each operand of `op` must have, or null for no requirement.
+  SmallVector<Type> requiredTypes(Operation *op, SymbolTableCollection &tables) {
+    SmallVector<Type> want(op->getNumOperands());
+    if (ArrayAttr specs = specsOf(op, kOperandSpecsAttr)) {
+      for (auto [i, attr] : llvm::enumerate(specs))
+        if (llvm::isa<SpecAttr>(attr))
+          want[i] = withSpecAttr(plain(op->getOperand(i).getType()), attr);
+      return want;
+    }
+    auto copy = [&](unsigned first, TypeRange types) {
+      for (auto [i, t] : llvm::enumerate(types))
+        want[first + i] = t;
+    };
+    if (auto yield = llvm::dyn_cast<scf::YieldOp>(op)) {
+      Operation *parent = op->getParentOp();
+      if (auto loop = llvm::dyn_cast<scf::WhileOp>(parent))
+        copy(0, loop.getBefore().front().getArgumentTypes());
+      else if (llvm::isa<scf::ForOp, scf::IfOp>(parent))
+        copy(0, parent->getResultTypes());
+    } else if (auto cond = llvm::dyn_cast<scf::ConditionOp>(op)) {
+      copy(1, cond->getParentOp()->getResultTypes());
+    } else if (auto loop = llvm::dyn_cast<scf::ForOp>(op)) {
+      copy(3, loop.getResultTypes());
+    } else if (auto loop = llvm::dyn_cast<scf::WhileOp>(op)) {
+      copy(0, loop.getBefore().front().getArgumentTypes());
+    } else if (auto ret = llvm::dyn_cast<func::ReturnOp>(op)) {
+      copy(0, ret->getParentOfType<func::FuncOp>().getResultTypes());
+    } else if (auto call = llvm::dyn_cast<func::CallOp>(op)) {
+      if (auto callee = tables.lookupNearestSymbolFrom<func::FuncOp>(
+              call, call.getCalleeAttr()))
+        copy(0, callee.getArgumentTypes());
+    } else if (!llvm::isa<DTensorDialect>(op->getDialect()) &&
+               !llvm::isa<scf::IfOp>(op)) {
+      // Any other op sees the global value of a distributed operand.
+      for (auto [i, v] : llvm::enumerate(op->getOperands()))
+        if (getSpec(v.getType()))
+          want[i] = plain(v.getType());
+    }
+    return want;
+  }
+
+  void fixOperands(ModuleOp module) {
+    SymbolTableCollection tables;
+    SmallVector<Operation *> ops;
+    module.walk([&](Operation *op) { ops.push_back(op); });
+    for (Operation *op : ops) {
+      if (auto dist = llvm::dyn_cast<DistributeTensorOp>(op)) {
+        // Distributing a value that is distributed already is a
+        // redistribution of it.
+        if (getSpec(dist.getSource().getType())) {
+          OpBuilder b(op);
+          auto re = RedistributeOp::create(b, op->getLoc(), dist.getType(),
+                                           dist.getSource(), dist.getMesh());
+          dist.replaceAllUsesWith(re.getResult());
+          dist.erase();
+        }
+        continue;
+      }
+      SmallVector<Type> want = requiredTypes(op, tables);
+      bool ruleOp = llvm::isa<ShardingRuleOpInterface>(op);
+      for (OpOperand &use : op->getOpOperands()) {
+        Type need = want[use.getOperandNumber()];
+        Value v = use.get();
+        if (!need || v.getType() == need ||
+            !llvm::isa<RankedTensorType>(v.getType()))
+          continue;
+        OpBuilder b(op);
+        bool init = false;
+        if (ruleOp)
+          if (auto dps = llvm::dyn_cast<DestinationStyleOpInterface>(op))
+            init = dps.isDpsInit(&use);
+        if (Value moved = convert(b, op, v, need, init))
+          use.set(moved);
+      }
+    }
+  }
+
+  /// A hint whose value came out in the hinted spec disappears; otherwise it
+  /// is the redistribute (or distribute) that makes the spec.
+  void lowerHints(ModuleOp module) {
+    SmallVector<HintOp> hints;
+    module.walk([&](HintOp hint) { hints.push_back(hint); });
+    for (HintOp hint : hints) {
+      Value source = hint.getSource();
+      if (source.getType() == hint.getType()) {
+        hint.replaceAllUsesWith(source);
+        hint.erase();
+        continue;
+      }
+      OpBuilder b(hint);
+      Value moved =
+          getSpec(source.getType())
+              ? Value(RedistributeOp::create(b, hint.getLoc(), hint.getType(),
+                                             source, hint.getMesh()))
+              : Value(DistributeTensorOp::create(b, hint.getLoc(), hint.getType(),
+                                                 source, hint.getMesh(),
+                                                 IntegerAttr()));
+      hint.replaceAllUsesWith(moved);
+      hint.erase();
+    }
+  }
+};
+
+} // namespace

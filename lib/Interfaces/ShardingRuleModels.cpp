@@ -1,0 +1,440 @@
+//===- ShardingRuleModels.cpp - rules of upstream ops ---------------------===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// External models of ShardingRuleOpInterface for the upstream ops global-view
+// programs are written in. The rules follow SEMANTICS.md: linalg from its
+// indexing maps, iterator types and body; element-wise arith/math; tensor
+// views and slices from their static sizes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Interfaces/ShardingRuleOpInterface.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::dtensor;
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// linalg
+//===----------------------------------------------------------------------===//
+
+/// The reduction a linalg body applies to its output `outArg` (sum,
+/// product, max, min), if it is one of the Partial kinds.
+std::optional<ReduceKind> combinerOf(Block &body, BlockArgument outArg) {
+  auto yield = llvm::cast<linalg::YieldOp>(body.getTerminator());
+  unsigned index = outArg.getArgNumber() -
+                   (body.getNumArguments() - yield.getNumOperands());
+  Operation *def = yield.getOperand(index).getDefiningOp();
+  if (!def || !llvm::is_contained(def->getOperands(), Value(outArg)))
+    return std::nullopt;
+  if (llvm::isa<arith::AddFOp, arith::AddIOp>(def))
+    return ReduceKind::Sum;
+  if (llvm::isa<arith::MulFOp, arith::MulIOp>(def))
+    return ReduceKind::Product;
+  if (llvm::isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(def))
+    return ReduceKind::Max;
+  if (llvm::isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(def))
+    return ReduceKind::Min;
+  return std::nullopt;
+}
+
+/// Whether a body keeps its Partial inputs (marked, by block argument)
+/// Partial: it is one add/sub of two Partial inputs, or one mul/div with
+/// exactly one Partial input (the numerator of a div), the rest Replicate.
+bool bodyKeepsPartial(Block &body, ArrayRef<bool> partialInputs,
+                      unsigned numInputs) {
+  auto yield = llvm::cast<linalg::YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() != 1)
+    return false;
+  Operation *def = yield.getOperand(0).getDefiningOp();
+  if (!def || def->getBlock() != &body || &body.front() != def ||
+      def->getNextNode() != yield.getOperation() || def->getNumOperands() != 2)
+    return false;
+  auto argIndex = [&](Value v) -> int {
+    auto arg = llvm::dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &body && arg.getArgNumber() < numInputs
+               ? int(arg.getArgNumber())
+               : -1;
+  };
+  int a = argIndex(def->getOperand(0)), b = argIndex(def->getOperand(1));
+  if (a < 0 || b < 0)
+    return false;
+  bool pa = partialInputs[a], pb = partialInputs[b];
+  if (llvm::isa<arith::AddFOp, arith::SubFOp>(def))
+    return pa && pb;
+  if (llvm::isa<arith::MulFOp>(def))
+    return pa != pb;
+  if (llvm::isa<arith::DivFOp>(def))
+    return pa && !pb;
+  return false;
+}
+
+template <typename OpTy>
+struct LinalgRuleModel
+    : public ShardingRuleOpInterface::ExternalModel<LinalgRuleModel<OpTy>, OpTy> {
+  FailureOr<ShardingRule> getShardingRule(Operation *raw,
+                                          std::string &reason) const {
+    auto op = llvm::cast<linalg::LinalgOp>(raw);
+    if (!op.hasPureTensorSemantics()) {
+      reason = "works on buffers";
+      return failure();
+    }
+    ShardingRule rule;
+    MLIRContext *ctx = raw->getContext();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    unsigned numInputs = op.getNumDpsInputs();
+    unsigned numLoops = op.getNumLoops();
+    Block *body = op.getBlock();
+    rule.factors.resize(numLoops);
+    auto dimsOf = [&](AffineMap map) {
+      std::vector<int64_t> dims(map.getNumResults(), -1);
+      for (unsigned d = 0; d < map.getNumResults(); ++d)
+        if (auto e = llvm::dyn_cast<AffineDimExpr>(map.getResult(d)))
+          dims[d] = e.getPosition();
+      return dims;
+    };
+    for (OpOperand &operand : raw->getOpOperands()) {
+      if (!llvm::isa<RankedTensorType>(operand.get().getType()))
+        continue; // a scalar input (fill) is not placed
+      rule.operands.push_back(operand.getOperandNumber());
+      rule.operandDims.push_back(dimsOf(maps[operand.getOperandNumber()]));
+    }
+    for (unsigned r = 0; r < raw->getNumResults(); ++r) {
+      unsigned o = numInputs + r;
+      rule.resultDims.push_back(dimsOf(maps[o]));
+      rule.tied.push_back(
+          std::find(rule.operands.begin(), rule.operands.end(), o) -
+          rule.operands.begin());
+    }
+    for (unsigned k = 0; k < numLoops; ++k) {
+      RuleFactor &f = rule.factors[k];
+      if (iterators[k] == utils::IteratorType::reduction) {
+        f.kind = RuleFactor::Kind::Reduction;
+        for (unsigned r = 0; r < raw->getNumResults(); ++r)
+          f.combiners.push_back(
+              combinerOf(*body, body->getArgument(numInputs + r)));
+      }
+      // A loop that indexes two dims of one operand (a diagonal) cannot be
+      // sharded by sharding one of them.
+      AffineExpr dim = getAffineDimExpr(k, ctx);
+      for (AffineMap map : maps)
+        if (llvm::count(map.getResults(), dim) > 1) {
+          f.kind = RuleFactor::Kind::Blocked;
+          f.why = "a loop indexing two dims of one operand";
+        }
+    }
+    std::vector<unsigned> operandNumbers = rule.operands;
+    rule.keepsPartial = [body, numInputs, operandNumbers](ArrayRef<bool> partial,
+                                                          ReduceKind kind) {
+      if (!isLinear(kind))
+        return false;
+      SmallVector<bool> byArg(numInputs, false);
+      for (size_t o = 0; o < partial.size(); ++o)
+        if (partial[o] && operandNumbers[o] < numInputs)
+          byArg[operandNumbers[o]] = true;
+      return bodyKeepsPartial(*body, byArg, numInputs);
+    };
+    rule.makesPartial = llvm::isa<linalg::FillOp>(raw);
+    return rule;
+  }
+};
+
+struct SoftmaxRuleModel
+    : public ShardingRuleOpInterface::ExternalModel<SoftmaxRuleModel,
+                                                    linalg::SoftmaxOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *raw,
+                                          std::string &reason) const {
+    auto op = llvm::cast<linalg::SoftmaxOp>(raw);
+    auto type = llvm::dyn_cast<RankedTensorType>(op.getInput().getType());
+    if (!type || raw->getNumResults() != 1) {
+      reason = "works on buffers";
+      return failure();
+    }
+    ShardingRule rule = elementwiseRule(2, type.getRank());
+    rule.tied = {1};
+    RuleFactor &f = rule.factors[op.getDimension()];
+    f.kind = RuleFactor::Kind::Blocked;
+    f.why = "softmax normalizes along dim " +
+            std::to_string(op.getDimension()) +
+            ", which must be whole on every rank";
+    return rule;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Element-wise arith and math
+//===----------------------------------------------------------------------===//
+
+template <typename OpTy>
+struct ElementwiseRuleModel
+    : public ShardingRuleOpInterface::ExternalModel<ElementwiseRuleModel<OpTy>,
+                                                    OpTy> {
+  FailureOr<ShardingRule> getShardingRule(Operation *raw,
+                                          std::string &reason) const {
+    auto type = raw->getNumResults() == 1
+                    ? llvm::dyn_cast<RankedTensorType>(raw->getResult(0).getType())
+                    : RankedTensorType();
+    if (!type) {
+      reason = "computes on scalars";
+      return failure();
+    }
+    ShardingRule rule = elementwiseRule(0, type.getRank());
+    for (OpOperand &operand : raw->getOpOperands()) {
+      auto t = llvm::dyn_cast<RankedTensorType>(operand.get().getType());
+      if (!t)
+        continue; // a scalar condition of a select
+      if (t.getShape() != type.getShape()) {
+        reason = "mixes tensor shapes";
+        return failure();
+      }
+      rule.operands.push_back(operand.getOperandNumber());
+      rule.operandDims.push_back(rule.resultDims[0]);
+    }
+    // Linear ops keep Partial(sum|avg) operands, when all of them are.
+    bool twoTerms = llvm::isa<arith::AddFOp, arith::SubFOp, arith::AddIOp,
+                              arith::SubIOp>(raw);
+    bool negate = llvm::isa<arith::NegFOp>(raw);
+    if (twoTerms || negate)
+      rule.keepsPartial = [](ArrayRef<bool> partial, ReduceKind kind) {
+        return isLinear(kind) && llvm::all_of(partial, [](bool p) { return p; });
+      };
+    return rule;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// tensor
+//===----------------------------------------------------------------------===//
+
+/// Appends a factor; blocked when `why` is set.
+int64_t addFactor(ShardingRule &rule, const char *why = nullptr) {
+  RuleFactor f;
+  if (why) {
+    f.kind = RuleFactor::Kind::Blocked;
+    f.why = why;
+  }
+  rule.factors.push_back(f);
+  return int64_t(rule.factors.size() - 1);
+}
+
+bool isConstant(OpFoldResult v, int64_t c) {
+  std::optional<int64_t> i = getConstantIntValue(v);
+  return i && *i == c;
+}
+
+struct ExtractSliceRuleModel
+    : public ShardingRuleOpInterface::ExternalModel<ExtractSliceRuleModel,
+                                                    tensor::ExtractSliceOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *raw,
+                                          std::string &reason) const {
+    auto op = llvm::cast<tensor::ExtractSliceOp>(raw);
+    RankedTensorType source = op.getSourceType();
+    ShardingRule rule;
+    rule.operands = {0};
+    rule.operandDims.assign(1, {});
+    rule.resultDims.assign(1, {});
+    rule.tied = {-1};
+    llvm::SmallBitVector dropped = op.getDroppedDims();
+    SmallVector<OpFoldResult> offsets = op.getMixedOffsets(),
+                              sizes = op.getMixedSizes(),
+                              strides = op.getMixedStrides();
+    for (int64_t d = 0; d < source.getRank(); ++d) {
+      bool whole = !source.isDynamicDim(d) && isConstant(offsets[d], 0) &&
+                   isConstant(sizes[d], source.getDimSize(d)) &&
+                   isConstant(strides[d], 1);
+      int64_t f = dropped.test(d) ? addFactor(rule, "a dropped dim of a slice")
+                  : whole         ? addFactor(rule)
+                                  : addFactor(rule, "a sliced dim (not taken whole)");
+      rule.operandDims[0].push_back(f);
+      if (!dropped.test(d))
+        rule.resultDims[0].push_back(f);
+    }
+    rule.keepsPartial = [](ArrayRef<bool>, ReduceKind) { return true; };
+    return rule;
+  }
+};
+
+struct InsertSliceRuleModel
+    : public ShardingRuleOpInterface::ExternalModel<InsertSliceRuleModel,
+                                                    tensor::InsertSliceOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *raw,
+                                          std::string &reason) const {
+    auto op = llvm::cast<tensor::InsertSliceOp>(raw);
+    RankedTensorType dest = op.getDestType();
+    ShardingRule rule;
+    rule.operands = {0, 1};
+    rule.operandDims.assign(2, {});
+    rule.resultDims.assign(1, {});
+    rule.tied = {1};
+    llvm::SmallBitVector dropped = op.getDroppedDims();
+    SmallVector<OpFoldResult> offsets = op.getMixedOffsets(),
+                              sizes = op.getMixedSizes(),
+                              strides = op.getMixedStrides();
+    for (int64_t d = 0; d < dest.getRank(); ++d) {
+      bool whole = !dest.isDynamicDim(d) && isConstant(offsets[d], 0) &&
+                   isConstant(sizes[d], dest.getDimSize(d)) &&
+                   isConstant(strides[d], 1);
+      int64_t f = dropped.test(d) ? addFactor(rule, "a dropped dim of a slice")
+                  : whole ? addFactor(rule)
+                          : addFactor(rule, "a dim only partly overwritten by "
+                                            "insert_slice");
+      if (!dropped.test(d))
+        rule.operandDims[0].push_back(f);
+      rule.operandDims[1].push_back(f);
+      rule.resultDims[0].push_back(f);
+    }
+    // The source's Partial terms land in the destination's (both Partial).
+    rule.keepsPartial = [](ArrayRef<bool> partial, ReduceKind) {
+      return partial[0];
+    };
+    return rule;
+  }
+};
+
+struct PadRuleModel
+    : public ShardingRuleOpInterface::ExternalModel<PadRuleModel, tensor::PadOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *raw,
+                                          std::string &reason) const {
+    auto op = llvm::cast<tensor::PadOp>(raw);
+    RankedTensorType source = op.getSourceType();
+    ShardingRule rule = elementwiseRule(1, source.getRank());
+    SmallVector<OpFoldResult> low = op.getMixedLowPad(),
+                              high = op.getMixedHighPad();
+    for (int64_t d = 0; d < source.getRank(); ++d)
+      if (!isConstant(low[d], 0) || !isConstant(high[d], 0)) {
+        rule.factors[d].kind = RuleFactor::Kind::Blocked;
+        rule.factors[d].why = "a padded dim";
+      }
+    // Every rank pads its term: the padding survives max/min/avg, and a sum
+    // when it is zero.
+    Value padding = op.getConstantPaddingValue();
+    bool zero = padding && (matchPattern(padding, m_AnyZeroFloat()) ||
+                            matchPattern(padding, m_Zero()));
+    bool uniform = padding && padding.getParentRegion() != &op.getRegion();
+    rule.keepsPartial = [zero, uniform](ArrayRef<bool>, ReduceKind kind) {
+      switch (kind) {
+      case ReduceKind::Sum:
+        return zero;
+      case ReduceKind::Avg:
+      case ReduceKind::Max:
+      case ReduceKind::Min:
+        return uniform;
+      case ReduceKind::Product:
+        return false;
+      }
+      return false;
+    };
+    return rule;
+  }
+};
+
+struct ConcatRuleModel
+    : public ShardingRuleOpInterface::ExternalModel<ConcatRuleModel,
+                                                    tensor::ConcatOp> {
+  FailureOr<ShardingRule> getShardingRule(Operation *raw,
+                                          std::string &reason) const {
+    auto op = llvm::cast<tensor::ConcatOp>(raw);
+    int64_t rank = op.getResultType().getRank();
+    ShardingRule rule = elementwiseRule(raw->getNumOperands(), rank);
+    int64_t dim = op.getDim();
+    // The concatenated dim: blocked on every operand (their sizes differ).
+    rule.factors[dim].kind = RuleFactor::Kind::Blocked;
+    rule.factors[dim].why = "the concatenated dim";
+    rule.keepsPartial = [](ArrayRef<bool> partial, ReduceKind) {
+      return llvm::all_of(partial, [](bool p) { return p; });
+    };
+    return rule;
+  }
+};
+
+template <typename OpTy>
+struct ReshapeRuleModel
+    : public ShardingRuleOpInterface::ExternalModel<ReshapeRuleModel<OpTy>,
+                                                    OpTy> {
+  FailureOr<ShardingRule> getShardingRule(Operation *raw,
+                                          std::string &reason) const {
+    auto from = llvm::dyn_cast<RankedTensorType>(raw->getOperand(0).getType());
+    auto to = llvm::dyn_cast<RankedTensorType>(raw->getResult(0).getType());
+    if (!from || !to || !from.hasStaticShape() || !to.hasStaticShape()) {
+      reason = "reshapes dynamic shapes";
+      return failure();
+    }
+    ShardingRule rule = reshapeRule(from.getShape(), to.getShape());
+    if (rule.factors.empty() && from.getNumElements() != 0 &&
+        (from.getRank() || to.getRank())) {
+      // reshapeGroups found no grouping: every dim is blocked.
+      reason = "reshapes between shapes with no common grouping";
+      return failure();
+    }
+    return rule;
+  }
+};
+
+template <typename OpTy>
+void attachLinalg(MLIRContext *ctx) {
+  OpTy::template attachInterface<LinalgRuleModel<OpTy>>(*ctx);
+}
+template <typename... OpTys>
+void attachAllLinalg(MLIRContext *ctx) {
+  (attachLinalg<OpTys>(ctx), ...);
+}
+
+/// Attaches the element-wise model to the ops among `OpTys` that are
+/// element-wise.
+template <typename... OpTys>
+void attachElementwise(MLIRContext *ctx) {
+  (
+      [&] {
+        if constexpr (OpTys::template hasTrait<OpTrait::Elementwise>())
+          OpTys::template attachInterface<ElementwiseRuleModel<OpTys>>(*ctx);
+      }(),
+      ...);
+}
+
+} // namespace
+
+void mlir::dtensor::registerShardingRuleModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, linalg::LinalgDialect *) {
+    attachAllLinalg<
+#define GET_OP_LIST
+#include "mlir/Dialect/Linalg/IR/LinalgStructuredOps.cpp.inc"
+        >(ctx);
+    linalg::SoftmaxOp::attachInterface<SoftmaxRuleModel>(*ctx);
+  });
+  registry.addExtension(+[](MLIRContext *ctx, arith::ArithDialect *) {
+    attachElementwise<
+#define GET_OP_LIST
+#include "mlir/Dialect/Arith/IR/ArithOps.cpp.inc"
+        >(ctx);
+  });
+  registry.addExtension(+[](MLIRContext *ctx, math::MathDialect *) {
+    attachElementwise<
+#define GET_OP_LIST
+#include "mlir/Dialect/Math/IR/MathOps.cpp.inc"
+        >(ctx);
+  });
+  registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {
+    tensor::ExtractSliceOp::attachInterface<ExtractSliceRuleModel>(*ctx);
+    tensor::InsertSliceOp::attachInterface<InsertSliceRuleModel>(*ctx);
+    tensor::PadOp::attachInterface<PadRuleModel>(*ctx);
+    tensor::ConcatOp::attachInterface<ConcatRuleModel>(*ctx);
+    tensor::CollapseShapeOp::attachInterface<
+        ReshapeRuleModel<tensor::CollapseShapeOp>>(*ctx);
+    tensor::ExpandShapeOp::attachInterface<
+        ReshapeRuleModel<tensor::ExpandShapeOp>>(*ctx);
+    tensor::ReshapeOp::attachInterface<ReshapeRuleModel<tensor::ReshapeOp>>(
+        *ctx);
+  });
+}
