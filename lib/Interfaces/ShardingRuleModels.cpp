@@ -50,16 +50,13 @@ std::optional<ReduceKind> combinerOf(Block &body, BlockArgument outArg) {
 }
 
 /// Whether a body keeps its Partial inputs (marked, by block argument)
-/// Partial: it is one add/sub of two Partial inputs, or one mul/div with
-/// exactly one Partial input (the numerator of a div), the rest Replicate.
+/// Partial: it is one add/sub of two Partial inputs, one mul/div with
+/// exactly one Partial input (the numerator of a div), or a contraction
+/// (out + a * b) with exactly one Partial factor; the rest Replicate.
 bool bodyKeepsPartial(Block &body, ArrayRef<bool> partialInputs,
                       unsigned numInputs) {
   auto yield = llvm::cast<linalg::YieldOp>(body.getTerminator());
   if (yield.getNumOperands() != 1)
-    return false;
-  Operation *def = yield.getOperand(0).getDefiningOp();
-  if (!def || def->getBlock() != &body || &body.front() != def ||
-      def->getNextNode() != yield.getOperation() || def->getNumOperands() != 2)
     return false;
   auto argIndex = [&](Value v) -> int {
     auto arg = llvm::dyn_cast<BlockArgument>(v);
@@ -67,6 +64,25 @@ bool bodyKeepsPartial(Block &body, ArrayRef<bool> partialInputs,
                ? int(arg.getArgNumber())
                : -1;
   };
+  // A contraction, out + a * b, is linear in each factor: one Partial
+  // factor (the accumulator Partial too) keeps the result Partial.
+  if (auto add = yield.getOperand(0).getDefiningOp();
+      add && llvm::isa<arith::AddFOp, arith::AddIOp>(add) &&
+      body.getOperations().size() == 3) {
+    Value out = body.getArgument(body.getNumArguments() - 1);
+    Value other = add->getOperand(0) == out ? add->getOperand(1)
+                  : add->getOperand(1) == out ? add->getOperand(0)
+                                                : Value();
+    Operation *mul = other ? other.getDefiningOp() : nullptr;
+    if (mul && llvm::isa<arith::MulFOp, arith::MulIOp>(mul)) {
+      int a = argIndex(mul->getOperand(0)), b = argIndex(mul->getOperand(1));
+      return a >= 0 && b >= 0 && a != b && partialInputs[a] != partialInputs[b];
+    }
+  }
+  Operation *def = yield.getOperand(0).getDefiningOp();
+  if (!def || def->getBlock() != &body || &body.front() != def ||
+      def->getNextNode() != yield.getOperation() || def->getNumOperands() != 2)
+    return false;
   int a = argIndex(def->getOperand(0)), b = argIndex(def->getOperand(1));
   if (a < 0 || b < 0)
     return false;

@@ -16,12 +16,14 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 using namespace mlir;
 using namespace mlir::dtensor;
@@ -290,6 +292,16 @@ void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
         return op->emitOpError() << "on tensors is not supported yet";
       return std::vector<RValue>{
           RValue::ofInt(compareInts(unsigned(cmp.getPredicate()), a.i, b.i))};
+    });
+  };
+  k["arith.cmpf"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto cmp = llvm::cast<arith::CmpFOp>(op);
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      const RValue &a = operand(I, op, 0, r), &b = operand(I, op, 1, r);
+      if (a.kind != RValue::Kind::Float)
+        return op->emitOpError() << "on tensors is not supported yet";
+      return std::vector<RValue>{
+          RValue::ofInt(compareFloats(unsigned(cmp.getPredicate()), a.f, b.f))};
     });
   };
   k["arith.select"] = [](Interpreter &I, Operation *op) -> LogicalResult {
@@ -570,6 +582,40 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
       for (unsigned i = 0; i < op->getNumOperands(); ++i)
         parts.push_back(operand(I, op, i, r).tensor);
       return std::vector<RValue>{RValue::ofTensor(Tensor::concat(parts, dim))};
+    });
+  };
+  // linalg.softmax as it decomposes: exp(x - max) / sum(exp(x - max))
+  // along its dim, computed in double and rounded once.
+  k["linalg.softmax"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto softmax = llvm::cast<linalg::SoftmaxOp>(op);
+    int64_t dim = softmax.getDimension();
+    return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
+      const Tensor &src = operand(I, op, 0, r).tensor;
+      if (!isFloat(src.dtype()))
+        return op->emitOpError() << "needs a float tensor";
+      Tensor out(src.dtype(), src.shape());
+      int64_t n = src.shape()[dim], inner = 1, outer = 1;
+      for (int64_t d = dim + 1; d < src.rank(); ++d)
+        inner *= src.shape()[d];
+      for (int64_t d = 0; d < dim; ++d)
+        outer *= src.shape()[d];
+      std::vector<double> row(n);
+      dispatch(out.dtype(), [&](auto v) {
+        using T = decltype(v);
+        T *y = out.mutableData<T>();
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t i = 0; i < inner; ++i) {
+            int64_t base = o * n * inner + i;
+            double max = -std::numeric_limits<double>::infinity(), sum = 0;
+            for (int64_t k = 0; k < n; ++k)
+              max = std::max(max, row[k] = src.at(base + k * inner));
+            for (int64_t k = 0; k < n; ++k)
+              sum += row[k] = std::exp(row[k] - max);
+            for (int64_t k = 0; k < n; ++k)
+              y[base + k * inner] = T(row[k] / sum);
+          }
+      });
+      return std::vector<RValue>{RValue::ofTensor(std::move(out))};
     });
   };
   // Reshapes keep the data and change the shape (row-major throughout).

@@ -156,8 +156,10 @@ struct DTensorInsertRedistributePass
       b.setInsertionPointAfter(op);
       for (auto [res, attr] : llvm::zip(op->getResults(), specs)) {
         Type old = res.getType();
+        if (!llvm::isa<SpecAttr>(attr) || !llvm::isa<RankedTensorType>(old))
+          continue;
         Type now = withSpecAttr(plain(old), attr);
-        if (!llvm::isa<SpecAttr>(attr) || old == now)
+        if (old == now)
           continue;
         res.setType(now);
         if (!getSpec(old))
@@ -179,7 +181,8 @@ struct DTensorInsertRedistributePass
           arg.setType(res.getType());
         if (ArrayAttr before = specsOf(op, kArgSpecsAttr))
           for (auto [arg, attr] : llvm::zip(loop.getBeforeArguments(), before))
-            arg.setType(withSpecAttr(plain(arg.getType()), attr));
+            if (llvm::isa<SpecAttr>(attr))
+              arg.setType(withSpecAttr(plain(arg.getType()), attr));
       }
     });
   }
@@ -189,7 +192,8 @@ struct DTensorInsertRedistributePass
     SmallVector<Type> want(op->getNumOperands());
     if (ArrayAttr specs = specsOf(op, kOperandSpecsAttr)) {
       for (auto [i, attr] : llvm::enumerate(specs))
-        if (llvm::isa<SpecAttr>(attr))
+        if (llvm::isa<SpecAttr>(attr) &&
+            llvm::isa<RankedTensorType>(op->getOperand(i).getType()))
           want[i] = withSpecAttr(plain(op->getOperand(i).getType()), attr);
       return want;
     }

@@ -26,6 +26,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseSet.h"
@@ -60,6 +61,9 @@ struct Candidate {
   std::vector<Placements> placed;
   std::vector<int64_t> factors; // per mesh dim: a factor, kNoFactor or kReplicateAll
   double cost = 0;
+  /// The part of `cost` spent redistributing operands (the rest is the cost
+  /// of reaching the results' targets).
+  double moveCost = 0;
   /// The strongest (lowest) priority among the operands that must move and
   /// the hints a result misses; kNoPriority when none.
   int64_t moved = kNoPriority;
@@ -105,6 +109,9 @@ struct DTensorPropagatePass
   llvm::DenseSet<Operation *> done, active;
   /// Plans already priced in this run: programs repeat their shapes.
   std::unordered_map<std::string, double> prices;
+  /// The redistribution cost of the choices made since it was last reset
+  /// (to compare the specs a loop could carry).
+  double spent = 0;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -112,9 +119,13 @@ struct DTensorPropagatePass
     symbolTables = &tables;
     failedAny = false;
     cost.devicesPerHost = devicesPerHost;
-    for (auto fn : module.getOps<func::FuncOp>())
-      if (!fn.isExternal() && !done.contains(fn))
-        visitFunction(fn);
+    // Public functions first: a private one is analysed at its first call,
+    // with the specs of that call's operands; uncalled ones at the end.
+    for (bool privateOnes : {false, true})
+      for (auto fn : module.getOps<func::FuncOp>())
+        if (!fn.isExternal() && fn.isPrivate() == privateOnes &&
+            !done.contains(fn))
+          visitFunction(fn);
     if (failedAny)
       signalPassFailure();
   }
@@ -246,38 +257,90 @@ struct DTensorPropagatePass
     }
   }
 
-  /// Loop-carried values: the spec of the init, unless the body turns it
-  /// into another one, in which case the loop carries the body's spec (the
-  /// init is redistributed once, not every iteration). A few rounds reach
-  /// a fixed point; what still differs is redistributed at the yield.
+  /// The cost of giving `v` the spec `want` (null: plain) at `at`.
+  double boundaryCost(Value v, SpecAttr want, Operation *at) {
+    auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+    SpecAttr have = specOf(v);
+    if (!type || have == want || !have)
+      return 0; // equal, or a distribute (each rank slices its chunk)
+    if (want && want.getView() != have.getView())
+      return std::numeric_limits<double>::infinity();
+    FailureOr<ResolvedMeshView> view = resolveMeshView(
+        at, have.getView(), *symbolTables, [&]() { return at->emitOpError(); });
+    if (failed(view))
+      return std::numeric_limits<double>::infinity();
+    Placements from = have.getNormalizedPlacements(type.getRank());
+    Placements to = want ? want.getNormalizedPlacements(type.getRank())
+                         : Placements(view->shape.size(), Placement::replicate());
+    return priceOf(*view, type, from, to);
+  }
+
+  /// Chooses what a loop carries. First the inits' specs; if the body
+  /// yields other specs, carrying those instead is tried too (then the inits
+  /// move once before the loop rather than the yields every iteration), and
+  /// the cheaper of the two per iteration wins: body redistributions, plus
+  /// the yields' moves, plus the inits' move spread over the trip count.
+  /// `visit` sets the carried values' specs, analyses the loop's regions and
+  /// returns the yielded values; `fixed` marks carried values whose types
+  /// hold a user spec.
+  SmallVector<SpecAttr>
+  chooseCarried(Operation *loop, ValueRange inits, ArrayRef<bool> fixed,
+                int64_t trips,
+                llvm::function_ref<SmallVector<Value>(ArrayRef<SpecAttr>)> visit) {
+    SmallVector<SpecAttr> first;
+    for (Value init : inits)
+      first.push_back(specOf(init));
+    auto attempt = [&](ArrayRef<SpecAttr> carry, SmallVector<Value> &yields) {
+      double outer = spent;
+      spent = 0;
+      yields = visit(carry);
+      double cost = spent;
+      spent = outer;
+      for (auto [v, want] : llvm::zip(yields, carry))
+        cost += boundaryCost(v, want, loop);
+      return cost;
+    };
+    SmallVector<Value> yields;
+    double firstCost = attempt(first, yields);
+    SmallVector<SpecAttr> second(first);
+    for (auto [i, v] : llvm::enumerate(yields)) {
+      SpecAttr s = specOf(v);
+      if (!fixed[i] && s && s != first[i])
+        second[i] = s;
+    }
+    if (second == first)
+      return first;
+    double secondCost = attempt(second, yields);
+    double once = 0;
+    for (auto [init, want] : llvm::zip(inits, second))
+      once += boundaryCost(init, want, loop);
+    secondCost += once / double(std::max<int64_t>(trips, 1));
+    if (secondCost < firstCost)
+      return second;
+    attempt(first, yields); // the choices inside follow the carried specs
+    return first;
+  }
+
   void visitFor(scf::ForOp loop) {
     auto yield = llvm::cast<scf::YieldOp>(loop.getBody()->getTerminator());
-    SmallVector<SpecAttr> carried;
-    SmallVector<int64_t> held;
-    for (Value init : loop.getInitArgs()) {
-      carried.push_back(specOf(init));
-      held.push_back(strengthOf(init));
-    }
-    for (int round = 0; round < 3; ++round) {
-      for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
-        choose(arg, carried[i], held[i]);
-      visitBlock(*loop.getBody());
-      bool same = true;
-      for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
-        SpecAttr s = specOf(v);
-        if (s == carried[i] || getSpec(loop.getRegionIterArgs()[i].getType()))
-          continue;
-        if (!s && carried[i])
-          continue; // a plain yield of a distributed carry: the carry stays
-        carried[i] = s;
-        held[i] = std::min(held[i], strengthOf(v));
-        same = false;
-      }
-      if (same)
-        break;
-    }
+    SmallVector<bool> fixed;
+    for (BlockArgument arg : loop.getRegionIterArgs())
+      fixed.push_back(bool(getSpec(arg.getType())));
+    int64_t trips = 1;
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
+                           ub = getConstantIntValue(loop.getUpperBound()),
+                           step = getConstantIntValue(loop.getStep());
+    if (lb && ub && step && *step > 0)
+      trips = std::max<int64_t>((*ub - *lb + *step - 1) / *step, 1);
+    SmallVector<SpecAttr> carried = chooseCarried(
+        loop, loop.getInitArgs(), fixed, trips, [&](ArrayRef<SpecAttr> carry) {
+          for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
+            choose(arg, carry[i], strengthOf(loop.getInitArgs()[i]));
+          visitBlock(*loop.getBody());
+          return SmallVector<Value>(yield.getOperands());
+        });
     for (auto [i, res] : llvm::enumerate(loop.getResults()))
-      choose(res, carried[i], held[i]);
+      choose(res, carried[i], strengthOf(loop.getInitArgs()[i]));
     record(loop, kResultSpecsAttr, loop.getResults());
   }
 
@@ -302,32 +365,20 @@ struct DTensorPropagatePass
   void visitWhile(scf::WhileOp loop) {
     scf::ConditionOp cond = loop.getConditionOp();
     scf::YieldOp yield = loop.getYieldOp();
-    SmallVector<SpecAttr> carried;
-    SmallVector<int64_t> held;
-    for (Value init : loop.getInits()) {
-      carried.push_back(specOf(init));
-      held.push_back(strengthOf(init));
-    }
-    for (int round = 0; round < 3; ++round) {
-      for (auto [i, arg] : llvm::enumerate(loop.getBeforeArguments()))
-        choose(arg, carried[i], held[i]);
-      visitBlock(loop.getBefore().front());
-      for (auto [i, arg] : llvm::enumerate(loop.getAfterArguments()))
-        choose(arg, specOf(cond.getArgs()[i]), strengthOf(cond.getArgs()[i]));
-      visitBlock(loop.getAfter().front());
-      bool same = true;
-      for (auto [i, v] : llvm::enumerate(yield.getOperands())) {
-        SpecAttr s = specOf(v);
-        if (s == carried[i] || getSpec(loop.getBeforeArguments()[i].getType()) ||
-            (!s && carried[i]))
-          continue;
-        carried[i] = s;
-        held[i] = std::min(held[i], strengthOf(v));
-        same = false;
-      }
-      if (same)
-        break;
-    }
+    SmallVector<bool> fixed;
+    for (BlockArgument arg : loop.getBeforeArguments())
+      fixed.push_back(bool(getSpec(arg.getType())));
+    chooseCarried(loop, loop.getInits(), fixed, /*trips=*/1,
+                  [&](ArrayRef<SpecAttr> carry) {
+                    for (auto [i, arg] : llvm::enumerate(loop.getBeforeArguments()))
+                      choose(arg, carry[i], strengthOf(loop.getInits()[i]));
+                    visitBlock(loop.getBefore().front());
+                    for (auto [i, arg] : llvm::enumerate(loop.getAfterArguments()))
+                      choose(arg, specOf(cond.getArgs()[i]),
+                             strengthOf(cond.getArgs()[i]));
+                    visitBlock(loop.getAfter().front());
+                    return SmallVector<Value>(yield.getOperands());
+                  });
     for (auto [i, res] : llvm::enumerate(loop.getResults()))
       choose(res, specOf(cond.getArgs()[i]), strengthOf(cond.getArgs()[i]));
     record(loop, kArgSpecsAttr, loop.getBeforeArguments());
@@ -554,10 +605,11 @@ struct DTensorPropagatePass
     auto price = [&](Candidate &c) {
       for (size_t o = 0; o < numPlaced; ++o)
         if (pays[o] && c.placed[o] != canonical[o])
-          c.cost += priceOf(
+          c.moveCost += priceOf(
               *view,
               llvm::cast<RankedTensorType>(op->getOperand(rule.operands[o]).getType()),
               current[o], c.placed[o]);
+      c.cost = c.moveCost;
       for (size_t r = 0; r < numResults; ++r)
         if (targets[r]) {
           Placements have = c.placed[numPlaced + r];
@@ -598,6 +650,7 @@ struct DTensorPropagatePass
         diag << " (" << divisibilityError << ")";
       return diag;
     }
+    spent += best->moveCost;
     apply(op, rule, *best, like, *view, current, annotated, held);
     return success();
   }
