@@ -923,3 +923,48 @@ func.func @f(%m: !dtensor.device_mesh<@mesh>, %tp: !dtensor.device_mesh<@mesh[1]
   %1 = dtensor.full_tensor %y, %tp : tensor<9x?xf32, #dtensor.spec<@mesh[1], [S(-1)]>>, !dtensor.device_mesh<@mesh[1]> -> tensor<9x?xf32>
   return
 }
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 4]
+func.func @hint_shape(%m: !dtensor.device_mesh<@mesh>, %t: tensor<16x8xf32>) {
+  // expected-error@+1 {{changes the tensor ('tensor<16x8xf32>' -> 'tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>'); a hint keeps the shape and element type}}
+  %a = dtensor.hint %t, %m : tensor<16x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 4]
+func.func @hint_partial(%m: !dtensor.device_mesh<@mesh>, %t: tensor<16x8xf32>) {
+  // expected-error@+1 {{hints a Partial spec #dtensor.spec<@mesh, [P(sum), R]> for a plain value, which no rank holds a term of; hint R and redistribute}}
+  %a = dtensor.hint %t, %m : tensor<16x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32, #dtensor.spec<@mesh, [P(sum), R]>>
+  return
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 4]
+func.func @hint_illegal(%m: !dtensor.device_mesh<@mesh>, %t: tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>) {
+  // expected-error@+1 {{on mesh dim 0:}}
+  %a = dtensor.hint %t, %m : tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32, #dtensor.spec<@mesh, [P(sum), R]>>
+  return
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 4]
+func.func @reshard_local(%m: !dtensor.device_mesh<@mesh>, %l: tensor<4x8xf32>) {
+  // expected-error@+1 {{local type 'tensor<4x8xf32>'}}
+  %a = dtensor.reshard %l, %m to #dtensor.spec<@mesh, [R, S(1)]> from tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>> : tensor<4x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x2xf32>
+  return
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 4]
+func.func @reshard_illegal(%m: !dtensor.device_mesh<@mesh>, %l: tensor<8x8xf32>) {
+  // expected-error@+1 {{on mesh dim 0:}}
+  %a = dtensor.reshard %l, %m to #dtensor.spec<@mesh, [P(sum), R]> from tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>> : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32>
+  return
+}

@@ -196,3 +196,24 @@ func.func @api_chain(%m: !dtensor.device_mesh<@mesh>, %t: tensor<16x8xf32>) -> t
   // CHECK-NEXT: return %[[F]]
   return %f : tensor<16x8xf32>
 }
+
+// A hint: plain or distributed source, optional priority (default 0).
+// CHECK-LABEL: func.func @hint
+func.func @hint(%m: !dtensor.device_mesh<@mesh>, %t: tensor<16x8xf32>, %d: tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>)
+    -> (tensor<16x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>, tensor<16x8xf32, #dtensor.spec<@mesh, [R, R]>>) {
+  // CHECK: dtensor.hint %{{.*}}, %{{.*}} priority 2 : tensor<16x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>
+  %a = dtensor.hint %t, %m priority 2 : tensor<16x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>
+  // CHECK: dtensor.hint %{{.*}}, %{{.*}} : tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32, #dtensor.spec<@mesh, [R, R]>>
+  %b = dtensor.hint %d, %m : tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32, #dtensor.spec<@mesh, [R, R]>>
+  return %a, %b : tensor<16x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>, tensor<16x8xf32, #dtensor.spec<@mesh, [R, R]>>
+}
+
+// A redistribute in the local view, static and uneven (dynamic) shards.
+// CHECK-LABEL: func.func @reshard
+func.func @reshard(%m: !dtensor.device_mesh<@mesh>, %l: tensor<8x8xf32>, %u: tensor<?x8xf32>) -> (tensor<16x2xf32>, tensor<9x2xf32>) {
+  // CHECK: dtensor.reshard %{{.*}}, %{{.*}} to #dtensor.spec<@mesh, [R, S(1)]> from tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>> : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x2xf32>
+  %a = dtensor.reshard %l, %m to #dtensor.spec<@mesh, [R, S(1)]> from tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>> : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x2xf32>
+  // CHECK: dtensor.reshard %{{.*}}, %{{.*}} to #dtensor.spec<@mesh, [R, S(1)]> from tensor<9x8xf32, #dtensor.spec<@mesh, [S(0), R]>> : tensor<?x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<9x2xf32>
+  %b = dtensor.reshard %u, %m to #dtensor.spec<@mesh, [R, S(1)]> from tensor<9x8xf32, #dtensor.spec<@mesh, [S(0), R]>> : tensor<?x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<9x2xf32>
+  return %a, %b : tensor<16x2xf32>, tensor<9x2xf32>
+}

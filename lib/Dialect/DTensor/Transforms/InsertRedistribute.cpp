@@ -112,11 +112,10 @@ struct DTensorInsertRedistributePass
       op->removeAttr(kResultSpecsAttr);
       op->removeAttr(kArgSpecsAttr);
     });
-    // Plain fresh outputs replaced by distributed ones may be dead now.
+    // Fresh outputs replaced by ones in the needed spec may be dead now.
     SmallVector<Operation *> dead;
     module.walk([&](Operation *op) {
-      if (llvm::isa<tensor::EmptyOp, linalg::FillOp>(op) && op->use_empty() &&
-          !getSpec(op->getResult(0).getType()))
+      if (llvm::isa<tensor::EmptyOp, linalg::FillOp>(op) && op->use_empty())
         dead.push_back(op);
     });
     for (Operation *op : llvm::reverse(dead)) {
@@ -220,7 +219,9 @@ struct DTensorInsertRedistributePass
               call, call.getCalleeAttr()))
         copy(0, callee.getArgumentTypes());
     } else if (!llvm::isa<DTensorDialect>(op->getDialect()) &&
-               !llvm::isa<scf::IfOp>(op)) {
+               !llvm::isa<scf::IfOp, ShardingRuleOpInterface>(op)) {
+      // (An op with a rule and no recorded choice keeps the specs its
+      // operands were given.)
       // Any other op sees the global value of a distributed operand.
       for (auto [i, v] : llvm::enumerate(op->getOperands()))
         if (getSpec(v.getType()))

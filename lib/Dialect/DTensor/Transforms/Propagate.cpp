@@ -651,6 +651,45 @@ struct DTensorPropagatePass
       return diag;
     }
     spent += best->moveCost;
+    if (explain)
+      for (size_t r = 0; r < numResults; ++r) {
+        const Placements &have = best->placed[numPlaced + r];
+        if (!targets[r] ||
+            dropDefaultOrders(have) == dropDefaultOrders(*targets[r]))
+          continue;
+        llvm::raw_ostream &os = llvm::errs();
+        os << "dtensor-propagate: " << op->getName() << " at " << op->getLoc()
+           << ": result " << r << " is computed as " << formatPlacements(have)
+           << " and moved to " << formatPlacements(*targets[r]) << " for its ";
+        if (targetStrength[r] != kNoPriority)
+          os << "hint (priority " << targetStrength[r] << ")";
+        else if (getSpec(op->getResult(r).getType()))
+          os << "annotation";
+        else
+          os << "users";
+        auto type = llvm::cast<RankedTensorType>(op->getResult(r).getType());
+        if (std::optional<Plan> plan = planFor(*view, type, have, *targets[r]))
+          os << " (" << plan->numCollectives() << " collective(s), "
+             << plan->bytesPerRank() << " bytes/rank)";
+        os << "\n";
+      }
+    if (explain)
+      for (size_t r = 0; r < numResults; ++r)
+        for (Operation *user : op->getResult(r).getUsers()) {
+          auto hint = llvm::dyn_cast<HintOp>(user);
+          if (!hint || int64_t(hint.getPriority()) == targetStrength[r])
+            continue;
+          auto type = llvm::cast<RankedTensorType>(hint.getType());
+          Placements want = getSpec(type).getNormalizedPlacements(type.getRank());
+          const Placements &have = best->placed[numPlaced + r];
+          if (dropDefaultOrders(want) == dropDefaultOrders(have))
+            continue;
+          llvm::errs() << "dtensor-propagate: hint at " << hint.getLoc()
+                       << " (priority " << hint.getPriority()
+                       << ") conflicts with a stronger one; the value is "
+                       << formatPlacements(have) << " and is redistributed to "
+                       << formatPlacements(want) << " for it\n";
+        }
     apply(op, rule, *best, like, *view, current, annotated, held);
     return success();
   }

@@ -1,6 +1,7 @@
 // RUN: dtensor-opt %s --dtensor-propagate --dtensor-insert-redistribute | FileCheck %s
 // RUN: dtensor-opt %s --dtensor-propagate=explain=true --dtensor-insert-redistribute -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: dtensor-opt %s --dtensor-compile="explain=true devices-per-host=4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: dtensor-opt %s --dtensor-propagate | FileCheck %s --check-prefix=ATTR
 
 dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
 
@@ -74,4 +75,69 @@ func.func @plain(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %e = tensor.empty() : tensor<4x4xf32>
   %y = linalg.matmul ins(%a, %a : tensor<4x4xf32>, tensor<4x4xf32>) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %y : tensor<4x4xf32>
+}
+
+// Hints. A hint on a result makes its producer compute in the hinted spec
+// (here each rank slices its rows of the replicated inputs: no
+// communication), and the hint disappears.
+// Propagation alone only records its choice; the hint stays until
+// dtensor-insert-redistribute.
+// ATTR-LABEL: func.func @hint_result
+// ATTR:         linalg.matmul {dtensor.operand_specs = [#dtensor.spec<@mesh, [S(0), R]>, #dtensor.spec<@mesh, [R, R]>, #dtensor.spec<@mesh, [S(0), R]>], dtensor.result_specs = [#dtensor.spec<@mesh, [S(0), R]>]} {{.*}} -> tensor<8x8xf32>
+// ATTR:         dtensor.hint
+// CHECK-LABEL: func.func @hint_result
+// CHECK:         linalg.matmul {{.*}} -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+// CHECK-NOT:     dtensor.hint
+// CHECK-NOT:     dtensor.redistribute
+// CHECK:         return
+func.func @hint_result(%m: !dtensor.device_mesh<@mesh>,
+    %x: tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>,
+    %w: tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>) -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %h = dtensor.hint %y, %m priority 0 : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %h : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}
+
+// Two hints on one value conflict: the stronger (priority 0, S(1)) decides
+// how the producer computes; the weaker gets a redistribute, and explain
+// says so.
+// CHECK-LABEL: func.func @hint_conflict
+// CHECK:         %[[Y:.*]] = linalg.matmul {{.*}} -> tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>
+// CHECK:         dtensor.redistribute %[[Y]], %{{.*}} -> tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+// CHECK-NOT:     dtensor.hint
+// EXPLAIN: dtensor-propagate: hint at {{.*}} (priority 3) conflicts with a stronger one; the value is [R, S(1)] and is redistributed to [R, S(0)] for it
+func.func @hint_conflict(%m: !dtensor.device_mesh<@mesh>,
+    %x: tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>,
+    %w: tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>)
+    -> (tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>) {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %a = dtensor.hint %y, %m priority 3 : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+  %b = dtensor.hint %y, %m priority 0 : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>
+  return %a, %b : tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>
+}
+
+// Operands held by hints of different priorities meet in an add: the one
+// held more strongly keeps its spec, the other is redistributed; swapping
+// the priorities swaps the outcome.
+// CHECK-LABEL: func.func @hint_priority_a
+// CHECK:         %[[B:.*]] = dtensor.redistribute %{{.*}} -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+// CHECK:         linalg.add ins(%{{.*}}, %[[B]] : {{.*}}) {{.*}} -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+// CHECK-LABEL: func.func @hint_priority_b
+// CHECK:         %[[A:.*]] = dtensor.redistribute %{{.*}} -> tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>
+// CHECK:         linalg.add ins(%[[A]], %{{.*}} : {{.*}}) {{.*}} -> tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>
+func.func @hint_priority_a(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x8xf32>, %y: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %a = dtensor.hint %x, %m priority 0 : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  %b = dtensor.hint %y, %m priority 1 : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>
+  %e = tensor.empty() : tensor<8x8xf32>
+  %s = linalg.add ins(%a, %b : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
+}
+func.func @hint_priority_b(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x8xf32>, %y: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %a = dtensor.hint %x, %m priority 1 : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  %b = dtensor.hint %y, %m priority 0 : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>
+  %e = tensor.empty() : tensor<8x8xf32>
+  %s = linalg.add ins(%a, %b : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
 }

@@ -246,14 +246,14 @@ def DTensor_ReshardOp : DTensor_ApiOp<"reshard"> {
   let description = [{
     What `dtensor-partition` leaves of a `redistribute`: this rank's shard of
     the global tensor `from` (its type names the global shape and source
-    spec), turned into its shard of `to`. `dtensor-lower-redistribute`
+    spec), turned into its shard of `to`. (The target spec is printed first:
+    an attribute right before the `:` would take the type list as its own.) `dtensor-lower-redistribute`
     replaces it by the planned collectives; the interpreter lowers it the
     same way before it runs.
 
     ```mlir
-    %r = dtensor.reshard %l, %m
+    %r = dtensor.reshard %l, %m to #dtensor.spec<@mesh, [R, S(1)]>
         from tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
-        to #dtensor.spec<@mesh, [R, S(1)]>
         : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x4xf32>
     ```
   }];
@@ -262,7 +262,7 @@ def DTensor_ReshardOp : DTensor_ApiOp<"reshard"> {
                        DTensor_SpecAttr:$to);
   let results = (outs DTensor_LocalTensor:$result);
   let assemblyFormat = [{
-    $source `,` $mesh `from` $from `to` $to attr-dict `:` type($source) `,`
+    $source `,` $mesh `to` qualified($to) `from` $from attr-dict `:` type($source) `,`
     qualified(type($mesh)) `->` type($result)
   }];
   let hasVerifier = 1;
