@@ -17,7 +17,7 @@ sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(100 1000 10000 50000)
 
 passes() { # sum of the pass lines of --mlir-timing
-  grep -E "DTensor(Propagate|Partition)Pass|ShardingPropagation|Partition$" "$1" |
+  grep -E "DTensor(Propagate|InsertRedistribute|Partition|LowerRedistribute)Pass|ShardingPropagation|Partition$" "$1" |
     awk '{s += $1} END {printf "%.3f", s}'
 }
 

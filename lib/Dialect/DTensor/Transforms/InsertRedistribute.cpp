@@ -52,7 +52,7 @@ Type withSpecAttr(Type t, Attribute attr) {
   return RankedTensorType::get(tensor.getShape(), tensor.getElementType(), spec);
 }
 
-ArrayAttr specsOf(Operation *op, StringRef name) {
+ArrayAttr specsOf(Operation *op, StringAttr name) {
   return op->getAttrOfType<ArrayAttr>(name);
 }
 
@@ -61,6 +61,8 @@ struct DTensorInsertRedistributePass
           DTensorInsertRedistributePass> {
   using Base::Base;
   bool failedAny = false;
+  /// The attribute names, made once.
+  StringAttr operandSpecsName, resultSpecsName, argSpecsName;
 
   /// The mesh handle of `view` among the arguments of `op`'s function.
   Value meshFor(Operation *op, SpecAttr spec) {
@@ -102,15 +104,21 @@ struct DTensorInsertRedistributePass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     failedAny = false;
+    MLIRContext *ctx = &getContext();
+    operandSpecsName = StringAttr::get(ctx, kOperandSpecsAttr);
+    resultSpecsName = StringAttr::get(ctx, kResultSpecsAttr);
+    argSpecsName = StringAttr::get(ctx, kArgSpecsAttr);
     retype(module);
     if (failedAny)
       return signalPassFailure();
     fixOperands(module);
     lowerHints(module);
-    module.walk([](Operation *op) {
-      op->removeAttr(kOperandSpecsAttr);
-      op->removeAttr(kResultSpecsAttr);
-      op->removeAttr(kArgSpecsAttr);
+    module.walk([&](Operation *op) {
+      if (op->getRawDictionaryAttrs().empty())
+        return;
+      op->removeAttr(operandSpecsName);
+      op->removeAttr(resultSpecsName);
+      op->removeAttr(argSpecsName);
     });
     // Fresh outputs replaced by ones in the needed spec may be dead now.
     SmallVector<Operation *> dead;
@@ -136,11 +144,11 @@ struct DTensorInsertRedistributePass
     for (auto fn : module.getOps<func::FuncOp>()) {
       if (fn.isExternal())
         continue;
-      if (ArrayAttr args = specsOf(fn, kArgSpecsAttr))
+      if (ArrayAttr args = specsOf(fn, argSpecsName))
         for (auto [arg, attr] : llvm::zip(fn.getArguments(), args))
           arg.setType(withSpecAttr(arg.getType(), attr));
       SmallVector<Type> results(fn.getResultTypes());
-      if (ArrayAttr specs = specsOf(fn, kResultSpecsAttr))
+      if (ArrayAttr specs = specsOf(fn, resultSpecsName))
         for (auto [i, attr] : llvm::enumerate(specs))
           results[i] = withSpecAttr(results[i], attr);
       fn.setType(FunctionType::get(fn.getContext(),
@@ -148,7 +156,7 @@ struct DTensorInsertRedistributePass
                                    results));
     }
     module.walk([&](Operation *op) {
-      ArrayAttr specs = specsOf(op, kResultSpecsAttr);
+      ArrayAttr specs = specsOf(op, resultSpecsName);
       if (!specs || llvm::isa<func::FuncOp>(op))
         return;
       OpBuilder b(op->getContext());
@@ -178,7 +186,7 @@ struct DTensorInsertRedistributePass
         for (auto [arg, res] :
              llvm::zip(loop.getAfterArguments(), loop.getResults()))
           arg.setType(res.getType());
-        if (ArrayAttr before = specsOf(op, kArgSpecsAttr))
+        if (ArrayAttr before = specsOf(op, argSpecsName))
           for (auto [arg, attr] : llvm::zip(loop.getBeforeArguments(), before))
             if (llvm::isa<SpecAttr>(attr))
               arg.setType(withSpecAttr(plain(arg.getType()), attr));
@@ -189,7 +197,7 @@ struct DTensorInsertRedistributePass
   /// The type each operand of `op` must have, or null for no requirement.
   SmallVector<Type> requiredTypes(Operation *op, SymbolTableCollection &tables) {
     SmallVector<Type> want(op->getNumOperands());
-    if (ArrayAttr specs = specsOf(op, kOperandSpecsAttr)) {
+    if (ArrayAttr specs = specsOf(op, operandSpecsName)) {
       for (auto [i, attr] : llvm::enumerate(specs))
         if (llvm::isa<SpecAttr>(attr) &&
             llvm::isa<RankedTensorType>(op->getOperand(i).getType()))

@@ -14,6 +14,7 @@
 
 #include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
+#include "dtensor/Dialect/DTensor/Transforms/Propagation.h"
 #include "dtensor/Interfaces/ShardingRuleOpInterface.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -27,6 +28,8 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
+
+#include <unordered_map>
 
 namespace mlir {
 namespace dtensor {
@@ -798,17 +801,47 @@ struct DTensorPartitionPass
     converter.addSourceMaterialization(castMaterialization);
 
     // 1. Plan every compute op while all types are global.
+    struct PlannedKind {
+      ComputePlan plan;
+      std::optional<MeshViewRef> view;
+      bool needsMesh;
+    };
+    std::unordered_map<std::string, PlannedKind> planned;
     std::vector<ComputePlan> plans;
     bool planFailed = false;
     module.walk([&](Operation *op) {
       bool compute = llvm::isa<ShardingRuleOpInterface, tensor::EmptyOp>(op);
       if (!compute || !touchesDistributed(op))
         return;
+      // Repeated layers repeat their ops: plan each kind once.
+      std::string key;
+      appendStructuralKey(key, op);
+      auto it = planned.find(key);
+      if (it != planned.end()) {
+        ComputePlan plan = it->second.plan;
+        plan.op = op;
+        plan.mesh = it->second.view ? meshHandleFor(op, *it->second.view) : Value();
+        if (!it->second.needsMesh || plan.mesh) {
+          plans.push_back(std::move(plan));
+          return;
+        }
+      }
       FailureOr<ComputePlan> plan = planCompute(op, c);
-      if (failed(plan))
+      if (failed(plan)) {
         planFailed = true;
-      else
-        plans.push_back(*plan);
+        return;
+      }
+      std::optional<MeshViewRef> view;
+      for (Value v : op->getOperands())
+        if (SpecAttr s = getSpec(v.getType())) {
+          view = s.getView();
+          break;
+        }
+      if (auto empty = llvm::dyn_cast<tensor::EmptyOp>(op))
+        view = getSpec(empty.getType()).getView();
+      planned.try_emplace(std::move(key),
+                          PlannedKind{*plan, view, bool(plan->mesh)});
+      plans.push_back(*plan);
     });
     if (planFailed)
       return signalPassFailure();

@@ -54,6 +54,43 @@ bool mlir::dtensor::isFreshTensor(Value v) {
   return false;
 }
 
+void mlir::dtensor::appendStructuralKey(std::string &key, Operation *op) {
+  auto put = [&](int64_t v) { key.append(reinterpret_cast<char *>(&v), 8); };
+  auto ptr = [&](const void *p) { put(reinterpret_cast<intptr_t>(p)); };
+  auto opKey = [&](Operation *o) {
+    ptr(o->getName().getAsOpaquePointer());
+    ptr(o->getRawDictionaryAttrs().getAsOpaquePointer());
+    ptr(o->getPropertiesAsAttribute().getAsOpaquePointer());
+    for (Type t : o->getResultTypes())
+      ptr(t.getAsOpaquePointer());
+  };
+  opKey(op);
+  for (Value v : op->getOperands())
+    ptr(v.getType().getAsOpaquePointer());
+  // The body, structurally: each op and its operands (body arguments,
+  // earlier body results, or outer values).
+  for (Region &region : op->getRegions())
+    for (Block &block : region) {
+      llvm::DenseMap<Operation *, int64_t> index;
+      put(-7);
+      for (BlockArgument arg : block.getArguments())
+        ptr(arg.getType().getAsOpaquePointer());
+      for (Operation &inner : block) {
+        index[&inner] = index.size();
+        opKey(&inner);
+        for (Value v : inner.getOperands()) {
+          if (auto arg = llvm::dyn_cast<BlockArgument>(v);
+              arg && arg.getOwner() == &block)
+            put(-1000 - int64_t(arg.getArgNumber()));
+          else if (Operation *def = v.getDefiningOp(); def && index.count(def))
+            put(index[def] * 64 + llvm::cast<OpResult>(v).getResultNumber());
+          else
+            ptr(v.getAsOpaquePointer());
+        }
+      }
+    }
+}
+
 namespace {
 
 /// A candidate: the placements of every placed operand, then every result.
@@ -112,6 +149,41 @@ struct DTensorPropagatePass
   /// The redistribution cost of the choices made since it was last reset
   /// (to compare the specs a loop could carry).
   double spent = 0;
+
+  /// A choice made once, for every op that is the same op on operands in
+  /// the same state with the same targets (programs repeat their layers).
+  struct Decision {
+    ArrayAttr operandSpecs, resultSpecs;
+    SmallVector<SpecAttr> results;
+    int64_t followed;
+    double moveCost;
+  };
+  std::unordered_map<std::string, Decision> decisions;
+
+  /// Everything a choice depends on, as bytes: the op (name, attributes,
+  /// properties, body structure), its operands' types, chosen specs,
+  /// strengths and freshness, its results' types and targets.
+  std::string decisionKey(Operation *op, int64_t meshRank) {
+    std::string key;
+    appendStructuralKey(key, op);
+    auto put = [&](int64_t v) { key.append(reinterpret_cast<char *>(&v), 8); };
+    for (Value v : op->getOperands()) {
+      put(reinterpret_cast<intptr_t>(chosen.lookup(v).getAsOpaquePointer()));
+      put(strengthOf(v));
+      put(isFreshTensor(v));
+    }
+    for (Value r : op->getResults()) {
+      int64_t strength;
+      std::optional<Placements> t = targetOf(r, meshRank, strength);
+      put(strength);
+      put(t ? int64_t(t->size()) : -1);
+      if (t)
+        for (const Placement &p : *t)
+          put((int64_t(p.kind) << 48) | (int64_t(p.reduce) << 40) |
+              ((p.dim & 0xff) << 8) | (p.order & 0xff));
+    }
+    return key;
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -488,6 +560,20 @@ struct DTensorPropagatePass
       }
     if (!like)
       return success(); // nothing distributed reaches this op
+    std::string key;
+    if (!explain) {
+      key = decisionKey(op, like.getPlacements().size());
+      auto it = decisions.find(key);
+      if (it != decisions.end()) {
+        const Decision &d = it->second;
+        spent += d.moveCost;
+        op->setAttr(kOperandSpecsAttr, d.operandSpecs);
+        op->setAttr(kResultSpecsAttr, d.resultSpecs);
+        for (auto [res, spec] : llvm::zip(op->getResults(), d.results))
+          choose(res, spec, d.followed);
+        return success();
+      }
+    }
     std::string reason;
     FailureOr<ShardingRule> ruleOr = iface.getShardingRule(reason);
     if (failed(ruleOr))
@@ -627,7 +713,7 @@ struct DTensorPropagatePass
     bool anyStill = llvm::any_of(candidates, [](const Candidate &c) {
       return c.moves == 0;
     });
-    auto key = [](const Candidate &k) {
+    auto rank = [](const Candidate &k) {
       return std::make_tuple(-k.moved, k.moves > 0, k.cost, k.moves,
                              k.outputElements);
     };
@@ -638,7 +724,7 @@ struct DTensorPropagatePass
       price(c);
       if (!std::isfinite(c.cost))
         continue;
-      if (!best || key(c) < key(*best))
+      if (!best || rank(c) < rank(*best))
         best = c;
     }
     if (!best) {
@@ -690,13 +776,23 @@ struct DTensorPropagatePass
                        << formatPlacements(have) << " and is redistributed to "
                        << formatPlacements(want) << " for it\n";
         }
-    apply(op, rule, *best, like, *view, current, annotated, held);
+    int64_t followed = apply(op, rule, *best, like, *view, current, annotated, held);
+    if (!explain) {
+      Decision d{op->getAttrOfType<ArrayAttr>(kOperandSpecsAttr),
+                 op->getAttrOfType<ArrayAttr>(kResultSpecsAttr),
+                 {},
+                 followed,
+                 best->moveCost};
+      for (size_t r = 0; r < numResults; ++r)
+        d.results.push_back(specWith(like, best->placed[numPlaced + r]));
+      decisions.emplace(std::move(key), std::move(d));
+    }
     return success();
   }
 
   /// Records a choice: the spec every placed operand must have and the
-  /// spec of every result.
-  void apply(Operation *op, const ShardingRule &rule, const Candidate &c,
+  /// spec of every result. Returns the strength the results hold.
+  int64_t apply(Operation *op, const ShardingRule &rule, const Candidate &c,
              SpecAttr like, const ResolvedMeshView &view,
              const std::vector<Placements> &current,
              const std::vector<bool> &annotated,
@@ -737,6 +833,7 @@ struct DTensorPropagatePass
     for (size_t r = 0; r < rule.numResults(); ++r)
       resultSpecs.push_back(specWith(like, c.placed[numPlaced + r]));
     op->setAttr(kResultSpecsAttr, ArrayAttr::get(ctx, resultSpecs));
+    return followed;
   }
 };
 

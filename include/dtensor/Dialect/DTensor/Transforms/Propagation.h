@@ -21,10 +21,12 @@
 #ifndef DTENSOR_DIALECT_DTENSOR_TRANSFORMS_PROPAGATION_H
 #define DTENSOR_DIALECT_DTENSOR_TRANSFORMS_PROPAGATION_H
 
+#include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 
 #include <cstdint>
 #include <limits>
+#include <string>
 
 namespace mlir {
 namespace dtensor {
@@ -36,6 +38,12 @@ constexpr const char *kArgSpecsAttr = "dtensor.arg_specs";
 /// Priorities of hints: 0 is the strongest; values without a hint behind
 /// them have none.
 constexpr int64_t kNoPriority = std::numeric_limits<int64_t>::max();
+
+/// Appends to `key` what identifies `op` as a computation: its name,
+/// attributes, properties, operand and result types, and its regions'
+/// structure. Two ops with equal keys have the same sharding rule, so
+/// passes can decide once for a program's repeated layers.
+void appendStructuralKey(std::string &key, Operation *op);
 
 /// Whether `v` is a fresh output: tensor.empty, or a fill of one. Such an
 /// init is made in the spec it is needed in rather than redistributed.
