@@ -111,3 +111,19 @@ func.func @call_activation(%m: !dtensor.device_mesh<@mesh>,
   %y = linalg.matmul ins(%g, %w2 : tensor<4x16xf32>, tensor<16x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%z2 : tensor<4x8xf32>) -> tensor<4x8xf32>
   return %y : tensor<4x8xf32>
 }
+
+// A hint on a plain product: its producer computes it row-sharded (each
+// rank slices its rows of the replicated inputs), so the only collective
+// is the gather of the plain result.
+func.func @hinted(%m: !dtensor.device_mesh<@mesh>,
+    %x: tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>,
+    %w: tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>) -> tensor<8x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %zero = arith.constant 0.0 : f32
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %h = dtensor.hint %y, %m priority 0 : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
+  %t = math.tanh %h : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
+  %f = dtensor.full_tensor %t, %m : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32>
+  return %f : tensor<8x8xf32>
+}

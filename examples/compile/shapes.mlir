@@ -90,3 +90,19 @@ func.func @partial_through_reshape(%m: !dtensor.device_mesh<@mesh>,
   %d = dtensor.distribute_tensor %r, %m : tensor<4x2x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<4x2x4xf32, #dtensor.spec<@mesh, [R, S(0)]>>
   return %d : tensor<4x2x4xf32, #dtensor.spec<@mesh, [R, S(0)]>>
 }
+
+// Partial sums through a zero pad stay Partial (every rank pads its term
+// with 0), and are reduced once for the plain result (one all_reduce).
+func.func @partial_through_pad(%m: !dtensor.device_mesh<@mesh>,
+    %x: tensor<8x16xf32, #dtensor.spec<@mesh, [R, S(1)]>>,
+    %w: tensor<16x4xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> tensor<10x4xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x16xf32, #dtensor.spec<@mesh, [R, S(1)]>>, tensor<16x4xf32, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%z : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %p = tensor.pad %y low[1, 0] high[1, 0] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<8x4xf32> to tensor<10x4xf32>
+  return %p : tensor<10x4xf32>
+}

@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
 #include "dtensor/Dialect/DTensor/Transforms/Propagation.h"
 #include "dtensor/Interfaces/ShardingRuleOpInterface.h"
@@ -66,11 +67,8 @@ struct DTensorInsertRedistributePass
 
   /// The mesh handle of `view` among the arguments of `op`'s function.
   Value meshFor(Operation *op, SpecAttr spec) {
-    auto fn = op->getParentOfType<func::FuncOp>();
-    for (BlockArgument arg : fn.getArguments())
-      if (auto handle = llvm::dyn_cast<DeviceMeshType>(arg.getType()))
-        if (handle.getView() == spec.getView())
-          return arg;
+    if (Value handle = findMeshHandle(op, spec.getView()))
+      return handle;
     op->emitOpError() << "needs a value distributed over " << spec.getMesh()
                       << " moved here, and its function has no handle of that "
                          "mesh as an argument";

@@ -15,6 +15,8 @@
 
 #include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
 
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
@@ -43,6 +45,17 @@ mlir::dtensor::resolveDistributedType(RankedTensorType type, Operation *from,
   if (failed(layout))
     return failure();
   return DistributedType{type, spec, *view, *layout};
+}
+
+Value mlir::dtensor::findMeshHandle(Operation *op, const MeshViewRef &view) {
+  auto fn = op->getParentOfType<FunctionOpInterface>();
+  if (!fn)
+    return {};
+  for (BlockArgument arg : fn.getArguments())
+    if (auto handle = llvm::dyn_cast<DeviceMeshType>(arg.getType()))
+      if (handle.getView() == view)
+        return arg;
+  return {};
 }
 
 RankedTensorType mlir::dtensor::getLocalType(RankedTensorType global,

@@ -43,11 +43,9 @@ using namespace mlir::dtensor;
 
 namespace {
 
-/// What every pattern needs: symbols to resolve meshes and the cost model.
+/// What every pattern needs: symbols to resolve meshes.
 struct Context {
   SymbolTableCollection symbols;
-  CostModel cost;
-  PlanCache plans;
   /// Distributed types resolved so far (every op of a layer repeats them).
   llvm::DenseMap<Type, DistributedType> resolved;
 
@@ -456,15 +454,6 @@ FailureOr<FactorSharding> analyzeRule(Operation *raw, const ShardingRule &rule,
   return out;
 }
 
-/// The mesh handle of `view` among the arguments of `op`'s function, or null.
-Value meshHandleFor(Operation *op, const MeshViewRef &view) {
-  for (BlockArgument arg :
-       op->getParentOfType<FunctionOpInterface>().getArguments())
-    if (auto handle = llvm::dyn_cast<DeviceMeshType>(arg.getType()))
-      if (handle.getView() == view)
-        return arg;
-  return {};
-}
 
 /// What partitioning does to one compute op, decided while every type is
 /// still global and applied in place afterwards (compute ops keep their
@@ -498,7 +487,7 @@ FailureOr<ComputePlan> planCompute(Operation *raw, Context &c) {
     if (failed(t))
       return failure();
     if (!getLocalType(global, t->layout).hasStaticShape()) {
-      plan.mesh = meshHandleFor(raw, t->spec.getView());
+      plan.mesh = findMeshHandle(raw, t->spec.getView());
       if (!plan.mesh)
         return raw->emitOpError()
                << "needs the mesh handle of " << t->spec.getMesh()
@@ -522,7 +511,7 @@ FailureOr<ComputePlan> planCompute(Operation *raw, Context &c) {
   for (Value v : raw->getOperands())
     if ((spec = getSpec(v.getType())))
       break;
-  plan.mesh = meshHandleFor(raw, spec.getView());
+  plan.mesh = findMeshHandle(raw, spec.getView());
   auto typeOf = [&](int i) {
     size_t numPlaced = rule->numOperands();
     Value v = size_t(i) < numPlaced ? raw->getOperand(rule->operands[i])
@@ -820,7 +809,7 @@ struct DTensorPartitionPass
       if (it != planned.end()) {
         ComputePlan plan = it->second.plan;
         plan.op = op;
-        plan.mesh = it->second.view ? meshHandleFor(op, *it->second.view) : Value();
+        plan.mesh = it->second.view ? findMeshHandle(op, *it->second.view) : Value();
         if (!it->second.needsMesh || plan.mesh) {
           plans.push_back(std::move(plan));
           return;

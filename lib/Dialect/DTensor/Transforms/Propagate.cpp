@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/Core/Redistribute.h"
+#include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
 #include "dtensor/Dialect/DTensor/Transforms/Propagation.h"
 #include "dtensor/Interfaces/ShardingRuleOpInterface.h"
@@ -493,14 +494,7 @@ struct DTensorPropagatePass
   // Ops with a sharding rule
   //===--------------------------------------------------------------------===//
 
-  /// The mesh handle of `view` among the arguments of `op`'s function.
-  static Value meshHandleFor(Operation *op, const MeshViewRef &view) {
-    for (BlockArgument arg : op->getParentOfType<func::FuncOp>().getArguments())
-      if (auto handle = llvm::dyn_cast<DeviceMeshType>(arg.getType()))
-        if (handle.getView() == view)
-          return arg;
-    return {};
-  }
+
 
   /// The spec a result is known to end up in: its own annotation, a hint on
   /// it, or that of the returns (all-R for a plain function result) and
@@ -560,6 +554,10 @@ struct DTensorPropagatePass
       }
     if (!like)
       return success(); // nothing distributed reaches this op
+    if (!findMeshHandle(op, like.getView()))
+      return op->emitOpError()
+             << "computes on values distributed over " << like.getMesh()
+             << "; its function needs that mesh's handle as an argument";
     std::string key;
     if (!explain) {
       key = decisionKey(op, like.getPlacements().size());
@@ -581,10 +579,6 @@ struct DTensorPropagatePass
              << "takes distributed operands but has no sharding rule: " << reason
              << "; redistribute them to R, or compute in a dtensor.local_map";
     const ShardingRule &rule = *ruleOr;
-    if (!meshHandleFor(op, like.getView()))
-      return op->emitOpError()
-             << "computes on values distributed over " << like.getMesh()
-             << "; its function needs that mesh's handle as an argument";
     FailureOr<ResolvedMeshView> view = resolveMeshView(
         op, like.getView(), *symbolTables, [&]() { return op->emitOpError(); });
     if (failed(view))

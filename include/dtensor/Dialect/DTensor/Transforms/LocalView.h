@@ -38,6 +38,10 @@ struct DistributedType {
   SmallVector<int64_t> meshDimsOf(ArrayRef<int64_t> viewDims) const;
 };
 
+/// The handle of mesh view `view` among the arguments of the function
+/// around `op`, or null when the function takes none.
+Value findMeshHandle(Operation *op, const MeshViewRef &view);
+
 /// Resolves `type` (a tensor with a spec) from `from`. Emits and fails when
 /// the spec does not fit its mesh.
 FailureOr<DistributedType> resolveDistributedType(RankedTensorType type,
