@@ -22,12 +22,11 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #include <unordered_map>
 
@@ -43,11 +42,22 @@ using namespace mlir::dtensor;
 
 namespace {
 
-/// What every pattern needs: symbols to resolve meshes.
+/// What the lowerings share: symbols to resolve meshes, and the distributed
+/// types resolved so far with their local types (every op of a layer
+/// repeats them).
 struct Context {
+  ModuleOp module;
   SymbolTableCollection symbols;
-  /// Distributed types resolved so far (every op of a layer repeats them).
   llvm::DenseMap<Type, DistributedType> resolved;
+  llvm::DenseMap<Type, Type> locals;
+  /// The local values replacing the results of API ops lowered so far. The
+  /// ops stay (with their global types, which later lowerings read) until
+  /// every API op is lowered.
+  llvm::DenseMap<Value, Value> lowered;
+
+  /// The local value of `v`: its replacement if an API op made it, else
+  /// `v` itself (retyped in place at the end).
+  Value local(Value v) const { return lowered.lookup(v) ? lowered.lookup(v) : v; }
 
   FailureOr<DistributedType> resolve(RankedTensorType type, Operation *at) {
     auto it = resolved.find(type);
@@ -58,14 +68,31 @@ struct Context {
       resolved.try_emplace(type, *t);
     return t;
   }
-  /// Set when a lowering emitted an error: the op is then replaced by a
-  /// placeholder so the conversion completes, and the pass fails once,
-  /// without the conversion driver's second "failed to legalize" error.
-  bool failed = false;
+
+  /// The local type of `type`: its shard type when distributed, else
+  /// itself. Distributed types were all resolved (and diagnosed) while
+  /// planning, so this cannot fail afterwards.
+  Type localOf(Type type) {
+    auto it = locals.find(type);
+    if (it != locals.end())
+      return it->second;
+    Type local = type;
+    if (auto tensor = llvm::dyn_cast<RankedTensorType>(type);
+        tensor && getSpec(tensor)) {
+      FailureOr<DistributedType> dist = resolve(tensor, module);
+      assert(succeeded(dist) && "distributed types are resolved while planning");
+      local = getLocalType(tensor, dist->layout);
+    }
+    locals.try_emplace(type, local);
+    return local;
+  }
 };
 
-Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
-  if (v.getType() == type)
+/// `v` as a value of local type `type`. Values are retyped to their local
+/// types in place once every op is lowered, so `v` counts as its local type
+/// here; a cast is needed only where that differs from `type`.
+Value castTo(OpBuilder &b, Location loc, Value v, Type type, Context &c) {
+  if (c.localOf(v.getType()) == type)
     return v;
   return tensor::CastOp::create(b, loc, type, v);
 }
@@ -80,109 +107,87 @@ SmallVector<int64_t> meshDimsWhere(const DistributedType &t,
   return dims;
 }
 
-template <typename OpTy>
-struct ApiPattern : OpConversionPattern<OpTy> {
-  ApiPattern(const TypeConverter &converter, MLIRContext *ctx, Context &c)
-      : OpConversionPattern<OpTy>(converter, ctx), c(c) {}
-  Context &c;
-};
+/// The DTensor API ops are the only ops that change form. Each lowering
+/// below builds the local ops before `op` and returns the values replacing
+/// its results, or failure after emitting an error.
 
 /// from_local: the local value is this rank's shard already. With run_check,
 /// replicated mesh dims are broadcast from group rank 0, as DTensor does.
-struct FromLocalLowering : ApiPattern<FromLocalOp> {
-  using ApiPattern::ApiPattern;
-  LogicalResult
-  matchAndRewrite(FromLocalOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<DistributedType> t =
-        c.resolve(op.getType(), op);
-    if (failed(t))
-      return failure();
-    Type localType = getTypeConverter()->convertType(op.getType());
-    Value v = castTo(rewriter, op.getLoc(), adaptor.getLocal(), localType);
-    SmallVector<int64_t> replicated =
-        meshDimsWhere(*t, PlacementKind::Replicate);
-    if (op.getRunCheck() && !replicated.empty())
-      v = BroadcastOp::create(rewriter, op.getLoc(), localType, v,
-                              adaptor.getMesh(), replicated, /*root=*/0);
-    rewriter.replaceOp(op, v);
-    return success();
-  }
-};
+FailureOr<SmallVector<Value>> lowerFromLocal(FromLocalOp op, OpBuilder &b,
+                                             Context &c) {
+  FailureOr<DistributedType> t = c.resolve(op.getType(), op);
+  if (failed(t))
+    return failure();
+  Type localType = c.localOf(op.getType());
+  Value v = castTo(b, op.getLoc(), c.local(op.getLocal()), localType, c);
+  SmallVector<int64_t> replicated = meshDimsWhere(*t, PlacementKind::Replicate);
+  if (op.getRunCheck() && !replicated.empty())
+    v = BroadcastOp::create(b, op.getLoc(), localType, v, op.getMesh(),
+                            replicated, /*root=*/0);
+  return SmallVector<Value>{v};
+}
 
-/// to_local: the converted value is the shard.
-struct ToLocalLowering : ApiPattern<ToLocalOp> {
-  using ApiPattern::ApiPattern;
-  LogicalResult
-  matchAndRewrite(ToLocalOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), adaptor.getSource(),
-                                  op.getType()));
-    return success();
-  }
-};
+/// to_local: the shard is the local value.
+FailureOr<SmallVector<Value>> lowerToLocal(ToLocalOp op, OpBuilder &b,
+                                           Context &c) {
+  return SmallVector<Value>{
+      castTo(b, op.getLoc(), c.local(op.getSource()), op.getType(), c)};
+}
 
 /// distribute_tensor: broadcast from the source rank when there is one,
 /// then keep this rank's shard.
-struct DistributeTensorLowering : ApiPattern<DistributeTensorOp> {
-  using ApiPattern::ApiPattern;
-  LogicalResult
-  matchAndRewrite(DistributeTensorOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    FailureOr<DistributedType> t =
-        c.resolve(op.getType(), op);
-    if (failed(t))
-      return failure();
-    Location loc = op.getLoc();
-    Value v = adaptor.getSource();
-    if (std::optional<int64_t> src = op.getSrcRank()) {
-      // Group rank `src` on every view dim is one rank of the whole view; a
-      // flattened view dim's group rank spreads over its mesh dims
-      // row-major.
-      SmallVector<int64_t> dims;
-      Shape sizes, coords;
-      for (auto [viewDim, size] : llvm::enumerate(t->view.shape)) {
-        if (size == 1)
-          continue;
-        Shape groupSizes;
-        for (int64_t m : t->view.meshDims[viewDim])
-          groupSizes.push_back(t->view.mesh.getShape()[m]);
-        Shape digits = rankToCoord(groupSizes, *src);
-        for (auto [k, m] : llvm::enumerate(t->view.meshDims[viewDim])) {
-          dims.push_back(m);
-          sizes.push_back(groupSizes[k]);
-          coords.push_back(digits[k]);
-        }
-      }
-      int64_t root = coordToRank(sizes, coords);
-      if (!dims.empty())
-        v = BroadcastOp::create(rewriter, loc, v.getType(), v,
-                                adaptor.getMesh(), dims, root);
-    }
-    RankedTensorType global = op.getType();
-    auto localType =
-        llvm::cast<RankedTensorType>(getTypeConverter()->convertType(global));
-    SmallVector<OpFoldResult> offsets, sizes,
-        strides(global.getRank(), rewriter.getIndexAttr(1));
-    for (int64_t d = 0; d < global.getRank(); ++d) {
-      if (t->layout.order(d).empty()) {
-        offsets.push_back(rewriter.getIndexAttr(0));
-        sizes.push_back(rewriter.getIndexAttr(global.getDimSize(d)));
+FailureOr<SmallVector<Value>>
+lowerDistributeTensor(DistributeTensorOp op, OpBuilder &b, Context &c) {
+  FailureOr<DistributedType> t = c.resolve(op.getType(), op);
+  if (failed(t))
+    return failure();
+  Location loc = op.getLoc();
+  Value v = c.local(op.getSource());
+  if (std::optional<int64_t> src = op.getSrcRank()) {
+    // Group rank `src` on every view dim is one rank of the whole view; a
+    // flattened view dim's group rank spreads over its mesh dims row-major.
+    SmallVector<int64_t> dims;
+    Shape sizes, coords;
+    for (auto [viewDim, size] : llvm::enumerate(t->view.shape)) {
+      if (size == 1)
         continue;
+      Shape groupSizes;
+      for (int64_t m : t->view.meshDims[viewDim])
+        groupSizes.push_back(t->view.mesh.getShape()[m]);
+      Shape digits = rankToCoord(groupSizes, *src);
+      for (auto [k, m] : llvm::enumerate(t->view.meshDims[viewDim])) {
+        dims.push_back(m);
+        sizes.push_back(groupSizes[k]);
+        coords.push_back(digits[k]);
       }
-      auto [offset, size] =
-          emitShardExtent(rewriter, loc, adaptor.getMesh(), *t, t->layout, d);
-      offsets.push_back(offset);
-      if (localType.isDynamicDim(d))
-        sizes.push_back(size);
-      else
-        sizes.push_back(rewriter.getIndexAttr(localType.getDimSize(d)));
     }
-    rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, localType, v,
-                                                        offsets, sizes, strides);
-    return success();
+    int64_t root = coordToRank(sizes, coords);
+    if (!dims.empty())
+      v = BroadcastOp::create(b, loc, c.localOf(v.getType()), v, op.getMesh(),
+                              dims, root);
   }
-};
+  RankedTensorType global = op.getType();
+  auto localType = llvm::cast<RankedTensorType>(c.localOf(global));
+  SmallVector<OpFoldResult> offsets, sizes,
+      strides(global.getRank(), b.getIndexAttr(1));
+  for (int64_t d = 0; d < global.getRank(); ++d) {
+    if (t->layout.order(d).empty()) {
+      offsets.push_back(b.getIndexAttr(0));
+      sizes.push_back(b.getIndexAttr(global.getDimSize(d)));
+      continue;
+    }
+    auto [offset, size] =
+        emitShardExtent(b, loc, op.getMesh(), *t, t->layout, d);
+    offsets.push_back(offset);
+    if (localType.isDynamicDim(d))
+      sizes.push_back(size);
+    else
+      sizes.push_back(b.getIndexAttr(localType.getDimSize(d)));
+  }
+  Value slice = tensor::ExtractSliceOp::create(b, loc, localType, v, offsets,
+                                               sizes, strides);
+  return SmallVector<Value>{slice};
+}
 
 /// This rank's shard of `from` (the local value `local`) as its shard of
 /// `to`: a dtensor.reshard for dtensor-lower-redistribute to plan, or
@@ -208,68 +213,77 @@ Value emitReshard(OpBuilder &b, Location loc, Value local, Value mesh,
 
 /// redistribute and full_tensor: a reshard, planned later.
 template <typename OpTy>
-struct RedistributeLowering : ApiPattern<OpTy> {
-  using ApiPattern<OpTy>::ApiPattern;
-  using OpAdaptor = typename OpTy::Adaptor;
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType source = op.getSource().getType();
-    FailureOr<DistributedType> from = this->c.resolve(source, op);
-    if (failed(from))
-      return failure();
-    Placements to;
-    Type resultType;
-    if constexpr (std::is_same_v<OpTy, FullTensorOp>) {
-      to.assign(from->layout.placements().size(), Placement::replicate());
-      resultType = op.getType();
-    } else {
-      to = getSpec(op.getType()).getNormalizedPlacements(source.getRank());
-      resultType = this->getTypeConverter()->convertType(op.getType());
-    }
-    Value v = emitReshard(rewriter, op.getLoc(), adaptor.getSource(),
-                          adaptor.getMesh(), *from, to);
-    rewriter.replaceOp(op, castTo(rewriter, op.getLoc(), v, resultType));
-    return success();
+FailureOr<SmallVector<Value>> lowerRedistribute(OpTy op, OpBuilder &b,
+                                                Context &c) {
+  RankedTensorType source = op.getSource().getType();
+  FailureOr<DistributedType> from = c.resolve(source, op);
+  if (failed(from))
+    return failure();
+  Placements to;
+  Type resultType;
+  if constexpr (std::is_same_v<OpTy, FullTensorOp>) {
+    to.assign(from->layout.placements().size(), Placement::replicate());
+    resultType = op.getType();
+  } else {
+    to = getSpec(op.getType()).getNormalizedPlacements(source.getRank());
+    resultType = c.localOf(op.getType());
   }
-};
-
-bool touchesDistributed(Operation *op);
+  Value v = emitReshard(b, op.getLoc(), c.local(op.getSource()), op.getMesh(), *from, to);
+  return SmallVector<Value>{castTo(b, op.getLoc(), v, resultType, c)};
+}
 
 /// local_map: inputs brought to their in_specs, then the region inlined on
 /// the local shards; its yields are the results' shards.
-struct LocalMapLowering : ApiPattern<LocalMapOp> {
-  using ApiPattern::ApiPattern;
-  LogicalResult
-  matchAndRewrite(LocalMapOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Block &body = op.getBody().front();
-    SmallVector<Value> locals;
-    for (auto [i, input, attr] : llvm::enumerate(
-             op.getInputs(), op.getInSpecs().getAsRange<SpecAttr>())) {
-      auto global = llvm::cast<RankedTensorType>(input.getType());
-      FailureOr<DistributedType> from = c.resolve(global, op);
-      if (failed(from))
-        return failure();
-      Value v = adaptor.getInputs()[i];
-      Placements want = attr.getNormalizedPlacements(global.getRank());
-      if (want != from->layout.placements())
-        v = emitReshard(rewriter, loc, v, adaptor.getMesh(), *from, want);
-      locals.push_back(castTo(rewriter, loc, v, body.getArgument(i).getType()));
-    }
-    auto yield = llvm::cast<YieldOp>(body.getTerminator());
-    SmallVector<Value> yielded(yield.getValues());
-    rewriter.inlineBlockBefore(&body, op, locals);
-    rewriter.eraseOp(yield);
-    SmallVector<Value> results;
-    for (auto [value, result] : llvm::zip(yielded, op.getResults()))
-      results.push_back(castTo(rewriter, loc, value,
-                               getTypeConverter()->convertType(result.getType())));
-    rewriter.replaceOp(op, results);
-    return success();
+FailureOr<SmallVector<Value>> lowerLocalMap(LocalMapOp op, OpBuilder &b,
+                                            Context &c) {
+  Location loc = op.getLoc();
+  Block &body = op.getBody().front();
+  SmallVector<Value> locals;
+  for (auto [i, input, attr] : llvm::enumerate(
+           op.getInputs(), op.getInSpecs().getAsRange<SpecAttr>())) {
+    auto global = llvm::cast<RankedTensorType>(input.getType());
+    FailureOr<DistributedType> from = c.resolve(global, op);
+    if (failed(from))
+      return failure();
+    Value v = c.local(input);
+    Placements want = attr.getNormalizedPlacements(global.getRank());
+    if (want != from->layout.placements())
+      v = emitReshard(b, loc, v, op.getMesh(), *from, want);
+    locals.push_back(castTo(b, loc, v, body.getArgument(i).getType(), c));
   }
-};
+  auto yield = llvm::cast<YieldOp>(body.getTerminator());
+  SmallVector<Value> yielded(yield.getValues());
+  for (auto [arg, local] : llvm::zip(body.getArguments(), locals))
+    arg.replaceAllUsesWith(local);
+  yield->erase();
+  Block *into = op->getBlock();
+  into->getOperations().splice(op->getIterator(), body.getOperations());
+  SmallVector<Value> results;
+  for (auto [value, result] : llvm::zip(yielded, op.getResults()))
+    results.push_back(
+        castTo(b, loc, c.local(value), c.localOf(result.getType()), c));
+  return results;
+}
+
+/// Lowers one API op in place (its replacement built before it).
+LogicalResult lowerApiOp(Operation *op, Context &c) {
+  OpBuilder b(op);
+  FailureOr<SmallVector<Value>> results =
+      llvm::TypeSwitch<Operation *, FailureOr<SmallVector<Value>>>(op)
+          .Case([&](FromLocalOp o) { return lowerFromLocal(o, b, c); })
+          .Case([&](ToLocalOp o) { return lowerToLocal(o, b, c); })
+          .Case([&](DistributeTensorOp o) {
+            return lowerDistributeTensor(o, b, c);
+          })
+          .Case([&](RedistributeOp o) { return lowerRedistribute(o, b, c); })
+          .Case([&](FullTensorOp o) { return lowerRedistribute(o, b, c); })
+          .Case([&](LocalMapOp o) { return lowerLocalMap(o, b, c); });
+  if (failed(results))
+    return failure();
+  for (auto [result, local] : llvm::zip(op->getResults(), *results))
+    c.lowered[result] = local;
+  return success();
+}
 
 //===----------------------------------------------------------------------===//
 // Compute ops on annotated values
@@ -472,6 +486,11 @@ struct ComputePlan {
   /// A slice or reshape whose sizes are rebuilt from the local type of this
   /// distributed value (the slice's whole dims, the reshape's result).
   std::optional<DistributedType> sizesFrom;
+
+  /// Whether applying the plan does more than retype the results.
+  bool changesForm() const {
+    return !shifts.empty() || fillShare || unevenEmpty || sizesFrom;
+  }
 };
 
 /// Checks a compute op on distributed values and plans its partitioning.
@@ -579,12 +598,12 @@ SmallVector<OpFoldResult> localSizes(OpBuilder &b, Location loc, Value mesh,
 
 /// Applies a plan: local result types, index shifts, fill shares, uneven
 /// empties, local sizes of slices and reshapes.
-void applyCompute(const ComputePlan &plan, const TypeConverter &converter) {
+void applyCompute(const ComputePlan &plan, Context &c) {
   Operation *raw = plan.op;
   OpBuilder b(raw);
   Location loc = raw->getLoc();
   auto localOf = [&](Type t) {
-    return llvm::cast<RankedTensorType>(converter.convertType(t));
+    return llvm::cast<RankedTensorType>(c.localOf(t));
   };
   if (plan.unevenEmpty) {
     auto global = llvm::cast<RankedTensorType>(raw->getResult(0).getType());
@@ -664,49 +683,35 @@ void applyCompute(const ComputePlan &plan, const TypeConverter &converter) {
     raw->setOperand(0, arith::DivFOp::create(b, loc, scalar, count));
   }
   for (OpResult res : raw->getResults())
-    res.setType(converter.convertType(res.getType()));
+    res.setType(c.localOf(res.getType()));
 }
 
-/// Retypes function signatures, entry block arguments and call results to
-/// local types, in place.
-void retypeBoundaries(ModuleOp module, const TypeConverter &converter) {
+/// Retypes a function's signature and entry block arguments to local types,
+/// in place.
+void retypeFunction(func::FuncOp fn, Context &c) {
   auto convert = [&](TypeRange types) {
     SmallVector<Type> out;
     for (Type t : types)
-      out.push_back(converter.convertType(t));
+      out.push_back(c.localOf(t));
     return out;
   };
-  for (auto fn : module.getOps<func::FuncOp>()) {
-    FunctionType type = fn.getFunctionType();
-    fn.setType(FunctionType::get(fn.getContext(), convert(type.getInputs()),
-                                 convert(type.getResults())));
-    if (!fn.isExternal())
-      for (BlockArgument arg : fn.getArguments())
-        arg.setType(converter.convertType(arg.getType()));
-  }
-  module.walk([&](func::CallOp call) {
-    for (OpResult res : call->getResults())
-      res.setType(converter.convertType(res.getType()));
-  });
-  // Loops and branches carry distributed values through their results and
-  // block arguments.
-  module.walk([&](Operation *op) {
-    if (!llvm::isa<scf::ForOp, scf::IfOp, scf::WhileOp>(op))
-      return;
-    for (OpResult res : op->getResults())
-      res.setType(converter.convertType(res.getType()));
-    for (Region &region : op->getRegions())
-      for (Block &block : region)
-        for (BlockArgument arg : block.getArguments())
-          arg.setType(converter.convertType(arg.getType()));
-  });
+  FunctionType type = fn.getFunctionType();
+  fn.setType(FunctionType::get(fn.getContext(), convert(type.getInputs()),
+                               convert(type.getResults())));
+  if (!fn.isExternal())
+    for (BlockArgument arg : fn.getArguments())
+      arg.setType(c.localOf(arg.getType()));
 }
 
-bool isApiOp(Operation *op) {
-  return isa<FromLocalOp, ToLocalOp, DistributeTensorOp, RedistributeOp,
-             FullTensorOp, LocalMapOp, YieldOp, func::ReturnOp, func::CallOp,
-             func::FuncOp, scf::ForOp, scf::IfOp, scf::WhileOp, scf::YieldOp,
-             scf::ConditionOp, tensor::EmptyOp, ShardingRuleOpInterface>(op);
+/// Retypes the results and block arguments of a call, loop or branch (which
+/// carry distributed values through) to local types, in place.
+void retypeCarrier(Operation *op, Context &c) {
+  for (OpResult res : op->getResults())
+    res.setType(c.localOf(res.getType()));
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (BlockArgument arg : block.getArguments())
+        arg.setType(c.localOf(arg.getType()));
 }
 
 bool touchesDistributed(Operation *op) {
@@ -733,92 +738,93 @@ struct DTensorPartitionPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
     Context c;
+    c.module = module;
 
-    // Diagnose what this pass cannot partition before changing anything.
-    bool unsupported = false;
-    module.walk([&](Operation *op) {
-      if (isApiOp(op) || !touchesDistributed(op))
-        return;
-      op->emitOpError()
-          << "operates on distributed tensors, which dtensor-partition "
-             "supports in the DTensor API ops, ops with a sharding rule "
-             "(linalg, element-wise arith/math, tensor slices, pad, concat "
-             "and reshapes), tensor.empty, scf and function boundaries only";
-      if (isa<HintOp>(op))
-        op->emitRemark() << "run dtensor-insert-redistribute first: it turns "
-                            "hints into redistributes";
-      unsupported = true;
-    });
-    module.walk([&](Operation *op) {
-      if (!isa<DistributeTensorOp, RedistributeOp, FullTensorOp>(op))
-        return;
-      for (Type t : op->getOperandTypes())
-        if (auto tensor = llvm::dyn_cast<RankedTensorType>(t);
-            tensor && getSpec(t) && !tensor.hasStaticShape()) {
-          op->emitOpError() << "needs a static global shape to be "
-                               "partitioned, got "
-                            << t;
-          unsupported = true;
-        }
-    });
-    if (unsupported)
-      return signalPassFailure();
-
-    // A distributed type's local type needs its mesh; resolve from the
-    // module, which holds every dtensor.mesh.
-    TypeConverter converter;
-    converter.addConversion([](Type t) { return t; });
-    converter.addConversion([&](RankedTensorType t) -> std::optional<Type> {
-      if (!getSpec(t))
-        return t;
-      FailureOr<DistributedType> dist = c.resolve(t, module);
-      if (failed(dist))
-        return std::nullopt;
-      return getLocalType(t, dist->layout);
-    });
-    // API ops see their operands in local types; those values are retyped
-    // in place in step 3, after which these casts are identities.
-    auto castMaterialization = [](OpBuilder &b, Type type, ValueRange inputs,
-                                  Location loc) -> Value {
-      if (inputs.size() != 1 || !llvm::isa<RankedTensorType>(type))
-        return Value();
-      return tensor::CastOp::create(b, loc, type, inputs[0]);
-    };
-    converter.addTargetMaterialization(castMaterialization);
-    converter.addSourceMaterialization(castMaterialization);
-
-    // 1. Plan every compute op while all types are global.
+    // 1. One walk, while every type is still global: diagnose what this
+    // pass cannot partition, plan every compute op, and collect the ops
+    // that change (API ops) or carry values (calls, loops, branches).
+    // Nothing changes before the walk has checked the whole module.
     struct PlannedKind {
+      Operation *representative;
       ComputePlan plan;
       std::optional<MeshViewRef> view;
       bool needsMesh;
     };
     std::unordered_map<std::string, PlannedKind> planned;
     std::vector<ComputePlan> plans;
-    bool planFailed = false;
+    SmallVector<Operation *> computeOps, retypeOnly, apiOps, carriers;
+    bool failedAny = false;
     module.walk([&](Operation *op) {
-      bool compute = llvm::isa<ShardingRuleOpInterface, tensor::EmptyOp>(op);
-      if (!compute || !touchesDistributed(op))
+      if (isa<FromLocalOp, ToLocalOp, DistributeTensorOp, RedistributeOp,
+              FullTensorOp, LocalMapOp>(op)) {
+        if (isa<DistributeTensorOp, RedistributeOp, FullTensorOp>(op))
+          for (Type t : op->getOperandTypes())
+            if (auto tensor = llvm::dyn_cast<RankedTensorType>(t);
+                tensor && getSpec(t) && !tensor.hasStaticShape()) {
+              op->emitOpError() << "needs a static global shape to be "
+                                   "partitioned, got "
+                                << t;
+              failedAny = true;
+            }
+        apiOps.push_back(op);
         return;
-      // Repeated layers repeat their ops: plan each kind once.
-      std::string key;
+      }
+      if (isa<func::CallOp, scf::ForOp, scf::IfOp, scf::WhileOp>(op)) {
+        carriers.push_back(op);
+        return;
+      }
+      if (isa<YieldOp, func::ReturnOp, func::FuncOp, scf::YieldOp,
+              scf::ConditionOp, ModuleOp>(op) ||
+          !touchesDistributed(op))
+        return;
+      if (!isa<ShardingRuleOpInterface, tensor::EmptyOp>(op)) {
+        op->emitOpError()
+            << "operates on distributed tensors, which dtensor-partition "
+               "supports in the DTensor API ops, ops with a sharding rule "
+               "(linalg, element-wise arith/math, tensor slices, pad, "
+               "concat and reshapes), tensor.empty, scf and function "
+               "boundaries only";
+        if (isa<HintOp>(op))
+          op->emitRemark() << "run dtensor-insert-redistribute first: it "
+                              "turns hints into redistributes";
+        failedAny = true;
+        return;
+      }
+      computeOps.push_back(op);
+    });
+    if (failedAny)
+      return signalPassFailure();
+
+    // Plan the compute ops; repeated layers repeat their ops, so each kind
+    // is planned once.
+    std::string key;
+    for (Operation *op : computeOps) {
+      key.clear();
       appendStructuralKey(key, op);
       auto it = planned.find(key);
-      if (it != planned.end()) {
-        ComputePlan plan = it->second.plan;
-        plan.op = op;
-        plan.mesh = it->second.view ? findMeshHandle(op, *it->second.view) : Value();
-        if (!it->second.needsMesh || plan.mesh) {
+      if (it != planned.end() &&
+          sameProperties(it->second.representative, op)) {
+        const PlannedKind &kind = it->second;
+        if (!kind.plan.changesForm()) {
+          retypeOnly.push_back(op);
+          continue;
+        }
+        // A repeated op in another function needs that function's handle
+        // (planned afresh, and diagnosed, when it has none).
+        Value mesh = kind.view ? findMeshHandle(op, *kind.view) : Value();
+        if (!kind.needsMesh || mesh) {
+          ComputePlan plan = kind.plan;
+          plan.op = op;
+          plan.mesh = mesh;
           plans.push_back(std::move(plan));
-          return;
+          continue;
         }
       }
       FailureOr<ComputePlan> plan = planCompute(op, c);
       if (failed(plan)) {
-        planFailed = true;
-        return;
+        failedAny = true;
+        continue;
       }
       std::optional<MeshViewRef> view;
       for (Value v : op->getOperands())
@@ -828,47 +834,42 @@ struct DTensorPartitionPass
         }
       if (auto empty = llvm::dyn_cast<tensor::EmptyOp>(op))
         view = getSpec(empty.getType()).getView();
-      planned.try_emplace(std::move(key),
-                          PlannedKind{*plan, view, bool(plan->mesh)});
-      plans.push_back(*plan);
-    });
-    if (planFailed)
+      if (it == planned.end())
+        planned.try_emplace(key,
+                            PlannedKind{op, *plan, view, bool(plan->mesh)});
+      if (!plan->changesForm())
+        retypeOnly.push_back(op);
+      else
+        plans.push_back(*plan);
+    }
+    if (failedAny)
       return signalPassFailure();
 
-    // 2. Lower the DTensor API ops (the only ops that change form) with a
-    // dialect conversion; everything else is left for step 3.
-    ConversionTarget target(*ctx);
-    target.addIllegalOp<FromLocalOp, ToLocalOp, DistributeTensorOp,
-                        RedistributeOp, FullTensorOp, LocalMapOp>();
-    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    RewritePatternSet patterns(ctx);
-    patterns.add<FromLocalLowering, ToLocalLowering, DistributeTensorLowering,
-                 RedistributeLowering<RedistributeOp>,
-                 RedistributeLowering<FullTensorOp>, LocalMapLowering>(
-        converter, ctx, c);
-    // Patterns never fail after changing IR (diagnosed ops are replaced by
-    // placeholders), so the conversion needs no rollback: the faster mode.
-    ConversionConfig config;
-    config.allowPatternRollback = false;
-    if (failed(applyPartialConversion(module, target, std::move(patterns),
-                                      config)) ||
-        c.failed)
+    // 2. The API ops, producers before consumers (the walk's post-order
+    // visits a value's definition before its uses). Operands count as
+    // their local types already; they are retyped in step 3.
+    for (Operation *op : apiOps)
+      if (failed(lowerApiOp(op, c)))
+        failedAny = true;
+    if (failedAny)
       return signalPassFailure();
+    // Consumers first, so every op erased has no API-op users left.
+    for (Operation *op : llvm::reverse(apiOps)) {
+      for (OpResult result : op->getResults())
+        result.replaceAllUsesWith(c.local(result));
+      op->erase();
+    }
 
-    // 3. Compute ops keep their form: local result types, in place.
+    // 3. Every other op keeps its form: local types, in place.
     for (const ComputePlan &plan : plans)
-      applyCompute(plan, converter);
-    retypeBoundaries(module, converter);
-    // The casts the conversion left between the two views: local now on
-    // both sides, and dropped where they became identities.
-    module.walk([&](tensor::CastOp cast) {
-      cast.getResult().setType(
-          llvm::cast<TensorType>(converter.convertType(cast.getType())));
-      if (cast.getSource().getType() == cast.getType()) {
-        cast.getResult().replaceAllUsesWith(cast.getSource());
-        cast.erase();
-      }
-    });
+      applyCompute(plan, c);
+    for (Operation *op : retypeOnly)
+      for (OpResult res : op->getResults())
+        res.setType(c.localOf(res.getType()));
+    for (auto fn : module.getOps<func::FuncOp>())
+      retypeFunction(fn, c);
+    for (Operation *op : carriers)
+      retypeCarrier(op, c);
   }
 };
 

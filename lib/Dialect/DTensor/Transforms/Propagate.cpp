@@ -61,7 +61,9 @@ void mlir::dtensor::appendStructuralKey(std::string &key, Operation *op) {
   auto opKey = [&](Operation *o) {
     ptr(o->getName().getAsOpaquePointer());
     ptr(o->getRawDictionaryAttrs().getAsOpaquePointer());
-    ptr(o->getPropertiesAsAttribute().getAsOpaquePointer());
+    // Properties enter by hash (building them as an attribute costs more
+    // than the rest of the key); sameProperties confirms a match.
+    put(int64_t(size_t(o->getName().hashOpProperties(o->getPropertiesStorage()))));
     for (Type t : o->getResultTypes())
       ptr(t.getAsOpaquePointer());
   };
@@ -90,6 +92,29 @@ void mlir::dtensor::appendStructuralKey(std::string &key, Operation *op) {
         }
       }
     }
+}
+
+bool mlir::dtensor::sameProperties(Operation *a, Operation *b) {
+  if (a->getName() != b->getName() ||
+      !a->getName().compareOpProperties(a->getPropertiesStorage(),
+                                        b->getPropertiesStorage()) ||
+      a->getNumRegions() != b->getNumRegions())
+    return false;
+  for (auto [ra, rb] : llvm::zip(a->getRegions(), b->getRegions())) {
+    if (!llvm::hasSingleElement(ra) || !llvm::hasSingleElement(rb)) {
+      if (ra.empty() && rb.empty())
+        continue;
+      return false; // Multi-block bodies: no reuse.
+    }
+    Block &ba = ra.front(), &bb = rb.front();
+    auto ia = ba.begin(), ib = bb.begin();
+    for (; ia != ba.end() && ib != bb.end(); ++ia, ++ib)
+      if (!sameProperties(&*ia, &*ib))
+        return false;
+    if (ia != ba.end() || ib != bb.end())
+      return false;
+  }
+  return true;
 }
 
 namespace {
@@ -154,6 +179,7 @@ struct DTensorPropagatePass
   /// A choice made once, for every op that is the same op on operands in
   /// the same state with the same targets (programs repeat their layers).
   struct Decision {
+    Operation *representative;
     ArrayAttr operandSpecs, resultSpecs;
     SmallVector<SpecAttr> results;
     int64_t followed;
@@ -562,7 +588,7 @@ struct DTensorPropagatePass
     if (!explain) {
       key = decisionKey(op, like.getPlacements().size());
       auto it = decisions.find(key);
-      if (it != decisions.end()) {
+      if (it != decisions.end() && sameProperties(it->second.representative, op)) {
         const Decision &d = it->second;
         spent += d.moveCost;
         op->setAttr(kOperandSpecsAttr, d.operandSpecs);
@@ -772,14 +798,14 @@ struct DTensorPropagatePass
         }
     int64_t followed = apply(op, rule, *best, like, *view, current, annotated, held);
     if (!explain) {
-      Decision d{op->getAttrOfType<ArrayAttr>(kOperandSpecsAttr),
+      Decision d{op, op->getAttrOfType<ArrayAttr>(kOperandSpecsAttr),
                  op->getAttrOfType<ArrayAttr>(kResultSpecsAttr),
                  {},
                  followed,
                  best->moveCost};
       for (size_t r = 0; r < numResults; ++r)
         d.results.push_back(specWith(like, best->placed[numPlaced + r]));
-      decisions.emplace(std::move(key), std::move(d));
+      decisions.emplace(std::move(key), std::move(d)); // keeps a first entry
     }
     return success();
   }

@@ -41,9 +41,14 @@ constexpr int64_t kNoPriority = std::numeric_limits<int64_t>::max();
 
 /// Appends to `key` what identifies `op` as a computation: its name,
 /// attributes, properties, operand and result types, and its regions'
-/// structure. Two ops with equal keys have the same sharding rule, so
-/// passes can decide once for a program's repeated layers.
+/// structure. Properties enter by hash: two ops with equal keys for which
+/// sameProperties holds have the same sharding rule, so passes can decide
+/// once for a program's repeated layers.
 void appendStructuralKey(std::string &key, Operation *op);
+
+/// Whether `a` and `b` (and their bodies' ops, pairwise) have equal
+/// properties: with equal structural keys, the ops are the same computation.
+bool sameProperties(Operation *a, Operation *b);
 
 /// Whether `v` is a fresh output: tensor.empty, or a fill of one. Such an
 /// init is made in the spec it is needed in rather than redistributed.
