@@ -185,19 +185,37 @@ struct State {
     return dropDefaultOrders(out);
   }
 
-  std::string key() const { return formatPlacements(placements()); }
+  /// For messages.
+  std::string format() const { return formatPlacements(placements()); }
+
+  /// A compact identity (equal exactly when the states are), for the
+  /// search's state table.
+  std::string id() const {
+    std::string k;
+    k.reserve(kinds.size() * 3 + order.size() * 3);
+    for (const Placement &p : kinds) {
+      k.push_back(char(p.kind));
+      k.push_back(char(p.dim));
+      k.push_back(char(p.reduce));
+    }
+    for (const std::vector<int64_t> &o : order) {
+      k.push_back('\xff');
+      for (int64_t m : o)
+        k.push_back(char(m));
+    }
+    return k;
+  }
 
   bool operator==(const State &o) const {
     return kinds == o.kinds && order == o.order;
   }
 
-  /// The largest local shape over ranks: chunk 0 at every level.
-  Shape maxLocal(const Shape &mesh, const Shape &global) const {
-    Shape s = global;
+  /// The largest local shape over ranks (chunk 0 at every level), into `s`.
+  void maxLocalInto(const Shape &mesh, const Shape &global, Shape &s) const {
+    s.assign(global.begin(), global.end());
     for (size_t d = 0; d < s.size(); ++d)
       for (int64_t m : order[d])
         s[d] = chunk(s[d], mesh[m], 0).size;
-    return s;
   }
 
   std::optional<ReduceKind> partialKind() const {
@@ -246,6 +264,9 @@ public:
   }
 
   /// Fills shapes, bytes and time of a step from its before/after states.
+  /// The search prices many more steps than it keeps: it leaves `before`
+  /// and `after` empty (`detailed` false) and fills them in for the plan
+  /// it returns.
   Step make(StepKind kind, std::vector<int64_t> dims, int64_t fromDim,
             int64_t toDim, ReduceKind reduce, const State &before,
             const State &after) const {
@@ -258,40 +279,42 @@ public:
     s.fromDim = fromDim;
     s.toDim = toDim;
     s.reduce = reduce;
-    s.before = before.placements();
-    s.after = after.placements();
-    Shape lb = before.maxLocal(req.mesh, req.shape);
-    Shape la = after.maxLocal(req.mesh, req.shape);
-    Shape buffer;
+    if (detailed) {
+      s.before = before.placements();
+      s.after = after.placements();
+    }
+    // Largest local shapes before and after (scratch buffers: the search
+    // makes many steps).
+    before.maxLocalInto(req.mesh, req.shape, lb);
+    after.maxLocalInto(req.mesh, req.shape, la);
+    // The collective's per-rank buffer: one shape with one dim scaled.
+    const Shape *base = &lb;
+    int64_t scaledDim = -1, scaledSize = 0;
     switch (kind) {
     case StepKind::AllGather:
-      s.logicalShape = la;
-      buffer = la;
-      buffer[fromDim] = n * lb[fromDim];
+      base = &la;
+      scaledDim = fromDim;
+      scaledSize = n * lb[fromDim];
       break;
     case StepKind::ReduceScatter:
-      s.logicalShape = lb;
-      buffer = lb;
-      buffer[toDim] = n * la[toDim];
-      break;
-    case StepKind::AllReduce:
-      s.logicalShape = lb;
-      buffer = lb;
-      break;
     case StepKind::AllToAll:
-      s.logicalShape = lb;
-      s.logicalShape[fromDim] = la[fromDim];
-      buffer = lb;
-      buffer[toDim] = n * la[toDim];
+      scaledDim = toDim;
+      scaledSize = n * la[toDim];
       break;
     default:
-      s.logicalShape = lb;
       break;
     }
-    if (isCollective(kind))
-      s.bytesPerRank = std::accumulate(buffer.begin(), buffer.end(), int64_t(1),
-                                       std::multiplies<int64_t>()) *
-                       req.elementBytes;
+    if (detailed) {
+      s.logicalShape = kind == StepKind::AllGather ? la : lb;
+      if (kind == StepKind::AllToAll)
+        s.logicalShape[fromDim] = la[fromDim];
+    }
+    if (isCollective(kind)) {
+      int64_t elements = 1;
+      for (size_t d = 0; d < base->size(); ++d)
+        elements *= int64_t(d) == scaledDim ? scaledSize : (*base)[d];
+      s.bytesPerRank = elements * req.elementBytes;
+    }
     s.timeUs =
         cost.collectiveTimeUs(kind, n, slowest(s.meshDims), s.bytesPerRank);
     return s;
@@ -437,6 +460,11 @@ private:
   const RedistributeRequest &req;
   const CostModel &cost;
   std::vector<LinkParams> links;
+  mutable Shape lb, la;
+
+public:
+  /// Whether steps carry their before/after placements.
+  bool detailed = true;
 };
 
 /// Checks both specs and every mesh dim's transition.
@@ -554,6 +582,7 @@ std::optional<Plan> planGreedy(const RedistributeRequest &req,
   // Replay the moves through the state model, which prices them and checks
   // that each is legal.
   StepBuilder builder(req, cost);
+  builder.detailed = false;
   PlanOptions single;
   single.mergeGroups = false;
   single.prunePartials = false;
@@ -566,7 +595,11 @@ std::optional<Plan> planGreedy(const RedistributeRequest &req,
     for (auto &[step, next] : options) {
       Placement got = next.kinds[m];
       if (step.meshDims == std::vector<int64_t>{m} && got == target) {
-        plan.steps.push_back(step);
+        builder.detailed = true;
+        plan.steps.push_back(builder.make(step.kind, step.meshDims,
+                                          step.fromDim, step.toDim,
+                                          step.reduce, state, next));
+        builder.detailed = false;
         state = next;
         found = true;
         break;
@@ -575,12 +608,12 @@ std::optional<Plan> planGreedy(const RedistributeRequest &req,
     if (!found) {
       error = "DTensor's greedy move " + formatPlacement(state.kinds[m]) +
               " -> " + formatPlacement(target) + " on mesh dim " +
-              std::to_string(m) + " is not legal from " + state.key();
+              std::to_string(m) + " is not legal from " + state.format();
       return std::nullopt;
     }
   }
   if (!(state == State::of(to, req.mesh, rank))) {
-    error = "DTensor's greedy plan ends in " + state.key() + ", not " +
+    error = "DTensor's greedy plan ends in " + state.format() + ", not " +
             formatPlacements(to);
     return std::nullopt;
   }
@@ -645,13 +678,14 @@ std::optional<Plan> planRedistribute(const RedistributeRequest &req,
   }
 
   StepBuilder builder(req, cost);
+  builder.detailed = false;
   std::optional<ReduceKind> targetPartial = goal.partialKind();
   std::vector<State> states;
   std::unordered_map<std::string, int64_t> ids;
   std::vector<std::vector<int64_t>> labelsAt;
   std::vector<Label> labels;
   auto stateId = [&](const State &s) {
-    auto [it, inserted] = ids.emplace(s.key(), (int64_t)states.size());
+    auto [it, inserted] = ids.emplace(s.id(), (int64_t)states.size());
     if (inserted) {
       states.push_back(s);
       labelsAt.emplace_back();
@@ -676,8 +710,13 @@ std::optional<Plan> planRedistribute(const RedistributeRequest &req,
       continue;
     if (labels[li].state == goalId) {
       Plan plan;
-      for (int64_t i = li; labels[i].parent >= 0; i = labels[i].parent)
-        plan.steps.push_back(labels[i].step);
+      builder.detailed = true;
+      for (int64_t i = li; labels[i].parent >= 0; i = labels[i].parent) {
+        const Step &kept = labels[i].step;
+        plan.steps.push_back(builder.make(
+            kept.kind, kept.meshDims, kept.fromDim, kept.toDim, kept.reduce,
+            states[labels[labels[i].parent].state], states[labels[i].state]));
+      }
       std::reverse(plan.steps.begin(), plan.steps.end());
       return plan;
     }
