@@ -18,7 +18,7 @@ sizes=("$@")
 
 passes() { # sum of the pass lines of --mlir-timing
   grep -E "DTensor(Propagate|InsertRedistribute|Partition|LowerRedistribute)Pass|ShardingPropagation|Partition$" "$1" |
-    awk '{s += $1} END {printf "%.3f", s}'
+    awk '{s += $1} END {printf "%.4f", s}'
 }
 
 echo "| layers | variant | ours: passes (s) | upstream: passes (s) | speed-up | ours: wall (s) / peak MB | upstream: wall (s) / peak MB |"
@@ -27,15 +27,25 @@ for n in "${sizes[@]}"; do
   for v in dp tp; do
     python3 "$root/bench/gen_layers.py" dtensor "$v" "$n" > "$tmp/d.mlir"
     python3 "$root/bench/gen_layers.py" shard "$v" "$n" > "$tmp/s.mlir"
-    /usr/bin/time -f "%e %M" -o "$tmp/dt" "$build/bin/dtensor-opt" "$tmp/d.mlir" \
-      --dtensor-propagate --dtensor-insert-redistribute --dtensor-partition --dtensor-lower-redistribute -o /dev/null --verify-each=0 \
-      --mlir-timing 2> "$tmp/dtiming"
-    /usr/bin/time -f "%e %M" -o "$tmp/ut" /usr/lib/llvm-22/bin/mlir-opt "$tmp/s.mlir" \
-      --pass-pipeline='builtin.module(func.func(sharding-propagation,shard-partition))' \
-      -o /dev/null --verify-each=0 --mlir-timing 2> "$tmp/utiming"
-    dp=$(passes "$tmp/dtiming"); up=$(passes "$tmp/utiming")
-    read -r dw dm < "$tmp/dt"; read -r uw um < "$tmp/ut"
-    python3 -c "
-print(f'| $n | $v | {$dp:.3f} | {$up:.3f} | {$up/$dp:.2f}x | $dw / {$dm/1024:.0f} | $uw / {$um/1024:.0f} |')"
+    : > "$tmp/ours"; : > "$tmp/upstream"
+    for ((r = 0; r < ${REPEATS:-5}; r++)); do
+      /usr/bin/time -f "%e %M" -o "$tmp/dt" "$build/bin/dtensor-opt" "$tmp/d.mlir" \
+        --dtensor-propagate --dtensor-insert-redistribute --dtensor-partition --dtensor-lower-redistribute -o /dev/null --verify-each=0 \
+        --mlir-timing 2> "$tmp/dtiming"
+      /usr/bin/time -f "%e %M" -o "$tmp/ut" /usr/lib/llvm-22/bin/mlir-opt "$tmp/s.mlir" \
+        --pass-pipeline='builtin.module(func.func(sharding-propagation,shard-partition))' \
+        -o /dev/null --verify-each=0 --mlir-timing 2> "$tmp/utiming"
+      echo "$(passes "$tmp/dtiming") $(cat "$tmp/dt")" >> "$tmp/ours"
+      echo "$(passes "$tmp/utiming") $(cat "$tmp/ut")" >> "$tmp/upstream"
+    done
+    python3 - "$tmp/ours" "$tmp/upstream" "$n" "$v" <<'PY'
+import statistics, sys
+def medians(path):
+    rows = [list(map(float, line.split())) for line in open(path)]
+    return [statistics.median(col) for col in zip(*rows)]
+(dp, dw, dm), (up, uw, um) = medians(sys.argv[1]), medians(sys.argv[2])
+n, v = sys.argv[3], sys.argv[4]
+print(f"| {n} | {v} | {dp:.4f} | {up:.4f} | {up/dp:.2f}x | {dw:.2f} / {dm/1024:.0f} | {uw:.2f} / {um/1024:.0f} |")
+PY
   done
 done

@@ -94,3 +94,31 @@ func.func @residual(%m: !dtensor.device_mesh<@mesh>,
   %rd = dtensor.distribute_tensor %r, %m : tensor<4x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
   return %rd : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
 }
+
+// Two residual blocks back to back. Each block's row-parallel partial sums
+// meet the residual add, whose result feeds the next block's column-parallel
+// matmul. Choosing the add alone would leave Partial the cheapest way (a
+// reduce_scatter) and then all_gather for the next matmul: two collectives
+// per block. Propagation's lookahead sees that the matmul needs the sum
+// whole and reduces once per block with an all_reduce, as DTensor does.
+func.func @two_blocks(%m: !dtensor.device_mesh<@mesh>,
+    %x: tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>,
+    %w1: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>,
+    %w2: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>,
+    %w3: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>,
+    %w4: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>)
+    -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %h1 = linalg.matmul ins(%x, %w1 : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %t1 = math.tanh %h1 : tensor<4x8xf32>
+  %y1 = linalg.matmul ins(%t1, %w2 : tensor<4x8xf32>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r1 = linalg.map { arith.addf } ins(%y1, %x : tensor<4x8xf32>, tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>) outs(%e : tensor<4x8xf32>)
+  %h2 = linalg.matmul ins(%r1, %w3 : tensor<4x8xf32>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %t2 = math.tanh %h2 : tensor<4x8xf32>
+  %y2 = linalg.matmul ins(%t2, %w4 : tensor<4x8xf32>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r2 = linalg.map { arith.addf } ins(%y2, %r1 : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>)
+  %rd = dtensor.distribute_tensor %r2, %m : tensor<4x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %rd : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}

@@ -131,6 +131,10 @@ struct Candidate {
   /// the hints a result misses; kNoPriority when none.
   int64_t moved = kNoPriority;
   int64_t moves = 0;
+  /// Mesh dims on which moved operands change placement: when operands
+  /// must move anyway, the fewest changes (as DTensor) break cost ties
+  /// before the most sharded result does.
+  int64_t changedDims = 0;
   int64_t outputElements = 0;
 };
 
@@ -173,14 +177,24 @@ struct DTensorPropagatePass
   /// Plans already priced in this run: programs repeat their shapes.
   std::unordered_map<std::string, double> prices;
   /// The redistribution cost of the choices made since it was last reset
-  /// (to compare the specs a loop could carry).
+  /// (to compare the specs a loop could carry, or two analyses of a
+  /// function).
   double spent = 0;
+  /// Lookahead: the spec each use asked for in the function's first
+  /// analysis; a result whose uses all asked for one spec targets it in the
+  /// second.
+  llvm::DenseMap<OpOperand *, SpecAttr> demands;
+  /// The ops given specs in the function being analysed.
+  std::vector<Operation *> decided;
+  /// Explain output, printed once the analysis kept is known.
+  std::string log;
 
   /// A choice made once, for every op that is the same op on operands in
   /// the same state with the same targets (programs repeat their layers).
   struct Decision {
     Operation *representative;
-    ArrayAttr operandSpecs, resultSpecs;
+    /// The representative's attribute dictionary with the specs recorded.
+    DictionaryAttr attrs;
     SmallVector<SpecAttr> results;
     int64_t followed;
     double moveCost;
@@ -208,6 +222,10 @@ struct DTensorPropagatePass
         for (const Placement &p : *t)
           put((int64_t(p.kind) << 48) | (int64_t(p.reduce) << 40) |
               ((p.dim & 0xff) << 8) | (p.order & 0xff));
+      else
+        for (SpecAttr want : demandsOf(r))
+          put(reinterpret_cast<intptr_t>(want.getAsOpaquePointer()));
+      put(-3);
     }
     return key;
   }
@@ -225,6 +243,7 @@ struct DTensorPropagatePass
         if (!fn.isExternal() && fn.isPrivate() == privateOnes &&
             !done.contains(fn))
           visitFunction(fn);
+    llvm::errs() << log;
     if (failedAny)
       signalPassFailure();
   }
@@ -318,8 +337,75 @@ struct DTensorPropagatePass
   // Walking the program
   //===--------------------------------------------------------------------===//
 
+  /// Analyses `fn`; with lookahead twice (see the pass description),
+  /// keeping the cheaper analysis.
   void visitFunction(func::FuncOp fn) {
     done.insert(fn);
+    double outer = spent;
+    auto outerDemands = std::move(demands);
+    demands.clear();
+    std::vector<Operation *> outerDecided = std::move(decided);
+    decided.clear();
+    size_t logStart = log.size();
+    spent = 0;
+    analyseFunction(fn);
+    double first = spent + returnCost(fn);
+    if (lookahead && !failedAny && collectDemands(fn)) {
+      std::string firstLog = log.substr(logStart);
+      log.resize(logStart);
+      spent = 0;
+      analyseFunction(fn);
+      double second = spent + returnCost(fn);
+      constexpr double kEps = 1e-9;
+      if (second < first - kEps) {
+        first = second;
+      } else {
+        demands.clear();
+        log.resize(logStart);
+        spent = 0;
+        analyseFunction(fn);
+      }
+    }
+    demands = std::move(outerDemands);
+    decided = std::move(outerDecided);
+    spent = outer + first;
+  }
+
+  /// Records the spec every use asked for (operand specs of the ops in
+  /// `fn`); whether some use asked for a spec its value does not have.
+  bool collectDemands(func::FuncOp fn) {
+    bool anyMove = false;
+    auto name = StringAttr::get(fn.getContext(), kOperandSpecsAttr);
+    for (Operation *op : decided) {
+      auto specs = llvm::dyn_cast_or_null<ArrayAttr>(op->getDiscardableAttr(name));
+      if (!specs)
+        continue;
+      for (auto [i, attr] : llvm::enumerate(specs)) {
+        auto spec = llvm::dyn_cast<SpecAttr>(attr);
+        if (!spec || i >= op->getNumOperands())
+          continue;
+        // Equal specs are one attribute (propagation builds them alike);
+        // a spurious difference only costs a second analysis.
+        anyMove |= specOf(op->getOperand(i)) != spec;
+        demands[&op->getOpOperand(i)] = spec;
+      }
+    }
+    return anyMove;
+  }
+
+  /// The cost of bringing `fn`'s returned values to its result specs.
+  double returnCost(func::FuncOp fn) {
+    auto ret = llvm::cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+    double total = 0;
+    for (auto [v, type] : llvm::zip(ret.getOperands(), fn.getResultTypes())) {
+      if (fn.isPrivate() && !getSpec(type))
+        continue; // the result takes the value's spec
+      total += boundaryCost(v, getSpec(type), ret);
+    }
+    return total;
+  }
+
+  void analyseFunction(func::FuncOp fn) {
     active.insert(fn);
     visitBlock(fn.getBody().front());
     active.erase(fn);
@@ -400,6 +486,8 @@ struct DTensorPropagatePass
       return cost;
     };
     SmallVector<Value> yields;
+    // The loop's whole cost counts toward the enclosing analysis.
+    int64_t iterations = std::max<int64_t>(trips, 1);
     double firstCost = attempt(first, yields);
     SmallVector<SpecAttr> second(first);
     for (auto [i, v] : llvm::enumerate(yields)) {
@@ -407,16 +495,21 @@ struct DTensorPropagatePass
       if (!fixed[i] && s && s != first[i])
         second[i] = s;
     }
-    if (second == first)
+    if (second == first) {
+      spent += firstCost * iterations;
       return first;
+    }
     double secondCost = attempt(second, yields);
     double once = 0;
     for (auto [init, want] : llvm::zip(inits, second))
       once += boundaryCost(init, want, loop);
-    secondCost += once / double(std::max<int64_t>(trips, 1));
-    if (secondCost < firstCost)
+    secondCost += once / double(iterations);
+    if (secondCost < firstCost) {
+      spent += secondCost * iterations;
       return second;
+    }
     attempt(first, yields); // the choices inside follow the carried specs
+    spent += firstCost * iterations;
     return first;
   }
 
@@ -568,6 +661,19 @@ struct DTensorPropagatePass
     return target;
   }
 
+  /// Lookahead: the distinct specs the uses of `result` asked for in the
+  /// first analysis, when it has no target (targetOf). Each is priced as a
+  /// move the result's users would make.
+  SmallVector<SpecAttr> demandsOf(Value result) {
+    SmallVector<SpecAttr> out;
+    if (demands.empty())
+      return out;
+    for (OpOperand &use : result.getUses())
+      if (SpecAttr want = demands.lookup(&use); want && !llvm::is_contained(out, want))
+        out.push_back(want);
+    return out;
+  }
+
   LogicalResult visitRuleOp(Operation *op, ShardingRuleOpInterface iface) {
     // The mesh view: from the distributed operands.
     SpecAttr like;
@@ -591,8 +697,10 @@ struct DTensorPropagatePass
       if (it != decisions.end() && sameProperties(it->second.representative, op)) {
         const Decision &d = it->second;
         spent += d.moveCost;
-        op->setAttr(kOperandSpecsAttr, d.operandSpecs);
-        op->setAttr(kResultSpecsAttr, d.resultSpecs);
+        // The key holds the op's attribute dictionary: this one is the
+        // representative's with the same two specs set.
+        op->setDiscardableAttrs(d.attrs);
+        decided.push_back(op);
         for (auto [res, spec] : llvm::zip(op->getResults(), d.results))
           choose(res, spec, d.followed);
         return success();
@@ -649,7 +757,16 @@ struct DTensorPropagatePass
     std::vector<int64_t> targetStrength(numResults, kNoPriority);
     for (size_t r = 0; r < numResults; ++r)
       targets[r] = targetOf(op->getResult(r), meshRank, targetStrength[r]);
-    bool anyTarget = llvm::any_of(targets, [](auto &t) { return t.has_value(); });
+    std::vector<std::vector<Placements>> demanded(numResults);
+    for (size_t r = 0; r < numResults; ++r)
+      if (!targets[r]) {
+        auto type = llvm::cast<RankedTensorType>(op->getResult(r).getType());
+        for (SpecAttr want : demandsOf(op->getResult(r)))
+          demanded[r].push_back(want.getNormalizedPlacements(type.getRank()));
+      }
+    bool anyTarget =
+        llvm::any_of(targets, [](auto &t) { return t.has_value(); }) ||
+        llvm::any_of(demanded, [](auto &d) { return !d.empty(); });
     auto outType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
 
     // Every combination of choices, with its moves; priced lazily.
@@ -685,6 +802,8 @@ struct DTensorPropagatePass
             return; // a plain input cannot become a Partial
           if (c.placed[o] != canonical[o] && (pays[o] || !rule.isInit(o))) {
             ++c.moves;
+            for (int64_t d = 0; d < meshRank; ++d)
+              c.changedDims += c.placed[o][d] != canonical[o][d];
             c.moved = std::min(c.moved, annotated[o] ? held[o] : kNoPriority);
           }
         }
@@ -724,23 +843,36 @@ struct DTensorPropagatePass
           c.cost += priceOf(*view,
                             llvm::cast<RankedTensorType>(op->getResult(r).getType()),
                             have, *targets[r]);
+        } else {
+          for (const Placements &want : demanded[r])
+            c.cost += priceOf(
+                *view, llvm::cast<RankedTensorType>(op->getResult(r).getType()),
+                c.placed[numPlaced + r], want);
         }
     };
     // Priorities first (a candidate that moves a stronger-held value, or
     // misses a stronger hint, loses); then DTensor's order: no
-    // redistribution, the least cost, the most sharded result. Without a
+    // redistribution, the least cost, the fewest changed placements, the
+    // most sharded result. Without a
     // known target, candidates that move nothing cost nothing.
-    bool anyStill = llvm::any_of(candidates, [](const Candidate &c) {
-      return c.moves == 0;
-    });
     auto rank = [](const Candidate &k) {
       return std::make_tuple(-k.moved, k.moves > 0, k.cost, k.moves,
-                             k.outputElements);
+                             k.changedDims, k.outputElements);
     };
+    // Pricing can only lower `moved`, so before it a candidate's first two
+    // ranks are its best case: price in that order (stable: equal ranks keep
+    // their order) and stop once the best case loses to the best found.
+    auto bestCase = [](const Candidate &k) {
+      return std::make_tuple(-k.moved, k.moves > 0);
+    };
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [&](const Candidate &a, const Candidate &b) {
+                       return bestCase(a) < bestCase(b);
+                     });
     std::optional<Candidate> best;
     for (Candidate &c : candidates) {
-      if (anyStill && !anyTarget && c.moves > 0)
-        continue;
+      if (best && bestCase(*best) < bestCase(c))
+        break;
       price(c);
       if (!std::isfinite(c.cost))
         continue;
@@ -763,7 +895,7 @@ struct DTensorPropagatePass
         if (!targets[r] ||
             dropDefaultOrders(have) == dropDefaultOrders(*targets[r]))
           continue;
-        llvm::raw_ostream &os = llvm::errs();
+        llvm::raw_string_ostream os(log);
         os << "dtensor-propagate: " << op->getName() << " at " << op->getLoc()
            << ": result " << r << " is computed as " << formatPlacements(have)
            << " and moved to " << formatPlacements(*targets[r]) << " for its ";
@@ -790,7 +922,7 @@ struct DTensorPropagatePass
           const Placements &have = best->placed[numPlaced + r];
           if (dropDefaultOrders(want) == dropDefaultOrders(have))
             continue;
-          llvm::errs() << "dtensor-propagate: hint at " << hint.getLoc()
+          llvm::raw_string_ostream(log) << "dtensor-propagate: hint at " << hint.getLoc()
                        << " (priority " << hint.getPriority()
                        << ") conflicts with a stronger one; the value is "
                        << formatPlacements(have) << " and is redistributed to "
@@ -798,8 +930,7 @@ struct DTensorPropagatePass
         }
     int64_t followed = apply(op, rule, *best, like, *view, current, annotated, held);
     if (!explain) {
-      Decision d{op, op->getAttrOfType<ArrayAttr>(kOperandSpecsAttr),
-                 op->getAttrOfType<ArrayAttr>(kResultSpecsAttr),
+      Decision d{op, op->getRawDictionaryAttrs(),
                  {},
                  followed,
                  best->moveCost};
@@ -831,7 +962,7 @@ struct DTensorPropagatePass
         continue;
       Value v = op->getOperand(rule.operands[o]);
       auto type = llvm::cast<RankedTensorType>(v.getType());
-      llvm::raw_ostream &os = llvm::errs();
+      llvm::raw_string_ostream os(log);
       os << "dtensor-propagate: " << op->getName() << " at " << op->getLoc()
          << ": loops " << formatChoice(c.factors) << " need operand "
          << rule.operands[o] << " as " << formatPlacements(c.placed[o])
@@ -847,6 +978,7 @@ struct DTensorPropagatePass
       os << "\n";
     }
     op->setAttr(kOperandSpecsAttr, ArrayAttr::get(ctx, operandSpecs));
+    decided.push_back(op);
     for (size_t r = 0; r < rule.numResults(); ++r)
       choose(op->getResult(r), specWith(like, c.placed[numPlaced + r]), followed);
     SmallVector<Attribute> resultSpecs;

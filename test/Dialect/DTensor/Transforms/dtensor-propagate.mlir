@@ -2,6 +2,7 @@
 // RUN: dtensor-opt %s --dtensor-propagate=explain=true --dtensor-insert-redistribute -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: dtensor-opt %s --dtensor-compile="explain=true devices-per-host=4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: dtensor-opt %s --dtensor-propagate | FileCheck %s --check-prefix=ATTR
+// RUN: dtensor-opt %s --dtensor-propagate=lookahead=false --dtensor-insert-redistribute | FileCheck %s --check-prefix=GREEDY
 
 dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
 
@@ -140,4 +141,32 @@ func.func @hint_priority_b(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x8xf32>,
   %e = tensor.empty() : tensor<8x8xf32>
   %s = linalg.add ins(%a, %b : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %s : tensor<8x8xf32>
+}
+
+// Lookahead: the Partial sum of a row-parallel matmul meets an add whose
+// result the next column-parallel matmul needs whole on tp. Alone, the add's
+// cheapest way out of Partial is a reduce_scatter (then an all_gather at the
+// matmul); with lookahead it is reduced once to R.
+// CHECK-LABEL: func.func @lookahead_chain
+// CHECK:         dtensor.redistribute {{.*}} [S(0), P(sum)]>>, !dtensor.device_mesh<@mesh> -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+// CHECK-NOT:     [S(0), S(0)]
+// CHECK:         return
+// GREEDY-LABEL: func.func @lookahead_chain
+// GREEDY:         dtensor.redistribute {{.*}} [S(0), P(sum)]>>, !dtensor.device_mesh<@mesh> -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>
+// GREEDY:         dtensor.redistribute {{.*}} [S(0), S(0)]>>, !dtensor.device_mesh<@mesh> -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+func.func @lookahead_chain(%m: !dtensor.device_mesh<@mesh>,
+    %x: tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>,
+    %w1: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>,
+    %w2: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>,
+    %w3: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>)
+    -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y = linalg.matmul ins(%h, %w2 : tensor<4x8xf32>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.map { arith.addf } ins(%y, %x : tensor<4x8xf32>, tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>) outs(%e : tensor<4x8xf32>)
+  %o = linalg.matmul ins(%r, %w3 : tensor<4x8xf32>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %od = dtensor.distribute_tensor %o, %m : tensor<4x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
+  return %od : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
 }

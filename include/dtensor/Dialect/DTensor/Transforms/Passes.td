@@ -79,6 +79,15 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     (the planner's cost model, including the cost of reaching a result's
     annotated, hinted or returned spec), the most sharded result.
 
+    Lookahead (on by default): deciding each op alone can pick a cheap move
+    now that forces a second one at the next op (a reduce_scatter of a
+    Partial, then an all_gather where the consumer needs it whole, instead
+    of DTensor's one all_reduce). So each function is analysed twice: the
+    second time, a result whose users all asked for one spec in the first
+    analysis has that spec as its target. The analysis with the lower total
+    redistribution cost is kept, so lookahead never costs more than the
+    greedy choice.
+
     Loop-carried values take the init's spec unless the body turns them into
     another, which the loop then carries (the init is redistributed once,
     not every iteration). A private function's unannotated arguments take the
@@ -96,6 +105,9 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
            "Devices per host in the cost model">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Print why each redistribution is needed">,
+    Option<"lookahead", "lookahead", "bool", /*default=*/"true",
+           "Re-analyse each function with its users' first-pass specs as "
+           "targets; keep the cheaper analysis">,
   ];
 }
 
