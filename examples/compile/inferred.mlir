@@ -65,8 +65,9 @@ func.func @while_mlp(%m: !dtensor.device_mesh<@mesh>,
 }
 
 // A branch whose two sides compute differently sharded values (copies of
-// a row-sharded and a column-sharded input): the result takes the first
-// side's spec, the other side is redistributed at its yield.
+// a row-sharded and a column-sharded input): either side's spec costs the
+// other one move of the same size, so the result takes the first side's
+// spec on this tie, and the other side is redistributed at its yield.
 func.func @branch(%m: !dtensor.device_mesh<@mesh>, %c: tensor<1xf32>,
     %a: tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>,
     %b: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>) -> tensor<8x8xf32> {
@@ -83,6 +84,30 @@ func.func @branch(%m: !dtensor.device_mesh<@mesh>, %c: tensor<1xf32>,
     scf.yield %u : tensor<8x8xf32>
   }
   return %r : tensor<8x8xf32>
+}
+
+// A branch whose sides differ in cost: the then side is replicated, the
+// else side row-sharded. Taking the then side's spec would all_gather the
+// else side at its yield; taking the else side's costs the then side only a
+// local slice, so the result is row-sharded and no collective runs.
+func.func @branch_cheaper(%m: !dtensor.device_mesh<@mesh>, %c: tensor<1xf32>,
+    %a: tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>,
+    %b: tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>)
+    -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  %i0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %v = tensor.extract %c[%i0] : tensor<1xf32>
+  %flag = arith.cmpf ogt, %v, %zero : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %r = scf.if %flag -> (tensor<8x8xf32>) {
+    %u = linalg.exp ins(%a : tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+    scf.yield %u : tensor<8x8xf32>
+  } else {
+    %u = linalg.negf ins(%b : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+    scf.yield %u : tensor<8x8xf32>
+  }
+  %rd = dtensor.distribute_tensor %r, %m : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %rd : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
 }
 
 // A private activation with no specs in its signature: its argument takes

@@ -546,8 +546,24 @@ struct DTensorPropagatePass
     auto elseYield = branch.elseYield();
     for (auto [i, res] : llvm::enumerate(branch.getResults())) {
       Value a = thenYield.getOperand(i), b = elseYield.getOperand(i);
-      // The stronger branch's spec; the other is redistributed at its yield.
-      bool takeElse = !specOf(a) || (specOf(b) && strengthOf(b) < strengthOf(a));
+      // One branch's spec; the other is redistributed at its yield. The
+      // stronger-held spec if one is; else the one whose other branch moves
+      // more cheaply (the then branch's on a tie).
+      SpecAttr sa = specOf(a), sb = specOf(b);
+      bool takeElse;
+      double cost = 0;
+      if (!sa || !sb) {
+        takeElse = !sa;
+      } else if (strengthOf(a) != strengthOf(b)) {
+        takeElse = strengthOf(b) < strengthOf(a);
+        cost = takeElse ? boundaryCost(a, sb, branch) : boundaryCost(b, sa, branch);
+      } else {
+        double keepThen = boundaryCost(b, sa, branch);
+        double keepElse = boundaryCost(a, sb, branch);
+        takeElse = keepElse < keepThen;
+        cost = std::min(keepThen, keepElse);
+      }
+      spent += cost;
       Value from = takeElse ? b : a;
       choose(res, specOf(from), strengthOf(from));
     }
