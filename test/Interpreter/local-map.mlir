@@ -56,4 +56,21 @@ func.func @partial_out(%m: !dtensor.device_mesh<@mesh>,
 // CHECK:      verified @partial_out: 1 output(s)
 // CHECK-NEXT: communication: 1 collective
 // CHECK-NEXT:   all_reduce         1         16 bytes  mesh dims ["dp"]
-// CHECK:      verified 2 of 2 function(s)
+// CHECK:      verified @yield_arg: 1 output(s)
+// CHECK-NEXT: communication: 1 collective
+// CHECK-NEXT:   all_gather         1         64 bytes  mesh dims ["tp"]
+// CHECK:      verified 3 of 3 function(s)
+
+// A region that yields its own argument: the result is the redistributed
+// input (partitioning must not leave a use of the inlined region's
+// argument).
+func.func @yield_arg(%m: !dtensor.device_mesh<@mesh>,
+                     %x: tensor<8x4xf32, #dtensor.spec<@mesh, [R, S(1)]>>)
+    -> tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  %r = dtensor.local_map %x on %m : !dtensor.device_mesh<@mesh>
+      in_specs = [#dtensor.spec<@mesh, [S(0), R]>] redistribute_inputs {
+  ^bb0(%lx: tensor<4x4xf32>):
+    dtensor.yield %lx : tensor<4x4xf32>
+  } : (tensor<8x4xf32, #dtensor.spec<@mesh, [R, S(1)]>>) -> tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %r : tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}

@@ -2,7 +2,7 @@
 // Annotated global programs with compute ops, partitioned by
 // --dtensor-partition --dtensor-lower-redistribute and checked on every rank against the global program.
 
-// CHECK: verified 5 of 5 function(s)
+// CHECK: verified 6 of 6 function(s)
 
 dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
 
@@ -117,3 +117,15 @@ func.func @dp_tp(%m: !dtensor.device_mesh<@mesh>,
 // REPORT-NEXT:   reduce_scatter  1  32 bytes  mesh @mesh dims ["tp"]
 // REPORT-NEXT: func @dp_tp: 1 collective, 64 bytes/rank
 // REPORT-NEXT:   all_reduce      1  64 bytes  mesh @mesh dims ["tp"]
+
+// An insert_slice into a destination made by a redistribute: the
+// destination is a local value by the time the slice is rebuilt, and the
+// whole-dim test must use the global type.
+func.func @insert_into_redistributed(%m: !dtensor.device_mesh<@mesh>,
+    %d: tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>,
+    %y: tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), R]>>)
+    -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  %dd = dtensor.redistribute %d, %m : tensor<8x8xf32, #dtensor.spec<@mesh, [R, R]>>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  %i = tensor.insert_slice %y into %dd[0, 2] [8, 4] [1, 1] : tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), R]>> into tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %i : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}

@@ -28,6 +28,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <functional>
 #include <unordered_map>
 
 namespace mlir {
@@ -251,10 +252,11 @@ FailureOr<SmallVector<Value>> lowerLocalMap(LocalMapOp op, OpBuilder &b,
       v = emitReshard(b, loc, v, op.getMesh(), *from, want);
     locals.push_back(castTo(b, loc, v, body.getArgument(i).getType(), c));
   }
-  auto yield = llvm::cast<YieldOp>(body.getTerminator());
-  SmallVector<Value> yielded(yield.getValues());
+  // Arguments first: a region may yield one of them.
   for (auto [arg, local] : llvm::zip(body.getArguments(), locals))
     arg.replaceAllUsesWith(local);
+  auto yield = llvm::cast<YieldOp>(body.getTerminator());
+  SmallVector<Value> yielded(yield.getValues());
   yield->erase();
   Block *into = op->getBlock();
   into->getOperations().splice(op->getIterator(), body.getOperations());
@@ -637,7 +639,9 @@ void applyCompute(const ComputePlan &plan, Context &c) {
           sizes, op.getMixedStrides());
     } else if (auto op = llvm::dyn_cast<tensor::InsertSliceOp>(raw)) {
       SmallVector<OpFoldResult> sizes = op.getMixedSizes();
-      RankedTensorType dest = op.getDestType();
+      // The destination may already be a lowered API op's local value;
+      // the result still has the global type.
+      auto dest = llvm::cast<RankedTensorType>(op.getResult().getType());
       for (int64_t d = 0; d < dest.getRank(); ++d)
         if (getConstantIntValue(sizes[d]) == dest.getDimSize(d) &&
             isConstantIntValue(op.getMixedOffsets()[d], 0))
@@ -845,20 +849,29 @@ struct DTensorPartitionPass
     if (failedAny)
       return signalPassFailure();
 
-    // 2. The API ops, producers before consumers (the walk's post-order
-    // visits a value's definition before its uses). Operands count as
-    // their local types already; they are retyped in step 3.
-    for (Operation *op : apiOps)
+    // 2. The API ops, producers before consumers. Operands count as their
+    // local types already; they are retyped in step 3.
+    // Blocks listed out of dominance order can put a consumer first: an API
+    // op's API-op operands are lowered before it.
+    llvm::DenseSet<Operation *> pending(apiOps.begin(), apiOps.end());
+    std::function<void(Operation *)> lower = [&](Operation *op) {
+      if (!pending.erase(op))
+        return;
+      for (Value v : op->getOperands())
+        if (Operation *def = v.getDefiningOp(); def && pending.contains(def))
+          lower(def);
       if (failed(lowerApiOp(op, c)))
         failedAny = true;
+    };
+    for (Operation *op : apiOps)
+      lower(op);
     if (failedAny)
       return signalPassFailure();
-    // Consumers first, so every op erased has no API-op users left.
-    for (Operation *op : llvm::reverse(apiOps)) {
+    for (Operation *op : apiOps)
       for (OpResult result : op->getResults())
         result.replaceAllUsesWith(c.local(result));
+    for (Operation *op : apiOps)
       op->erase();
-    }
 
     // 3. Every other op keeps its form: local types, in place.
     for (const ComputePlan &plan : plans)

@@ -127,6 +127,11 @@ struct Candidate {
   /// The part of `cost` spent redistributing operands (the rest is the cost
   /// of reaching the results' targets).
   double moveCost = 0;
+  /// The part of `cost` spent moving results to their annotated or hinted
+  /// specs (paid by nobody else).
+  double targetCost = 0;
+  /// Enumeration order: the first of equally ranked candidates wins.
+  int64_t index = 0;
   /// The strongest (lowest) priority among the operands that must move and
   /// the hints a result misses; kNoPriority when none.
   int64_t moved = kNoPriority;
@@ -351,15 +356,12 @@ struct DTensorPropagatePass
     analyseFunction(fn);
     double first = spent + returnCost(fn);
     if (lookahead && !failedAny && collectDemands(fn)) {
-      std::string firstLog = log.substr(logStart);
       log.resize(logStart);
       spent = 0;
       analyseFunction(fn);
       double second = spent + returnCost(fn);
       constexpr double kEps = 1e-9;
-      if (second < first - kEps) {
-        first = second;
-      } else {
+      if (!(second < first - kEps)) {
         demands.clear();
         log.resize(logStart);
         spent = 0;
@@ -368,7 +370,10 @@ struct DTensorPropagatePass
     }
     demands = std::move(outerDemands);
     decided = std::move(outerDecided);
-    spent = outer + first;
+    // A function's cost is its own: a callee analysed during a caller's
+    // first analysis is done by its second, so counting it would favour
+    // the second.
+    spent = outer;
   }
 
   /// Records the spec every use asked for (operand specs of the ops in
@@ -780,9 +785,6 @@ struct DTensorPropagatePass
         for (SpecAttr want : demandsOf(op->getResult(r)))
           demanded[r].push_back(want.getNormalizedPlacements(type.getRank()));
       }
-    bool anyTarget =
-        llvm::any_of(targets, [](auto &t) { return t.has_value(); }) ||
-        llvm::any_of(demanded, [](auto &d) { return !d.empty(); });
     auto outType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
 
     // Every combination of choices, with its moves; priced lazily.
@@ -833,6 +835,7 @@ struct DTensorPropagatePass
         c.outputElements = 1;
         for (int64_t v : sizes)
           c.outputElements *= v;
+        c.index = int64_t(candidates.size());
         candidates.push_back(std::move(c));
         return;
       }
@@ -856,9 +859,13 @@ struct DTensorPropagatePass
           Placements have = c.placed[numPlaced + r];
           if (dropDefaultOrders(have) != dropDefaultOrders(*targets[r]))
             c.moved = std::min(c.moved, targetStrength[r]);
-          c.cost += priceOf(*view,
-                            llvm::cast<RankedTensorType>(op->getResult(r).getType()),
-                            have, *targets[r]);
+          double move = priceOf(
+              *view, llvm::cast<RankedTensorType>(op->getResult(r).getType()),
+              have, *targets[r]);
+          c.cost += move;
+          if (targetStrength[r] != kNoPriority ||
+              getSpec(op->getResult(r).getType()))
+            c.targetCost += move;
         } else {
           for (const Placements &want : demanded[r])
             c.cost += priceOf(
@@ -873,7 +880,7 @@ struct DTensorPropagatePass
     // known target, candidates that move nothing cost nothing.
     auto rank = [](const Candidate &k) {
       return std::make_tuple(-k.moved, k.moves > 0, k.cost, k.moves,
-                             k.changedDims, k.outputElements);
+                             k.changedDims, k.outputElements, k.index);
     };
     // Pricing can only lower `moved`, so before it a candidate's first two
     // ranks are its best case: price in that order (stable: equal ranks keep
@@ -904,7 +911,7 @@ struct DTensorPropagatePass
         diag << " (" << divisibilityError << ")";
       return diag;
     }
-    spent += best->moveCost;
+    spent += best->moveCost + best->targetCost;
     if (explain)
       for (size_t r = 0; r < numResults; ++r) {
         const Placements &have = best->placed[numPlaced + r];
@@ -949,7 +956,7 @@ struct DTensorPropagatePass
       Decision d{op, op->getRawDictionaryAttrs(),
                  {},
                  followed,
-                 best->moveCost};
+                 best->moveCost + best->targetCost};
       for (size_t r = 0; r < numResults; ++r)
         d.results.push_back(specWith(like, best->placed[numPlaced + r]));
       decisions.emplace(std::move(key), std::move(d)); // keeps a first entry
