@@ -152,3 +152,29 @@ func.func @hinted(%m: !dtensor.device_mesh<@mesh>,
   %f = dtensor.full_tensor %t, %m : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32>
   return %f : tensor<8x8xf32>
 }
+
+// A private function first called with a partial sum takes P(sum) as its
+// argument's spec (the doubling keeps it Partial); its second call passes a
+// row-sharded value, which cannot become a Partial directly (a shard is not
+// a partial sum) and goes through R first.
+func.func private @double(%m: !dtensor.device_mesh<@mesh>,
+                          %v: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.map { arith.addf } ins(%v, %v : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>)
+  return %r : tensor<4x8xf32>
+}
+
+func.func @partial_then_shard(%m: !dtensor.device_mesh<@mesh>,
+    %x: tensor<4x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>,
+    %w: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>,
+    %y: tensor<4x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %p = linalg.matmul ins(%x, %w : tensor<4x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %a = func.call @double(%m, %p) : (!dtensor.device_mesh<@mesh>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %n = linalg.negf ins(%y : tensor<4x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %b = func.call @double(%m, %n) : (!dtensor.device_mesh<@mesh>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %s = linalg.map { arith.addf } ins(%a, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>)
+  return %s : tensor<4x8xf32>
+}

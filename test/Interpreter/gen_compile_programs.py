@@ -49,6 +49,9 @@ class Function:
         self.body = []
         self.values = []  # (ssa, shape, type text)
         self.n = 0
+        self.trips = set()
+        self.uses_flag = False
+        self.callees = []
 
     def fresh(self, prefix="v"):
         self.n += 1
@@ -154,6 +157,122 @@ class Function:
                 f"  {v} = linalg.broadcast ins({s} : {ty([kept])}) outs({e} : {ty(shape)}) dimensions = [{d}]")
             self.add_value(v, shape)
 
+    def same_shape_step(self, a, at, shape, pool):
+        """One op from `a` to a new plain value of the same shape; `pool`
+        holds other values (name, type) of that shape it may combine with."""
+        rng = self.rng
+        kind = rng.choice(["tanh", "negf", "add", "matmul", "softmax", "sum"])
+        v = self.fresh()
+        if kind == "tanh" and "#dtensor" not in at:
+            self.body.append(f"  {v} = math.tanh {a} : {at}")
+        elif kind in ("tanh", "negf"):
+            e = self.empty(shape)
+            self.body.append(
+                f"  {v} = linalg.negf ins({a} : {at}) outs({e} : {ty(shape)}) -> {ty(shape)}")
+        elif kind == "add":
+            b, bt = rng.choice(pool) if pool else self.arg(shape)
+            e = self.empty(shape)
+            self.body.append(
+                f"  {v} = linalg.map {{ arith.addf }} ins({a}, {b} : {at}, {bt}) outs({e} : {ty(shape)})")
+        elif kind == "matmul":
+            k = shape[1]
+            w, wt = self.arg([k, k], allow_partial=False)
+            z = self.zeros(shape)
+            self.body.append(
+                f"  {v} = linalg.matmul ins({a}, {w} : {at}, {wt}) outs({z} : {ty(shape)}) -> {ty(shape)}")
+        elif kind == "softmax":
+            e = self.empty(shape)
+            self.body.append(
+                f"  {v} = linalg.softmax dimension({rng.randrange(2)}) ins({a} : {at}) outs({e} : {ty(shape)}) -> {ty(shape)}")
+        else:
+            d = rng.randrange(2)
+            kept = shape[1 - d]
+            z = self.zeros([kept])
+            sname = self.fresh("s")
+            self.body.append(
+                f"  {sname} = linalg.reduce ins({a} : {at}) outs({z} : {ty([kept])}) dimensions = [{d}]\n"
+                f"    (%x: f32, %acc: f32) {{\n"
+                f"      %r = arith.addf %x, %acc : f32\n"
+                f"      linalg.yield %r : f32\n"
+                f"    }}")
+            e = self.empty(shape)
+            self.body.append(
+                f"  {v} = linalg.broadcast ins({sname} : {ty([kept])}) outs({e} : {ty(shape)}) dimensions = [{d}]")
+        return v
+
+    def region(self, a, at, shape, pool, steps):
+        """Steps in a nested region; returns (lines, last value)."""
+        outer, self.body = self.body, []
+        v, vt = a, at
+        for _ in range(steps):
+            v = self.same_shape_step(v, vt, shape, pool)
+            vt = ty(shape)
+        lines, self.body = self.body, outer
+        return ["  " + line for line in lines], v
+
+    def structured(self, kind):
+        """A loop, a branch or a call around a few steps."""
+        rng = self.rng
+        a, shape, at = self.pick()
+        t = ty(shape)
+        pool = [(x[0], x[2]) for x in self.values if x[1] == shape]
+        v = self.fresh("y")
+        if kind == "for":
+            trips = rng.randint(1, 3)
+            acc = self.fresh("acc")
+            body, last = self.region(acc, t, shape, pool + [(acc, t)],
+                                     rng.randint(1, 2))
+            init = a
+            if at != t:  # carry a plain value: the loop's types are one
+                init = self.fresh()
+                e = self.empty(shape)
+                self.body.append(
+                    f"  {init} = linalg.negf ins({a} : {at}) outs({e} : {t}) -> {t}")
+            self.body.append(
+                f"  {v} = scf.for %i{v[1:]} = %c0 to %c{trips} step %c1 "
+                f"iter_args({acc} = {init}) -> ({t}) {{")
+            self.body += body
+            self.body.append(f"    scf.yield {last} : {t}\n  }}")
+            self.trips.add(trips)
+        elif kind == "if":
+            then, x = self.region(a, at, shape, pool, rng.randint(1, 2))
+            other, y = self.region(a, at, shape, pool, rng.randint(1, 2))
+            self.body.append(f"  {v} = scf.if %flag -> ({t}) {{")
+            self.body += then
+            self.body.append(f"    scf.yield {x} : {t}\n  }} else {{")
+            self.body += other
+            self.body.append(f"    scf.yield {y} : {t}\n  }}")
+            self.uses_flag = True
+        else:  # a private callee without specs
+            callee = f"{self.name}_f{len(self.callees)}"
+            outer, before = self.body, len(self.args)
+            self.body = []
+            steps = [self.same_shape_step("%cx", t, shape, [])]
+            for _ in range(rng.randint(0, 1)):
+                steps.append(self.same_shape_step(steps[-1], t, shape, []))
+            added = self.args[before:]
+            lines, self.body = self.body, outer
+            if added:  # weights the callee made: thread them through
+                params = "".join(f", {n}: {ty(sh, sp)}" for n, sh, sp in added)
+                actual = "".join(f", {n}" for n, _, _ in added)
+                types = "".join(f", {ty(sh, sp)}" for n, sh, sp in added)
+            else:
+                params = actual = types = ""
+            self.callees.append(
+                f"func.func private @{callee}(%m: !dtensor.device_mesh<@mesh>, "
+                f"%cx: {t}{params}) -> {t} {{\n  %zero = arith.constant 0.0 : f32\n"
+                + "\n".join(lines) + f"\n  return {steps[-1]} : {t}\n}}\n")
+            arg = a
+            if at != t:
+                arg = self.fresh()
+                e = self.empty(shape)
+                self.body.append(
+                    f"  {arg} = linalg.negf ins({a} : {at}) outs({e} : {t}) -> {t}")
+            self.body.append(
+                f"  {v} = func.call @{callee}(%m, {arg}{actual}) : "
+                f"(!dtensor.device_mesh<@mesh>, {t}{types}) -> {t}")
+        self.add_value(v, shape)
+
     def build(self, steps):
         rng = self.rng
         for _ in range(rng.randint(1, 2)):
@@ -161,9 +280,26 @@ class Function:
             v, t = self.arg(shape)
             self.add_value(v, shape, t)
         for _ in range(steps):
-            self.step()
+            r = rng.random()
+            if r < 0.1:
+                self.structured("for")
+            elif r < 0.2:
+                self.structured("if")
+            elif r < 0.27:
+                self.structured("call")
+            else:
+                self.step()
         out, shape, outt = self.values[-1]
-        lines = ["  %zero = arith.constant 0.0 : f32"] + self.body
+        lines = ["  %zero = arith.constant 0.0 : f32"]
+        if self.trips:
+            lines += ["  %c0 = arith.constant 0 : index", "  %c1 = arith.constant 1 : index"]
+            lines += [f"  %c{t} = arith.constant {t} : index"
+                      for t in sorted(self.trips - {0, 1})]
+        if self.uses_flag:
+            lines += ["  %i0 = arith.constant 0 : index",
+                      "  %fv = tensor.extract %flagin[%i0] : tensor<1xf32>",
+                      "  %flag = arith.cmpf ogt, %fv, %zero : f32"]
+        lines += self.body
         if rng.random() < 0.5:
             result = ty(shape)
             lines.append(f"  return {out} : {outt}")
@@ -180,8 +316,10 @@ class Function:
                          f"!dtensor.device_mesh<@mesh> -> {result}")
             lines.append(f"  return {d} : {result}")
         args = ", ".join(["%m: !dtensor.device_mesh<@mesh>"] +
+                         (["%flagin: tensor<1xf32>"] if self.uses_flag else []) +
                          [f"{n}: {ty(s, sp)}" for n, s, sp in self.args])
-        return (f"func.func @{self.name}({args}) -> {result} {{\n" +
+        return ("".join(self.callees) +
+                f"func.func @{self.name}({args}) -> {result} {{\n" +
                 "\n".join(lines) + "\n}\n")
 
 

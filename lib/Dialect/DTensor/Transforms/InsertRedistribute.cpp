@@ -76,6 +76,34 @@ struct DTensorInsertRedistributePass
     return {};
   }
 
+  /// `v` redistributed to type `want`. Where a mesh dim cannot go straight
+  /// to its target (a shard becoming a Partial, one Partial kind becoming
+  /// another), the value goes through Replicate there first, as DTensor
+  /// would have to: a private callee's Partial argument, say, reached from
+  /// a sharded operand.
+  Value redistribute(OpBuilder &b, Location loc, Value v, Type want,
+                     Value mesh) {
+    auto from = llvm::cast<RankedTensorType>(v.getType());
+    SpecAttr have = getSpec(from), need = getSpec(want);
+    int64_t rank = from.getRank();
+    Placements a = have.getNormalizedPlacements(rank);
+    Placements to = need.getNormalizedPlacements(rank);
+    Placements via = a;
+    bool detour = false;
+    for (size_t m = 0; m < a.size() && m < to.size(); ++m)
+      if (!transitionError(a[m], to[m]).empty()) {
+        via[m] = Placement::replicate();
+        detour = true;
+      }
+    if (detour) {
+      SpecAttr mid = SpecAttr::get(b.getContext(), have.getMesh(),
+                                   have.getMeshDims(), have.getFlattened(),
+                                   dropDefaultOrders(via));
+      v = RedistributeOp::create(b, loc, withSpecAttr(plain(from), mid), v, mesh);
+    }
+    return RedistributeOp::create(b, loc, want, v, mesh);
+  }
+
   /// A value of type `want` made from `v` (of another type) before `at`.
   Value convert(OpBuilder &b, Operation *at, Value v, Type want,
                 bool freshInit) {
@@ -93,7 +121,7 @@ struct DTensorInsertRedistributePass
     if (!mesh)
       return {};
     if (need && have)
-      return RedistributeOp::create(b, loc, want, v, mesh);
+      return redistribute(b, loc, v, want, mesh);
     if (need)
       return DistributeTensorOp::create(b, loc, want, v, mesh, IntegerAttr());
     return FullTensorOp::create(b, loc, want, v, mesh);
@@ -171,8 +199,12 @@ struct DTensorInsertRedistributePass
           continue;
         // A user's annotation is restored after the op.
         if (Value mesh = meshFor(op, getSpec(old))) {
-          auto back = RedistributeOp::create(b, op->getLoc(), old, res, mesh);
-          res.replaceAllUsesExcept(back, back);
+          Value back = redistribute(b, op->getLoc(), res, old, mesh);
+          // The redistribute reading `res` (the first, with a detour).
+          Operation *reader = back.getDefiningOp();
+          while (reader->getOperand(0) != res)
+            reader = reader->getOperand(0).getDefiningOp();
+          res.replaceAllUsesExcept(back, reader);
         }
       }
       // Region values carried with the results.
@@ -246,9 +278,9 @@ struct DTensorInsertRedistributePass
         // redistribution of it.
         if (getSpec(dist.getSource().getType())) {
           OpBuilder b(op);
-          auto re = RedistributeOp::create(b, op->getLoc(), dist.getType(),
-                                           dist.getSource(), dist.getMesh());
-          dist.replaceAllUsesWith(re.getResult());
+          Value re = redistribute(b, op->getLoc(), dist.getSource(),
+                                  dist.getType(), dist.getMesh());
+          dist.replaceAllUsesWith(re);
           dist.erase();
         }
         continue;
@@ -287,8 +319,8 @@ struct DTensorInsertRedistributePass
       OpBuilder b(hint);
       Value moved =
           getSpec(source.getType())
-              ? Value(RedistributeOp::create(b, hint.getLoc(), hint.getType(),
-                                             source, hint.getMesh()))
+              ? redistribute(b, hint.getLoc(), source, hint.getType(),
+                             hint.getMesh())
               : Value(DistributeTensorOp::create(b, hint.getLoc(), hint.getType(),
                                                  source, hint.getMesh(),
                                                  IntegerAttr()));

@@ -189,6 +189,8 @@ struct DTensorPropagatePass
   /// analysis; a result whose uses all asked for one spec targets it in the
   /// second.
   llvm::DenseMap<OpOperand *, SpecAttr> demands;
+  /// Private functions in the order their analysis started (at a call).
+  std::vector<Operation *> started;
   /// The ops given specs in the function being analysed.
   std::vector<Operation *> decided;
   /// Explain output, printed once the analysis kept is known.
@@ -351,6 +353,7 @@ struct DTensorPropagatePass
     demands.clear();
     std::vector<Operation *> outerDecided = std::move(decided);
     decided.clear();
+    size_t mark = started.size();
     size_t logStart = log.size();
     spent = 0;
     analyseFunction(fn);
@@ -358,6 +361,7 @@ struct DTensorPropagatePass
     if (lookahead && !failedAny && collectDemands(fn)) {
       log.resize(logStart);
       spent = 0;
+      forgetStarted(mark);
       analyseFunction(fn);
       double second = spent + returnCost(fn);
       constexpr double kEps = 1e-9;
@@ -365,6 +369,7 @@ struct DTensorPropagatePass
         demands.clear();
         log.resize(logStart);
         spent = 0;
+        forgetStarted(mark);
         analyseFunction(fn);
       }
     }
@@ -374,6 +379,15 @@ struct DTensorPropagatePass
     // first analysis is done by its second, so counting it would favour
     // the second.
     spent = outer;
+  }
+
+  /// Private callees analysed since `mark` (at their first call, with that
+  /// call's operand specs) are analysed again at their first call of the
+  /// next analysis of the caller, whose operands may have other specs.
+  void forgetStarted(size_t mark) {
+    for (size_t i = mark; i < started.size(); ++i)
+      done.erase(started[i]);
+    started.resize(mark);
   }
 
   /// Records the spec every use asked for (operand specs of the ops in
@@ -480,7 +494,9 @@ struct DTensorPropagatePass
     SmallVector<SpecAttr> first;
     for (Value init : inits)
       first.push_back(specOf(init));
+    size_t mark = started.size();
     auto attempt = [&](ArrayRef<SpecAttr> carry, SmallVector<Value> &yields) {
+      forgetStarted(mark); // callees first called in the body: again
       double outer = spent;
       spent = 0;
       yields = visit(carry);
@@ -616,9 +632,11 @@ struct DTensorPropagatePass
       return;
     }
     if (!done.contains(callee)) {
-      if (callee.isPrivate())
+      if (callee.isPrivate()) {
         for (auto [arg, v] : llvm::zip(callee.getArguments(), call.getOperands()))
           choose(arg, specOf(v), strengthOf(v));
+        started.push_back(callee);
+      }
       visitFunction(callee);
     }
     auto ret =
