@@ -106,66 +106,32 @@ class Function:
             self.body.append(
                 f"  {v} = linalg.matmul ins({a}, {w} : {at}, {wt}) outs({z} : {ty([m, n])}) -> {ty([m, n])}")
             self.add_value(v, [m, n])
-        elif kind == "unary":
-            v = self.fresh()
-            if rng.random() < 0.5:
-                self.body.append(f"  {v} = math.tanh {a} : {at}")
-                self.add_value(v, shape, at)
-            else:
-                e = self.empty(shape)
-                self.body.append(
-                    f"  {v} = linalg.negf ins({a} : {at}) outs({e} : {ty(shape)}) -> {ty(shape)}")
-                self.add_value(v, shape)
-        elif kind == "binary":
-            same = [x for x in self.values if x[1] == shape and x[0] != a]
-            if same and rng.random() < 0.7:
-                b, _, bt = rng.choice(same)
-            else:
-                b, bt = self.arg(shape)
-            e = self.empty(shape)
-            v = self.fresh()
-            self.body.append(
-                f"  {v} = linalg.map {{ arith.addf }} ins({a}, {b} : {at}, {bt}) outs({e} : {ty(shape)})")
-            self.add_value(v, shape)
         elif kind == "transpose":
             e = self.empty([k, m])
             v = self.fresh()
             self.body.append(
                 f"  {v} = linalg.transpose ins({a} : {at}) outs({e} : {ty([k, m])}) permutation = [1, 0]")
             self.add_value(v, [k, m])
-        elif kind == "softmax":
-            d = rng.randrange(2)
-            e = self.empty(shape)
-            v = self.fresh()
-            self.body.append(
-                f"  {v} = linalg.softmax dimension({d}) ins({a} : {at}) outs({e} : {ty(shape)}) -> {ty(shape)}")
-            self.add_value(v, shape)
-        else:  # a sum over one dim, broadcast back
-            d = rng.randrange(2)
-            kept = shape[1 - d]
-            z = self.zeros([kept])
-            s = self.fresh("s")
-            self.body.append(
-                f"  {s} = linalg.reduce ins({a} : {at}) outs({z} : {ty([kept])}) dimensions = [{d}]\n"
-                f"    (%x: f32, %acc: f32) {{\n"
-                f"      %r = arith.addf %x, %acc : f32\n"
-                f"      linalg.yield %r : f32\n"
-                f"    }}")
-            e = self.empty(shape)
-            v = self.fresh()
-            self.body.append(
-                f"  {v} = linalg.broadcast ins({s} : {ty([kept])}) outs({e} : {ty(shape)}) dimensions = [{d}]")
-            self.add_value(v, shape)
+        else:  # element-wise, softmax or a sum broadcast back
+            pool = [(x[0], x[2]) for x in self.values
+                    if x[1] == shape and x[0] != a]
+            v, vt = self.same_shape_step(a, at, shape, pool, kind, plain=False)
+            self.add_value(v, shape, vt)
 
-    def same_shape_step(self, a, at, shape, pool):
-        """One op from `a` to a new plain value of the same shape; `pool`
-        holds other values (name, type) of that shape it may combine with."""
+    def same_shape_step(self, a, at, shape, pool, kind=None, plain=True):
+        """One op from `a` to a new value of the same shape, and its type:
+        plain unless `plain` is false and the op is math on an annotated
+        value (whose result type keeps the annotation). `pool` holds other
+        values (name, type) of that shape it may combine with."""
         rng = self.rng
-        kind = rng.choice(["tanh", "negf", "add", "matmul", "softmax", "sum"])
+        kind = {"unary": rng.choice(["tanh", "negf"]), "binary": "add"}.get(
+            kind, kind) or rng.choice(["tanh", "negf", "add", "matmul",
+                                        "softmax", "sum"])
         v = self.fresh()
-        if kind == "tanh" and "#dtensor" not in at:
+        if kind == "tanh" and (not plain or "#dtensor" not in at):
             self.body.append(f"  {v} = math.tanh {a} : {at}")
-        elif kind in ("tanh", "negf"):
+            return v, at
+        if kind in ("tanh", "negf"):
             e = self.empty(shape)
             self.body.append(
                 f"  {v} = linalg.negf ins({a} : {at}) outs({e} : {ty(shape)}) -> {ty(shape)}")
@@ -198,15 +164,14 @@ class Function:
             e = self.empty(shape)
             self.body.append(
                 f"  {v} = linalg.broadcast ins({sname} : {ty([kept])}) outs({e} : {ty(shape)}) dimensions = [{d}]")
-        return v
+        return v, ty(shape)
 
     def region(self, a, at, shape, pool, steps):
         """Steps in a nested region; returns (lines, last value)."""
         outer, self.body = self.body, []
         v, vt = a, at
         for _ in range(steps):
-            v = self.same_shape_step(v, vt, shape, pool)
-            vt = ty(shape)
+            v, vt = self.same_shape_step(v, vt, shape, pool)
         lines, self.body = self.body, outer
         return ["  " + line for line in lines], v
 
@@ -247,9 +212,9 @@ class Function:
             callee = f"{self.name}_f{len(self.callees)}"
             outer, before = self.body, len(self.args)
             self.body = []
-            steps = [self.same_shape_step("%cx", t, shape, [])]
+            steps = [self.same_shape_step("%cx", t, shape, [])[0]]
             for _ in range(rng.randint(0, 1)):
-                steps.append(self.same_shape_step(steps[-1], t, shape, []))
+                steps.append(self.same_shape_step(steps[-1], t, shape, [])[0])
             added = self.args[before:]
             lines, self.body = self.body, outer
             if added:  # weights the callee made: thread them through
