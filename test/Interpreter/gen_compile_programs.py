@@ -84,7 +84,8 @@ class Function:
     def step(self):
         rng = self.rng
         kind = rng.choice(["matmul", "matmul", "unary", "binary", "transpose",
-                           "softmax", "sum", "hint"])
+                           "softmax", "sum", "hint", "slice", "pad", "concat",
+                           "flatten", "insert"])
         a, shape, at = self.pick()
         m, k = shape
         if kind == "hint" and "#dtensor" not in at:
@@ -106,6 +107,57 @@ class Function:
             self.body.append(
                 f"  {v} = linalg.matmul ins({a}, {w} : {at}, {wt}) outs({z} : {ty([m, n])}) -> {ty([m, n])}")
             self.add_value(v, [m, n])
+        elif kind == "slice":
+            offs = [rng.randrange(d) for d in shape]
+            sizes = [rng.randint(1, d - o) for d, o in zip(shape, offs)]
+            v = self.fresh()
+            self.body.append(
+                f"  {v} = tensor.extract_slice {a}[{offs[0]}, {offs[1]}] "
+                f"[{sizes[0]}, {sizes[1]}] [1, 1] : {at} to {ty(sizes)}")
+            self.add_value(v, sizes)
+        elif kind == "pad":
+            low = [rng.randrange(3) for _ in shape]
+            high = [rng.randrange(3) for _ in shape]
+            out = [d + l + h for d, l, h in zip(shape, low, high)]
+            v = self.fresh()
+            self.body.append(
+                f"  {v} = tensor.pad {a} low[{low[0]}, {low[1]}] high[{high[0]}, {high[1]}] {{\n"
+                f"  ^bb0(%pi: index, %pj: index):\n    tensor.yield %zero : f32\n"
+                f"  }} : {at} to {ty(out)}")
+            self.add_value(v, out)
+        elif kind == "concat":
+            d = rng.randrange(2)
+            other = list(shape)
+            other[d] = rng.choice(SIZES)
+            same = [x for x in self.values if x[1] == other]
+            b, bt = (rng.choice(same)[0::2] if same else self.arg(other))
+            out = list(shape)
+            out[d] += other[d]
+            v = self.fresh()
+            self.body.append(
+                f"  {v} = tensor.concat dim({d}) {a}, {b} : ({at}, {bt}) -> {ty(out)}")
+            self.add_value(v, out)
+        elif kind == "flatten":
+            flat = self.fresh("f")
+            self.body.append(
+                f"  {flat} = tensor.collapse_shape {a} [[0, 1]] : {at} into {ty([m * k])}")
+            e = self.empty([m * k])
+            n = self.fresh()
+            self.body.append(
+                f"  {n} = linalg.negf ins({flat} : {ty([m * k])}) outs({e} : {ty([m * k])}) -> {ty([m * k])}")
+            v = self.fresh()
+            self.body.append(
+                f"  {v} = tensor.expand_shape {n} [[0, 1]] output_shape [{m}, {k}] : {ty([m * k])} into {ty(shape)}")
+            self.add_value(v, shape)
+        elif kind == "insert":
+            out = [d + rng.randrange(3) for d in shape]
+            offs = [rng.randint(0, o - d) for o, d in zip(out, shape)]
+            z = self.zeros(out)
+            v = self.fresh()
+            self.body.append(
+                f"  {v} = tensor.insert_slice {a} into {z}[{offs[0]}, {offs[1]}] "
+                f"[{m}, {k}] [1, 1] : {at} into {ty(out)}")
+            self.add_value(v, out)
         elif kind == "transpose":
             e = self.empty([k, m])
             v = self.fresh()
