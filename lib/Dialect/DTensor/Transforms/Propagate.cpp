@@ -796,6 +796,17 @@ struct DTensorPropagatePass
     std::vector<int64_t> targetStrength(numResults, kNoPriority);
     for (size_t r = 0; r < numResults; ++r)
       targets[r] = targetOf(op->getResult(r), meshRank, targetStrength[r]);
+    // Moves to a result's target that no other analysis step counts: to
+    // its annotation, its hint, a distribute_tensor of it (a return's move
+    // is counted with the function's result).
+    std::vector<bool> paidHere(numResults);
+    for (size_t r = 0; r < numResults; ++r) {
+      Value res = op->getResult(r);
+      paidHere[r] = targetStrength[r] != kNoPriority || getSpec(res.getType()) ||
+                    llvm::any_of(res.getUsers(), [](Operation *user) {
+                      return llvm::isa<DistributeTensorOp>(user);
+                    });
+    }
     std::vector<std::vector<Placements>> demanded(numResults);
     for (size_t r = 0; r < numResults; ++r)
       if (!targets[r]) {
@@ -881,8 +892,7 @@ struct DTensorPropagatePass
               *view, llvm::cast<RankedTensorType>(op->getResult(r).getType()),
               have, *targets[r]);
           c.cost += move;
-          if (targetStrength[r] != kNoPriority ||
-              getSpec(op->getResult(r).getType()))
+          if (paidHere[r])
             c.targetCost += move;
         } else {
           for (const Placements &want : demanded[r])
