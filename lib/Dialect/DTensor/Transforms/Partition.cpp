@@ -4,11 +4,17 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// A dialect conversion whose type converter maps every distributed tensor
-// type to its local shard type (LocalView.h), with patterns for the DTensor
-// API ops and the func boundary patterns for signatures, calls and returns.
-// Ops other than these that touch distributed values are diagnosed up front,
-// so the conversion never leaves a half-converted program behind.
+// Rewrites a program whose every distributed value has its spec into the
+// local view: each distributed tensor type becomes its local shard type
+// (LocalView.h). One walk first diagnoses the ops this pass cannot
+// partition and plans the compute ops (checked against their sharding
+// rules) while every type is still global, so a diagnosed program is left
+// as it was. Then the DTensor API ops, the only ops that change form, are
+// lowered producers-first (a redistribute becomes a dtensor.reshard), and
+// every other value is retyped in place: compute ops, function signatures,
+// calls, loops and branches. MLIR's dialect conversion driver is not used:
+// for a pass that rewrites a handful of ops and retypes the rest, its
+// per-op legality checks and materializations cost more than all the rest.
 //
 //===----------------------------------------------------------------------===//
 
