@@ -127,41 +127,91 @@ std::map<std::string, int64_t> Plan::counts() const {
 
 namespace {
 
-/// A layout during planning: kinds per mesh dim (orders cleared) and the
-/// shard order of every tensor dim.
+/// A layout during planning: one placement per mesh dim, a shard's `order`
+/// always set to its position in its tensor dim's shard order (0 outermost).
+/// One flat vector, as the search copies states for every step it prices.
 struct State {
   Placements kinds;
-  std::vector<std::vector<int64_t>> order;
 
   static State of(const Placements &ps, const Shape &mesh, int64_t rank) {
     State s;
-    Placements n = normalizePlacements(ps, rank);
-    s.order.resize(rank);
-    for (int64_t d = 0; d < rank; ++d)
-      s.order[d] = shardOrder(n, d);
-    for (Placement &p : n)
-      p.order = -1;
-    s.kinds = std::move(n);
+    s.kinds = normalizePlacements(ps, rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      std::vector<int64_t> o = shardOrder(s.kinds, d);
+      for (size_t k = 0; k < o.size(); ++k)
+        s.kinds[o[k]].order = int64_t(k);
+    }
     s.canonicalize(mesh);
     return s;
   }
 
+  bool shards(int64_t m, int64_t d) const { return kinds[m].isShard(d); }
+
+  /// The mesh dims sharding tensor dim `d`, outermost first.
+  std::vector<int64_t> orderOf(int64_t d) const {
+    std::vector<int64_t> o;
+    for (int64_t m = 0; m < int64_t(kinds.size()); ++m)
+      if (shards(m, d))
+        o.push_back(m);
+    std::sort(o.begin(), o.end(), [&](int64_t a, int64_t b) {
+      return kinds[a].order < kinds[b].order;
+    });
+    return o;
+  }
+
   /// A size-1 mesh dim splits nothing, so where it sits in a shard order
   /// does not change any shard: keep such dims last (innermost), so that one
-  /// layout is one state.
+  /// layout is one state. Positions are renumbered 0.. in place.
   void canonicalize(const Shape &mesh) {
-    for (std::vector<int64_t> &o : order)
-      std::stable_partition(o.begin(), o.end(),
-                            [&](int64_t m) { return mesh[m] > 1; });
+    int64_t n = kinds.size();
+    auto before = [&](int64_t a, int64_t b) { // a sits before b
+      bool ta = mesh[a] == 1, tb = mesh[b] == 1;
+      return ta != tb ? tb : kinds[a].order < kinds[b].order;
+    };
+    // Positions only compare within a tensor dim; compute all new ones
+    // from the old before writing any.
+    int64_t fresh[64];
+    std::vector<int64_t> spill;
+    int64_t *pos = fresh;
+    if (n > 64) {
+      spill.resize(n);
+      pos = spill.data();
+    }
+    for (int64_t m = 0; m < n; ++m) {
+      pos[m] = -1;
+      if (!kinds[m].isShard())
+        continue;
+      int64_t k = 0;
+      for (int64_t o = 0; o < n; ++o)
+        if (o != m && shards(o, kinds[m].dim) && before(o, m))
+          ++k;
+      pos[m] = k;
+    }
+    for (int64_t m = 0; m < n; ++m)
+      if (kinds[m].isShard())
+        kinds[m].order = pos[m];
   }
 
   /// This state with mesh dim `m` (now R) sharding tensor dim `d`, applied
   /// innermost.
   State withShard(int64_t m, int64_t d, const Shape &mesh) const {
     State t = *this;
-    t.kinds[m] = Placement::shard(d);
-    t.order[d].push_back(m);
+    int64_t count = 0;
+    for (int64_t o = 0; o < int64_t(kinds.size()); ++o)
+      count += shards(o, d);
+    t.kinds[m] = Placement::shard(d, count);
     t.canonicalize(mesh);
+    return t;
+  }
+
+  /// This state with shard mesh dim `m` replicated.
+  State withoutShard(int64_t m) const {
+    State t = *this;
+    int64_t d = kinds[m].dim, at = kinds[m].order;
+    t.kinds[m] = Placement::replicate();
+    for (Placement &p : t.kinds)
+      if (p.isShard(d) && p.order > at)
+        --p.order;
     return t;
   }
 
@@ -170,19 +220,20 @@ struct State {
   bool isInnermost(const Shape &mesh, int64_t m) const {
     if (mesh[m] == 1)
       return true;
-    const std::vector<int64_t> &o = order[kinds[m].dim];
-    for (size_t i = o.size(); i-- > 0;)
-      if (mesh[o[i]] > 1)
-        return o[i] == m;
-    return false;
+    for (int64_t o = 0; o < int64_t(kinds.size()); ++o)
+      if (o != m && mesh[o] > 1 && shards(o, kinds[m].dim) &&
+          kinds[o].order > kinds[m].order)
+        return false;
+    return true;
   }
 
-  Placements placements() const {
-    Placements out = kinds;
-    for (const std::vector<int64_t> &o : order)
-      for (size_t k = 0; k < o.size(); ++k)
-        out[o[k]].order = (int64_t)k;
-    return dropDefaultOrders(out);
+  Placements placements() const { return dropDefaultOrders(kinds); }
+
+  /// A placement as the user writes it (no explicit order).
+  Placement kindAt(int64_t m) const {
+    Placement p = kinds[m];
+    p.order = -1;
+    return p;
   }
 
   /// For messages.
@@ -192,30 +243,32 @@ struct State {
   /// search's state table.
   std::string id() const {
     std::string k;
-    k.reserve(kinds.size() * 3 + order.size() * 3);
+    k.reserve(kinds.size() * 4);
     for (const Placement &p : kinds) {
       k.push_back(char(p.kind));
       k.push_back(char(p.dim));
       k.push_back(char(p.reduce));
-    }
-    for (const std::vector<int64_t> &o : order) {
-      k.push_back('\xff');
-      for (int64_t m : o)
-        k.push_back(char(m));
+      k.push_back(char(p.isShard() ? p.order : -1));
     }
     return k;
   }
 
-  bool operator==(const State &o) const {
-    return kinds == o.kinds && order == o.order;
-  }
+  bool operator==(const State &o) const { return kinds == o.kinds; }
 
   /// The largest local shape over ranks (chunk 0 at every level), into `s`.
   void maxLocalInto(const Shape &mesh, const Shape &global, Shape &s) const {
     s.assign(global.begin(), global.end());
+    int64_t n = kinds.size();
     for (size_t d = 0; d < s.size(); ++d)
-      for (int64_t m : order[d])
-        s[d] = chunk(s[d], mesh[m], 0).size;
+      for (int64_t k = 0;; ++k) { // positions 0, 1, ... of dim d
+        int64_t found = -1;
+        for (int64_t m = 0; m < n && found < 0; ++m)
+          if (shards(m, d) && kinds[m].order == k)
+            found = m;
+        if (found < 0)
+          break;
+        s[d] = chunk(s[d], mesh[found], 0).size;
+      }
   }
 
   std::optional<ReduceKind> partialKind() const {
@@ -333,9 +386,7 @@ public:
         int64_t d = p.dim;
         if (!s.isInnermost(req.mesh, m))
           continue;
-        State r = s;
-        r.kinds[m] = Placement::replicate();
-        r.order[d].erase(std::find(r.order[d].begin(), r.order[d].end(), m));
+        State r = s.withoutShard(m);
         out.emplace_back(make(StepKind::AllGather, {m}, d, -1, ReduceKind::Sum,
                               s, r),
                          r);
@@ -393,7 +444,7 @@ private:
     for (int64_t d = 0; d < rank; ++d) {
       // Size-1 dims sit last and split nothing: merge over the others.
       std::vector<int64_t> order, trivial;
-      for (int64_t m : s.order[d])
+      for (int64_t m : s.orderOf(d))
         (req.mesh[m] > 1 ? order : trivial).push_back(m);
       for (size_t k = 2; k <= order.size(); ++k) {
         std::vector<int64_t> prefix(order.begin(), order.end() - k);
@@ -407,8 +458,11 @@ private:
         State r = s;
         for (int64_t m : dims)
           r.kinds[m] = Placement::replicate();
-        r.order[d] = prefix;
-        r.order[d].insert(r.order[d].end(), trivial.begin(), trivial.end());
+        int64_t at = 0;
+        for (int64_t m : prefix)
+          r.kinds[m].order = at++;
+        for (int64_t m : trivial)
+          r.kinds[m].order = at++;
         out.emplace_back(
             make(StepKind::AllGather, dims, d, -1, ReduceKind::Sum, s, r), r);
       }
@@ -440,15 +494,16 @@ private:
       do {
         for (int64_t d = 0; d < rank; ++d) {
           bool even = true;
-          for (int64_t len : sizesAfter(req.shape[d], req.mesh, s.order[d]))
+          for (int64_t len : sizesAfter(req.shape[d], req.mesh, s.orderOf(d)))
             even &= len % n == 0;
           if (!even)
             continue;
           State t = r;
-          for (int64_t m : perm) {
-            t.kinds[m] = Placement::shard(d);
-            t.order[d].push_back(m);
-          }
+          int64_t at = 0;
+          for (const Placement &p : t.kinds)
+            at += p.isShard(d);
+          for (int64_t m : perm)
+            t.kinds[m] = Placement::shard(d, at++);
           t.canonicalize(req.mesh);
           out.emplace_back(
               make(StepKind::ReduceScatter, perm, -1, d, reduce, s, t), t);
@@ -593,7 +648,7 @@ std::optional<Plan> planGreedy(const RedistributeRequest &req,
     builder.expand(state, single, std::nullopt, options);
     bool found = false;
     for (auto &[step, next] : options) {
-      Placement got = next.kinds[m];
+      Placement got = next.kindAt(m);
       if (step.meshDims == std::vector<int64_t>{m} && got == target) {
         builder.detailed = true;
         plan.steps.push_back(builder.make(step.kind, step.meshDims,
@@ -606,7 +661,7 @@ std::optional<Plan> planGreedy(const RedistributeRequest &req,
       }
     }
     if (!found) {
-      error = "DTensor's greedy move " + formatPlacement(state.kinds[m]) +
+      error = "DTensor's greedy move " + formatPlacement(state.kindAt(m)) +
               " -> " + formatPlacement(target) + " on mesh dim " +
               std::to_string(m) + " is not legal from " + state.format();
       return std::nullopt;
