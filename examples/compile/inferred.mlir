@@ -178,3 +178,64 @@ func.func @partial_then_shard(%m: !dtensor.device_mesh<@mesh>,
   %s = linalg.map { arith.addf } ins(%a, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>)
   return %s : tensor<4x8xf32>
 }
+
+// A loop whose body calls a private function on the carried value: the
+// loop tries carrying a sharded value, then keeps the plain init (cheaper);
+// the callee and the body's ops are analysed again for the carry kept, so
+// none keeps a spec from the attempt given up (one gather per iteration).
+func.func private @exp_of(%m: !dtensor.device_mesh<@mesh>, %v: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %r = linalg.exp ins(%v : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+func.func @loop_call(%m: !dtensor.device_mesh<@mesh>,
+    %x: tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>,
+    %a0: tensor<8x8xf32>, %w1: tensor<8x8xf32>, %w2: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %a0) -> (tensor<8x8xf32>) {
+    %hc = func.call @exp_of(%m, %acc) : (!dtensor.device_mesh<@mesh>, tensor<8x8xf32>) -> tensor<8x8xf32>
+    %m1 = linalg.matmul ins(%w1, %hc : tensor<8x8xf32>, tensor<8x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+    %m2 = linalg.matmul ins(%w2, %acc : tensor<8x8xf32>, tensor<8x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+    %m3 = linalg.matmul ins(%m1, %m2 : tensor<8x8xf32>, tensor<8x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+    %s = linalg.add ins(%m3, %x : tensor<8x8xf32>, tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+    scf.yield %s : tensor<8x8xf32>
+  }
+  return %r : tensor<8x8xf32>
+}
+
+// Partial products into a private function: its argument is not given
+// P(product) (no redistribution reaches one from a shard, nor from R), so
+// the first call reduces its operand; a fill of 1 (the product's identity)
+// initializes the K-sharded product reductions on every rank.
+func.func private @neg_of(%m: !dtensor.device_mesh<@mesh>, %v: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %r = linalg.negf ins(%v : tensor<8xf32>) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+func.func @product_args(%m: !dtensor.device_mesh<@mesh>,
+    %x: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>,
+    %y: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<8xf32>
+  %o = linalg.fill ins(%one : f32) outs(%e : tensor<8xf32>) -> tensor<8xf32>
+  %px = linalg.reduce ins(%x : tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>) outs(%o : tensor<8xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %p = arith.mulf %in, %acc : f32
+      linalg.yield %p : f32
+    }
+  %py = linalg.reduce ins(%y : tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%o : tensor<8xf32>) dimensions = [1]
+    (%in: f32, %acc: f32) {
+      %p = arith.mulf %in, %acc : f32
+      linalg.yield %p : f32
+    }
+  %a = func.call @neg_of(%m, %px) : (!dtensor.device_mesh<@mesh>, tensor<8xf32>) -> tensor<8xf32>
+  %b = func.call @neg_of(%m, %py) : (!dtensor.device_mesh<@mesh>, tensor<8xf32>) -> tensor<8xf32>
+  return %a, %b : tensor<8xf32>, tensor<8xf32>
+}

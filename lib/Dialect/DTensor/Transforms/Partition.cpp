@@ -426,9 +426,22 @@ FailureOr<FactorSharding> analyzeRule(Operation *raw, const ShardingRule &rule,
       bool isOutput = i >= numPlaced || rule.isInit(i);
       if (f == kNoFactor && isOutput && have.isPartial() && want.isReplicate() &&
           rule.makesPartial) {
-        if (have.reduce == ReduceKind::Product)
-          return raw->emitOpError() << "cannot fill a P(product) value";
-        continue; // a fill: each rank fills its share
+        // A fill: each rank fills its share. A product's share of v is an
+        // n-th root, exact only for 0 and 1 (every rank fills v itself).
+        if (have.reduce == ReduceKind::Product) {
+          auto fill = llvm::dyn_cast<linalg::FillOp>(raw);
+          std::optional<double> v;
+          if (fill)
+            if (auto c = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>())
+              if (auto f = llvm::dyn_cast<FloatAttr>(c.getValue()))
+                v = f.getValueAsDouble();
+          if (!v || (*v != 0.0 && *v != 1.0))
+            return raw->emitOpError()
+                   << "cannot fill a P(product) value with anything but the "
+                      "constants 0 or 1 (each rank's share of v would be an "
+                      "n-th root of v)";
+        }
+        continue;
       }
       if (f >= 0 && want.isShard())
         return raw->emitOpError()

@@ -189,8 +189,29 @@ struct DTensorPropagatePass
   /// analysis; a result whose uses all asked for one spec targets it in the
   /// second.
   llvm::DenseMap<OpOperand *, SpecAttr> demands;
+  /// The spec a private callee's argument takes from its first call's
+  /// operand `v`: the operand's, except that a P(product) is reduced first.
+  /// Later calls' operands are redistributed to it, and no redistribution
+  /// reaches P(product) from anything else (not even from R).
+  SpecAttr argumentSpec(Value v) {
+    SpecAttr s = specOf(v);
+    if (!s)
+      return s;
+    auto type = llvm::cast<RankedTensorType>(v.getType());
+    Placements ps = s.getNormalizedPlacements(type.getRank());
+    bool product = false;
+    for (Placement &p : ps)
+      if (p.isPartial() && p.reduce == ReduceKind::Product) {
+        p = Placement::replicate();
+        product = true;
+      }
+    return product ? specWith(s, ps) : s;
+  }
+
   /// Private functions in the order their analysis started (at a call).
   std::vector<Operation *> started;
+  /// How many calls deep the function being analysed is.
+  int64_t callDepth = 0;
   /// The ops given specs in the function being analysed.
   std::vector<Operation *> decided;
   /// Explain output, printed once the analysis kept is known.
@@ -232,6 +253,9 @@ struct DTensorPropagatePass
       else
         for (SpecAttr want : demandsOf(r))
           put(reinterpret_cast<intptr_t>(want.getAsOpaquePointer()));
+      put(llvm::any_of(r.getUsers(), [](Operation *user) {
+        return llvm::isa<DistributeTensorOp>(user);
+      }));
       put(-3);
     }
     return key;
@@ -358,7 +382,10 @@ struct DTensorPropagatePass
     spent = 0;
     analyseFunction(fn);
     double first = spent + returnCost(fn);
-    if (lookahead && !failedAny && collectDemands(fn)) {
+    // Callees analysed at a call are part of their caller's analyses (and
+    // analysed again in each): only functions analysed on their own look
+    // ahead, so a chain of calls costs a constant factor, not one per call.
+    if (lookahead && callDepth == 0 && !failedAny && collectDemands(fn)) {
       log.resize(logStart);
       spent = 0;
       forgetStarted(mark);
@@ -442,6 +469,8 @@ struct DTensorPropagatePass
     }
     if (any)
       fn->setAttr(kResultSpecsAttr, ArrayAttr::get(fn.getContext(), results));
+    else
+      fn->removeAttr(kResultSpecsAttr);
   }
 
   void visitBlock(Block &block) {
@@ -634,10 +663,12 @@ struct DTensorPropagatePass
     if (!done.contains(callee)) {
       if (callee.isPrivate()) {
         for (auto [arg, v] : llvm::zip(callee.getArguments(), call.getOperands()))
-          choose(arg, specOf(v), strengthOf(v));
+          choose(arg, argumentSpec(v), strengthOf(v));
         started.push_back(callee);
       }
+      ++callDepth;
       visitFunction(callee);
+      --callDepth;
     }
     auto ret =
         llvm::cast<func::ReturnOp>(callee.getBody().front().getTerminator());
@@ -723,8 +754,15 @@ struct DTensorPropagatePass
                  << "has distributed operands on different meshes or views";
         like = s;
       }
-    if (!like)
-      return success(); // nothing distributed reaches this op
+    if (!like) {
+      // Nothing distributed reaches this op (now: an earlier loop attempt
+      // may have given it specs).
+      for (Value res : op->getResults())
+        choose(res, SpecAttr());
+      op->removeAttr(kOperandSpecsAttr);
+      op->removeAttr(kResultSpecsAttr);
+      return success();
+    }
     if (!findMeshHandle(op, like.getView()))
       return op->emitOpError()
              << "computes on values distributed over " << like.getMesh()

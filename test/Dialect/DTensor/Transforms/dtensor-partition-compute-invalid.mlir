@@ -159,3 +159,17 @@ func.func @no_handle(%a: tensor<8xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> tens
   } -> tensor<8xf32, #dtensor.spec<@mesh, [S(0), R]>>
   return %r : tensor<8xf32, #dtensor.spec<@mesh, [S(0), R]>>
 }
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 2]
+
+// Each rank's share of a product's fill would be an n-th root: only 0 and
+// 1 fill a P(product) value exactly.
+func.func @product_fill(%m: !dtensor.device_mesh<@mesh>) -> tensor<4xf32, #dtensor.spec<@mesh, [R, P(product)]>> {
+  %two = arith.constant 2.0 : f32
+  %e = tensor.empty() : tensor<4xf32, #dtensor.spec<@mesh, [R, P(product)]>>
+  // expected-error@+1 {{cannot fill a P(product) value with anything but the constants 0 or 1}}
+  %f = linalg.fill ins(%two : f32) outs(%e : tensor<4xf32, #dtensor.spec<@mesh, [R, P(product)]>>) -> tensor<4xf32, #dtensor.spec<@mesh, [R, P(product)]>>
+  return %f : tensor<4xf32, #dtensor.spec<@mesh, [R, P(product)]>>
+}
