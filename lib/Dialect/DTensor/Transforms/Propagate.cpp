@@ -524,8 +524,10 @@ struct DTensorPropagatePass
     for (Value init : inits)
       first.push_back(specOf(init));
     size_t mark = started.size();
+    size_t logStart = log.size();
     auto attempt = [&](ArrayRef<SpecAttr> carry, SmallVector<Value> &yields) {
       forgetStarted(mark); // callees first called in the body: again
+      log.resize(logStart); // explain the attempt kept, once
       double outer = spent;
       spent = 0;
       yields = visit(carry);

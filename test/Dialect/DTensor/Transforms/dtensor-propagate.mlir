@@ -170,3 +170,25 @@ func.func @lookahead_chain(%m: !dtensor.device_mesh<@mesh>,
   %od = dtensor.distribute_tensor %o, %m : tensor<4x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
   return %od : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
 }
+
+// Explain lines from a loop body are printed once, for the carry the loop
+// keeps (it analyses the body once per carry it tries).
+// EXPLAIN: dtensor-propagate: math.tanh at loc({{.*}}:[[@LINE+13]]:10): loops [d0, d0] need operand 0 as [S(0), S(0)], it is [S(0), P(sum)]
+// EXPLAIN-NOT: math.tanh at loc({{.*}}:[[@LINE+12]]:10)
+func.func @loop_explain(%m: !dtensor.device_mesh<@mesh>,
+    %x: tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>,
+    %w: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> tensor<8x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r = scf.for %i = %c0 to %c3 step %c1 iter_args(%acc = %z) -> (tensor<8x8xf32>) {
+    %y = linalg.matmul ins(%x, %w : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+    %t = math.tanh %y : tensor<8x8xf32>
+    %n = linalg.add ins(%acc, %t : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+    scf.yield %n : tensor<8x8xf32>
+  }
+  return %r : tensor<8x8xf32>
+}
