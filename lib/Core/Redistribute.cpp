@@ -316,13 +316,27 @@ public:
     return l;
   }
 
-  /// Fills shapes, bytes and time of a step from its before/after states.
-  /// The search prices many more steps than it keeps: it leaves `before`
-  /// and `after` empty (`detailed` false) and fills them in for the plan
-  /// it returns.
+  /// Fills shapes, bytes and time of a step from its before/after states;
+  /// its before/after placements and logical shape only when `detailed`.
   Step make(StepKind kind, std::vector<int64_t> dims, int64_t fromDim,
             int64_t toDim, ReduceKind reduce, const State &before,
             const State &after) const {
+    return build(kind, std::move(dims), fromDim, toDim, reduce, before, after,
+                 detailed);
+  }
+
+  /// `kept` (made without details) with its details: the search prices
+  /// many more steps than it keeps and details only those it returns.
+  Step withDetails(const Step &kept, const State &before,
+                   const State &after) const {
+    return build(kept.kind, kept.meshDims, kept.fromDim, kept.toDim,
+                 kept.reduce, before, after, /*detailed=*/true);
+  }
+
+private:
+  Step build(StepKind kind, std::vector<int64_t> dims, int64_t fromDim,
+             int64_t toDim, ReduceKind reduce, const State &before,
+             const State &after, bool detailed) const {
     Step s;
     int64_t n = groupSize(dims);
     if (n == 1)
@@ -373,6 +387,7 @@ public:
     return s;
   }
 
+public:
   /// Every legal step from `s`, paired with its target state.
   void expand(const State &s, const PlanOptions &options,
               std::optional<ReduceKind> targetPartial,
@@ -518,7 +533,8 @@ private:
   mutable Shape lb, la;
 
 public:
-  /// Whether steps carry their before/after placements.
+  /// Whether the steps `make` and `expand` build carry their details (the
+  /// search turns this off; see withDetails).
   bool detailed = true;
 };
 
@@ -650,11 +666,7 @@ std::optional<Plan> planGreedy(const RedistributeRequest &req,
     for (auto &[step, next] : options) {
       Placement got = next.kindAt(m);
       if (step.meshDims == std::vector<int64_t>{m} && got == target) {
-        builder.detailed = true;
-        plan.steps.push_back(builder.make(step.kind, step.meshDims,
-                                          step.fromDim, step.toDim,
-                                          step.reduce, state, next));
-        builder.detailed = false;
+        plan.steps.push_back(builder.withDetails(step, state, next));
         state = next;
         found = true;
         break;
@@ -765,13 +777,11 @@ std::optional<Plan> planRedistribute(const RedistributeRequest &req,
       continue;
     if (labels[li].state == goalId) {
       Plan plan;
-      builder.detailed = true;
-      for (int64_t i = li; labels[i].parent >= 0; i = labels[i].parent) {
-        const Step &kept = labels[i].step;
-        plan.steps.push_back(builder.make(
-            kept.kind, kept.meshDims, kept.fromDim, kept.toDim, kept.reduce,
-            states[labels[labels[i].parent].state], states[labels[i].state]));
-      }
+      for (int64_t i = li; labels[i].parent >= 0; i = labels[i].parent)
+        plan.steps.push_back(
+            builder.withDetails(labels[i].step,
+                                states[labels[labels[i].parent].state],
+                                states[labels[i].state]));
       std::reverse(plan.steps.begin(), plan.steps.end());
       return plan;
     }

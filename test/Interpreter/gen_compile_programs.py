@@ -83,6 +83,13 @@ class Function:
     def add_value(self, v, shape, t=None):
         self.values.append((v, shape, t or ty(shape)))
 
+    def emit(self, rhs, shape, t=None, prefix="v"):
+        """A new value `%vN = rhs` of `shape` (type `t`, plain by default)."""
+        v = self.fresh(prefix)
+        self.body.append(f"  {v} = {rhs}")
+        self.add_value(v, shape, t)
+        return v
+
     def step(self):
         rng = self.rng
         kind = rng.choice(["matmul", "matmul", "unary", "binary", "transpose",
@@ -93,11 +100,8 @@ class Function:
         if kind == "hint" and "#dtensor" not in at:
             # A user hint with a random priority on a computed value.
             t = ty(shape, spec(rng, self.mesh_rank, False))
-            v = self.fresh("h")
-            self.body.append(
-                f"  {v} = dtensor.hint {a}, %m priority {rng.randrange(3)} : "
-                f"{at}, !dtensor.device_mesh<@mesh> -> {t}")
-            self.add_value(v, shape, t)
+            self.emit(f"dtensor.hint {a}, %m priority {rng.randrange(3)} : "
+                      f"{at}, !dtensor.device_mesh<@mesh> -> {t}", shape, t, "h")
             return
         if kind == "hint":
             kind = "unary"
@@ -105,28 +109,21 @@ class Function:
             n = rng.choice(SIZES)
             w, wt = self.arg([k, n], allow_partial=False)
             z = self.zeros([m, n])
-            v = self.fresh()
-            self.body.append(
-                f"  {v} = linalg.matmul ins({a}, {w} : {at}, {wt}) outs({z} : {ty([m, n])}) -> {ty([m, n])}")
-            self.add_value(v, [m, n])
+            self.emit(f"linalg.matmul ins({a}, {w} : {at}, {wt}) "
+                      f"outs({z} : {ty([m, n])}) -> {ty([m, n])}", [m, n])
         elif kind == "slice":
             offs = [rng.randrange(d) for d in shape]
             sizes = [rng.randint(1, d - o) for d, o in zip(shape, offs)]
-            v = self.fresh()
-            self.body.append(
-                f"  {v} = tensor.extract_slice {a}[{offs[0]}, {offs[1]}] "
-                f"[{sizes[0]}, {sizes[1]}] [1, 1] : {at} to {ty(sizes)}")
-            self.add_value(v, sizes)
+            self.emit(f"tensor.extract_slice {a}[{offs[0]}, {offs[1]}] "
+                      f"[{sizes[0]}, {sizes[1]}] [1, 1] : {at} to {ty(sizes)}",
+                      sizes)
         elif kind == "pad":
             low = [rng.randrange(3) for _ in shape]
             high = [rng.randrange(3) for _ in shape]
             out = [d + l + h for d, l, h in zip(shape, low, high)]
-            v = self.fresh()
-            self.body.append(
-                f"  {v} = tensor.pad {a} low[{low[0]}, {low[1]}] high[{high[0]}, {high[1]}] {{\n"
-                f"  ^bb0(%pi: index, %pj: index):\n    tensor.yield %zero : f32\n"
-                f"  }} : {at} to {ty(out)}")
-            self.add_value(v, out)
+            self.emit(f"tensor.pad {a} low[{low[0]}, {low[1]}] high[{high[0]}, {high[1]}] {{\n"
+                      f"  ^bb0(%pi: index, %pj: index):\n    tensor.yield %zero : f32\n"
+                      f"  }} : {at} to {ty(out)}", out)
         elif kind == "concat":
             d = rng.randrange(2)
             other = list(shape)
@@ -135,37 +132,29 @@ class Function:
             b, bt = (rng.choice(same)[0::2] if same else self.arg(other))
             out = list(shape)
             out[d] += other[d]
-            v = self.fresh()
-            self.body.append(
-                f"  {v} = tensor.concat dim({d}) {a}, {b} : ({at}, {bt}) -> {ty(out)}")
-            self.add_value(v, out)
+            self.emit(f"tensor.concat dim({d}) {a}, {b} : ({at}, {bt}) -> {ty(out)}",
+                      out)
         elif kind == "flatten":
+            flat_t = ty([m * k])
             flat = self.fresh("f")
             self.body.append(
-                f"  {flat} = tensor.collapse_shape {a} [[0, 1]] : {at} into {ty([m * k])}")
+                f"  {flat} = tensor.collapse_shape {a} [[0, 1]] : {at} into {flat_t}")
             e = self.empty([m * k])
             n = self.fresh()
             self.body.append(
-                f"  {n} = linalg.negf ins({flat} : {ty([m * k])}) outs({e} : {ty([m * k])}) -> {ty([m * k])}")
-            v = self.fresh()
-            self.body.append(
-                f"  {v} = tensor.expand_shape {n} [[0, 1]] output_shape [{m}, {k}] : {ty([m * k])} into {ty(shape)}")
-            self.add_value(v, shape)
+                f"  {n} = linalg.negf ins({flat} : {flat_t}) outs({e} : {flat_t}) -> {flat_t}")
+            self.emit(f"tensor.expand_shape {n} [[0, 1]] output_shape [{m}, {k}] : "
+                      f"{flat_t} into {ty(shape)}", shape)
         elif kind == "insert":
             out = [d + rng.randrange(3) for d in shape]
             offs = [rng.randint(0, o - d) for o, d in zip(out, shape)]
             z = self.zeros(out)
-            v = self.fresh()
-            self.body.append(
-                f"  {v} = tensor.insert_slice {a} into {z}[{offs[0]}, {offs[1]}] "
-                f"[{m}, {k}] [1, 1] : {at} into {ty(out)}")
-            self.add_value(v, out)
+            self.emit(f"tensor.insert_slice {a} into {z}[{offs[0]}, {offs[1]}] "
+                      f"[{m}, {k}] [1, 1] : {at} into {ty(out)}", out)
         elif kind == "transpose":
             e = self.empty([k, m])
-            v = self.fresh()
-            self.body.append(
-                f"  {v} = linalg.transpose ins({a} : {at}) outs({e} : {ty([k, m])}) permutation = [1, 0]")
-            self.add_value(v, [k, m])
+            self.emit(f"linalg.transpose ins({a} : {at}) outs({e} : {ty([k, m])}) "
+                      f"permutation = [1, 0]", [k, m])
         else:  # element-wise, softmax or a sum broadcast back
             pool = [(x[0], x[2]) for x in self.values
                     if x[1] == shape and x[0] != a]
@@ -263,24 +252,7 @@ class Function:
             self.body.append(f"    scf.yield {y} : {t}\n  }}")
             self.uses_flag = True
         else:  # a private callee without specs
-            callee = f"{self.name}_f{len(self.callees)}"
-            outer, before = self.body, len(self.args)
-            self.body = []
-            steps = [self.same_shape_step("%cx", t, shape, [])[0]]
-            for _ in range(rng.randint(0, 1)):
-                steps.append(self.same_shape_step(steps[-1], t, shape, [])[0])
-            added = self.args[before:]
-            lines, self.body = self.body, outer
-            if added:  # weights the callee made: thread them through
-                params = "".join(f", {n}: {ty(sh, sp)}" for n, sh, sp in added)
-                actual = "".join(f", {n}" for n, _, _ in added)
-                types = "".join(f", {ty(sh, sp)}" for n, sh, sp in added)
-            else:
-                params = actual = types = ""
-            self.callees.append(
-                f"func.func private @{callee}(%m: !dtensor.device_mesh<@mesh>, "
-                f"%cx: {t}{params}) -> {t} {{\n  %zero = arith.constant 0.0 : f32\n"
-                + "\n".join(lines) + f"\n  return {steps[-1]} : {t}\n}}\n")
+            callee, actual, types = self.callee(shape, t, depth=0)
             arg = a
             if at != t:
                 arg = self.fresh()
@@ -291,6 +263,38 @@ class Function:
                 f"  {v} = func.call @{callee}(%m, {arg}{actual}) : "
                 f"(!dtensor.device_mesh<@mesh>, {t}{types}) -> {t}")
         self.add_value(v, shape)
+
+    def callee(self, shape, t, depth):
+        """Writes a private function without specs from `t` to `t`: a step
+        or two, sometimes then a call to another such function (a chain of
+        up to three). Returns its name and the extra arguments (weights its
+        steps made, which its callers pass through) as call text."""
+        rng = self.rng
+        name = f"{self.name}_f{len(self.callees)}"
+        self.callees.append(None)  # its place: callees print before callers
+        slot = len(self.callees) - 1
+        outer, before = self.body, len(self.args)
+        self.body = []
+        last = self.same_shape_step("%cx", t, shape, [])[0]
+        for _ in range(rng.randint(0, 1)):
+            last = self.same_shape_step(last, t, shape, [])[0]
+        if depth < 2 and rng.random() < 0.4:
+            inner, actual, types = self.callee(shape, t, depth + 1)
+            v = self.fresh()
+            self.body.append(
+                f"  {v} = func.call @{inner}(%m, {last}{actual}) : "
+                f"(!dtensor.device_mesh<@mesh>, {t}{types}) -> {t}")
+            last = v
+        added = self.args[before:]
+        lines, self.body = self.body, outer
+        params = "".join(f", {n}: {ty(sh, sp)}" for n, sh, sp in added)
+        actual = "".join(f", {n}" for n, _, _ in added)
+        types = "".join(f", {ty(sh, sp)}" for n, sh, sp in added)
+        self.callees[slot] = (
+            f"func.func private @{name}(%m: !dtensor.device_mesh<@mesh>, "
+            f"%cx: {t}{params}) -> {t} {{\n  %zero = arith.constant 0.0 : f32\n"
+            + "\n".join(lines) + f"\n  return {last} : {t}\n}}\n")
+        return name, actual, types
 
     def build(self, steps):
         rng = self.rng

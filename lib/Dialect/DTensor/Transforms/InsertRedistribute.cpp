@@ -96,19 +96,12 @@ struct DTensorInsertRedistributePass
         detour = true;
       }
     if (detour) {
-      // Explicit shard orders of the dims left sharded stay consecutive.
+      // The dims left sharded keep their order, renumbered.
       for (int64_t d = 0; d < rank; ++d) {
-        SmallVector<size_t> shards;
-        for (size_t m = 0; m < via.size(); ++m)
+        int64_t k = 0;
+        for (int64_t m : shardOrder(a, d))
           if (via[m].isShard(d))
-            shards.push_back(m);
-        if (llvm::none_of(shards, [&](size_t m) { return via[m].order >= 0; }))
-          continue;
-        llvm::stable_sort(shards, [&](size_t a, size_t b) {
-          return via[a].order < via[b].order;
-        });
-        for (auto [k, m] : llvm::enumerate(shards))
-          via[m].order = int64_t(k);
+            via[m].order = k++;
       }
       SpecAttr mid = SpecAttr::get(b.getContext(), have.getMesh(),
                                    have.getMeshDims(), have.getFlattened(),

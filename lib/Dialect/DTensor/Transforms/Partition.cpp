@@ -765,14 +765,12 @@ struct DTensorPartitionPass
     c.module = module;
 
     // 1. One walk, while every type is still global: diagnose what this
-    // pass cannot partition, plan every compute op, and collect the ops
-    // that change (API ops) or carry values (calls, loops, branches).
-    // Nothing changes before the walk has checked the whole module.
+    // pass cannot partition and collect the compute ops (planned next), the
+    // ops that change (API ops) and those that carry values (calls, loops,
+    // branches). Nothing changes before the whole module is checked.
     struct PlannedKind {
       Operation *representative;
       ComputePlan plan;
-      std::optional<MeshViewRef> view;
-      bool needsMesh;
     };
     std::unordered_map<std::string, PlannedKind> planned;
     std::vector<ComputePlan> plans;
@@ -835,8 +833,11 @@ struct DTensorPartitionPass
         }
         // A repeated op in another function needs that function's handle
         // (planned afresh, and diagnosed, when it has none).
-        Value mesh = kind.view ? findMeshHandle(op, *kind.view) : Value();
-        if (!kind.needsMesh || mesh) {
+        Value mesh;
+        if (kind.plan.mesh)
+          mesh = findMeshHandle(
+              op, llvm::cast<DeviceMeshType>(kind.plan.mesh.getType()).getView());
+        if (!kind.plan.mesh || mesh) {
           ComputePlan plan = kind.plan;
           plan.op = op;
           plan.mesh = mesh;
@@ -849,17 +850,8 @@ struct DTensorPartitionPass
         failedAny = true;
         continue;
       }
-      std::optional<MeshViewRef> view;
-      for (Value v : op->getOperands())
-        if (SpecAttr s = getSpec(v.getType())) {
-          view = s.getView();
-          break;
-        }
-      if (auto empty = llvm::dyn_cast<tensor::EmptyOp>(op))
-        view = getSpec(empty.getType()).getView();
       if (it == planned.end())
-        planned.try_emplace(key,
-                            PlannedKind{op, *plan, view, bool(plan->mesh)});
+        planned.try_emplace(key, PlannedKind{op, *plan});
       if (!plan->changesForm())
         retypeOnly.push_back(op);
       else

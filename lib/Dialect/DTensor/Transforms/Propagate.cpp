@@ -119,6 +119,14 @@ bool mlir::dtensor::sameProperties(Operation *a, Operation *b) {
 
 namespace {
 
+/// Whether a distribute_tensor takes `v` (then a move to its spec is a
+/// redistribute only this op's choice pays for).
+bool hasDistributeUser(Value v) {
+  return llvm::any_of(v.getUsers(), [](Operation *user) {
+    return llvm::isa<DistributeTensorOp>(user);
+  });
+}
+
 /// A candidate: the placements of every placed operand, then every result.
 struct Candidate {
   std::vector<Placements> placed;
@@ -128,7 +136,7 @@ struct Candidate {
   /// of reaching the results' targets).
   double moveCost = 0;
   /// The part of `cost` spent moving results to their annotated or hinted
-  /// specs (paid by nobody else).
+  /// specs, or to a distribute_tensor of them (paid by nobody else).
   double targetCost = 0;
   /// Enumeration order: the first of equally ranked candidates wins.
   int64_t index = 0;
@@ -189,25 +197,6 @@ struct DTensorPropagatePass
   /// analysis; a result whose uses all asked for one spec targets it in the
   /// second.
   llvm::DenseMap<OpOperand *, SpecAttr> demands;
-  /// The spec a private callee's argument takes from its first call's
-  /// operand `v`: the operand's, except that a P(product) is reduced first.
-  /// Later calls' operands are redistributed to it, and no redistribution
-  /// reaches P(product) from anything else (not even from R).
-  SpecAttr argumentSpec(Value v) {
-    SpecAttr s = specOf(v);
-    if (!s)
-      return s;
-    auto type = llvm::cast<RankedTensorType>(v.getType());
-    Placements ps = s.getNormalizedPlacements(type.getRank());
-    bool product = false;
-    for (Placement &p : ps)
-      if (p.isPartial() && p.reduce == ReduceKind::Product) {
-        p = Placement::replicate();
-        product = true;
-      }
-    return product ? specWith(s, ps) : s;
-  }
-
   /// Private functions in the order their analysis started (at a call).
   std::vector<Operation *> started;
   /// How many calls deep the function being analysed is.
@@ -225,7 +214,8 @@ struct DTensorPropagatePass
     DictionaryAttr attrs;
     SmallVector<SpecAttr> results;
     int64_t followed;
-    double moveCost;
+    /// What the decision adds to `spent`.
+    double cost;
   };
   std::unordered_map<std::string, Decision> decisions;
 
@@ -253,9 +243,7 @@ struct DTensorPropagatePass
       else
         for (SpecAttr want : demandsOf(r))
           put(reinterpret_cast<intptr_t>(want.getAsOpaquePointer()));
-      put(llvm::any_of(r.getUsers(), [](Operation *user) {
-        return llvm::isa<DistributeTensorOp>(user);
-      }));
+      put(hasDistributeUser(r));
       put(-3);
     }
     return key;
@@ -645,6 +633,25 @@ struct DTensorPropagatePass
     record(loop, kResultSpecsAttr, loop.getResults());
   }
 
+  /// The spec a private callee's argument takes from its first call's
+  /// operand `v`: the operand's, except that a P(product) is reduced first.
+  /// Later calls' operands are redistributed to it, and no redistribution
+  /// reaches P(product) from anything else (not even from R).
+  SpecAttr argumentSpec(Value v) {
+    SpecAttr s = specOf(v);
+    if (!s)
+      return s;
+    auto type = llvm::cast<RankedTensorType>(v.getType());
+    Placements ps = s.getNormalizedPlacements(type.getRank());
+    bool product = false;
+    for (Placement &p : ps)
+      if (p.isPartial() && p.reduce == ReduceKind::Product) {
+        p = Placement::replicate();
+        product = true;
+      }
+    return product ? specWith(s, ps) : s;
+  }
+
   /// A call to a private function whose arguments have no specs gives them
   /// the specs of its first call's operands; the function is analysed then,
   /// and its calls' results take the specs it returns.
@@ -684,8 +691,6 @@ struct DTensorPropagatePass
   //===--------------------------------------------------------------------===//
   // Ops with a sharding rule
   //===--------------------------------------------------------------------===//
-
-
 
   /// The spec a result is known to end up in: its own annotation, a hint on
   /// it, or that of the returns (all-R for a plain function result) and
@@ -775,7 +780,7 @@ struct DTensorPropagatePass
       auto it = decisions.find(key);
       if (it != decisions.end() && sameProperties(it->second.representative, op)) {
         const Decision &d = it->second;
-        spent += d.moveCost;
+        spent += d.cost;
         // The key holds the op's attribute dictionary: this one is the
         // representative's with the same two specs set.
         op->setDiscardableAttrs(d.attrs);
@@ -842,10 +847,8 @@ struct DTensorPropagatePass
     std::vector<bool> paidHere(numResults);
     for (size_t r = 0; r < numResults; ++r) {
       Value res = op->getResult(r);
-      paidHere[r] = targetStrength[r] != kNoPriority || getSpec(res.getType()) ||
-                    llvm::any_of(res.getUsers(), [](Operation *user) {
-                      return llvm::isa<DistributeTensorOp>(user);
-                    });
+      paidHere[r] = targetStrength[r] != kNoPriority ||
+                    getSpec(res.getType()) || hasDistributeUser(res);
     }
     std::vector<std::vector<Placements>> demanded(numResults);
     for (size_t r = 0; r < numResults; ++r)
@@ -944,8 +947,8 @@ struct DTensorPropagatePass
     // Priorities first (a candidate that moves a stronger-held value, or
     // misses a stronger hint, loses); then DTensor's order: no
     // redistribution, the least cost, the fewest changed placements, the
-    // most sharded result. Without a
-    // known target, candidates that move nothing cost nothing.
+    // most sharded result. Without a known target, candidates that move
+    // nothing cost nothing.
     auto rank = [](const Candidate &k) {
       return std::make_tuple(-k.moved, k.moves > 0, k.cost, k.moves,
                              k.changedDims, k.outputElements, k.index);
@@ -1013,11 +1016,12 @@ struct DTensorPropagatePass
           const Placements &have = best->placed[numPlaced + r];
           if (dropDefaultOrders(want) == dropDefaultOrders(have))
             continue;
-          llvm::raw_string_ostream(log) << "dtensor-propagate: hint at " << hint.getLoc()
-                       << " (priority " << hint.getPriority()
-                       << ") conflicts with a stronger one; the value is "
-                       << formatPlacements(have) << " and is redistributed to "
-                       << formatPlacements(want) << " for it\n";
+          llvm::raw_string_ostream(log)
+              << "dtensor-propagate: hint at " << hint.getLoc() << " (priority "
+              << hint.getPriority()
+              << ") conflicts with a stronger one; the value is "
+              << formatPlacements(have) << " and is redistributed to "
+              << formatPlacements(want) << " for it\n";
         }
     int64_t followed = apply(op, rule, *best, like, *view, current, annotated, held);
     if (!explain) {

@@ -86,3 +86,18 @@ func.func @no_handle(%x: tensor<4xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> tens
   %t = math.tanh %x {dtensor.operand_specs = [#dtensor.spec<@mesh, [R, R]>], dtensor.result_specs = [#dtensor.spec<@mesh, [R, R]>]} : tensor<4xf32, #dtensor.spec<@mesh, [S(0), R]>>
   return %t : tensor<4xf32, #dtensor.spec<@mesh, [S(0), R]>>
 }
+
+// -----
+
+// A shard cannot become a Partial: the operand goes through R on that mesh
+// dim first, and the dim left sharded keeps a valid shard order (its
+// explicit position renumbered).
+dtensor.mesh @mesh shape = [2, 2]
+// CHECK-LABEL: func.func @detour
+// CHECK:         %[[V:.*]] = dtensor.redistribute %{{.*}}, %{{.*}} : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>, {{.*}} -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+// CHECK-NEXT:    dtensor.redistribute %[[V]], %{{.*}} -> tensor<8x8xf32, #dtensor.spec<@mesh, [S(0), P(sum)]>>
+func.func @detour(%m: !dtensor.device_mesh<@mesh>, %y: tensor<8x8xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>) -> tensor<8x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %r = linalg.negf {dtensor.operand_specs = [#dtensor.spec<@mesh, [S(0), P(sum)]>, #dtensor.spec<@mesh, [S(0), P(sum)]>], dtensor.result_specs = [#dtensor.spec<@mesh, [S(0), P(sum)]>]} ins(%y : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}

@@ -82,11 +82,12 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     Lookahead (on by default): deciding each op alone can pick a cheap move
     now that forces a second one at the next op (a reduce_scatter of a
     Partial, then an all_gather where the consumer needs it whole, instead
-    of DTensor's one all_reduce). So each function is analysed twice: the
-    second time, a result whose users all asked for one spec in the first
-    analysis has that spec as its target. The analysis with the lower total
-    redistribution cost is kept, so lookahead never costs more than the
-    greedy choice.
+    of DTensor's one all_reduce). So each function analysed on its own
+    (private callees are analysed within their callers' analyses) is
+    analysed twice: the second time, every result also prices its moves to
+    the specs its users asked for in the first analysis. The analysis with
+    the lower total redistribution cost is kept, so by the cost model
+    lookahead never costs more than the one-op choice.
 
     Loop-carried values take the init's spec unless the body turns them into
     another, which the loop then carries (the init is redistributed once,
