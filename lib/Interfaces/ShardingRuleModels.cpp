@@ -151,6 +151,33 @@ struct LinalgRuleModel
           f.why = "a loop indexing two dims of one operand";
         }
     }
+    // A loop that enters a compound index (`i + 2`, `ow + kw`, `15 - i`,
+    // `2 * i`) reads, on each rank, an interval of that dim that is not the
+    // rank's own shard of it: a window that needs a halo exchange. Until
+    // partitioning fetches windows, such a loop stays whole, so no rank ever
+    // runs its local loop on another rank's indices.
+    for (auto [o, map] : llvm::enumerate(maps)) {
+      for (auto [d, e] : llvm::enumerate(map.getResults())) {
+        if (llvm::isa<AffineDimExpr, AffineConstantExpr>(e))
+          continue;
+        for (unsigned k = 0; k < numLoops; ++k) {
+          RuleFactor &f = rule.factors[k];
+          if (f.kind == RuleFactor::Kind::Blocked ||
+              !e.isFunctionOfDim(k))
+            continue;
+          f.kind = RuleFactor::Kind::Blocked;
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          os << "loop " << k << " is read through the windowed index `" << e
+             << "` (dim " << d << " of "
+             << (o < numInputs ? "input " : "output ")
+             << (o < numInputs ? o : o - numInputs)
+             << "), which would need a halo exchange; windowed reads are not "
+                "partitioned yet";
+          f.why = std::move(text);
+        }
+      }
+    }
     std::vector<unsigned> operandNumbers = rule.operands;
     rule.keepsPartial = [body, numInputs, operandNumbers](ArrayRef<bool> partial,
                                                           ReduceKind kind) {

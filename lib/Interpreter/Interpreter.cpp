@@ -752,6 +752,10 @@ LogicalResult Interpreter::runBlock(Block &block,
       return success();
     }
     auto it = kernels.find(op.getName().getStringRef());
+    // Every structured op (convolutions and poolings of any layout) runs on
+    // the one kernel that reads its indexing maps and body.
+    if (it == kernels.end() && llvm::isa<linalg::LinalgOp>(op))
+      it = kernels.find("linalg.generic");
     if (it == kernels.end())
       return op.emitOpError() << "is not supported by the interpreter yet";
     auto start = std::chrono::steady_clock::now();

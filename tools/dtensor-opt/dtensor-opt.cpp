@@ -9,6 +9,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 
 int main(int argc, char **argv) {
+  mlir::dtensor::setCrashReportMessage();
   mlir::DialectRegistry registry;
   mlir::dtensor::registerAllDialects(registry);
   mlir::dtensor::registerAllPasses();

@@ -29,6 +29,7 @@
 #include "dtensor/Core/Layout.h"
 #include "dtensor/Core/Placement.h"
 #include "dtensor/Core/Redistribute.h"
+#include "dtensor/Support/CrashReport.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -312,6 +313,7 @@ static int runRedistribute() {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  mlir::dtensor::setCrashReportMessage();
   cl::HideUnrelatedOptions({&layoutCat, &redistCat});
   if (!cl::ParseCommandLineOptions(
           argc, argv,

@@ -599,6 +599,7 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  mlir::dtensor::setCrashReportMessage();
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   dtensor::registerAllPasses();

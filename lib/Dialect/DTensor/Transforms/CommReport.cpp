@@ -144,6 +144,8 @@ struct DTensorCommReportPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(verifyDistributedTypes(getOperation())))
+      return signalPassFailure();
 
     // Functions in module order; a collective belongs to its innermost one.
     llvm::MapVector<Operation *, FunctionStats> functions;

@@ -136,6 +136,10 @@ struct DTensorInsertRedistributePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(verifyDistributedTypes(getOperation())))
+      return signalPassFailure();
+    if (failed(verifyPropagationAttrs(getOperation())))
+      return signalPassFailure();
     failedAny = false;
     MLIRContext *ctx = &getContext();
     operandSpecsName = StringAttr::get(ctx, kOperandSpecsAttr);

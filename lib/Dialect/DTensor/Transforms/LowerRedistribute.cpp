@@ -35,6 +35,8 @@ struct DTensorLowerRedistributePass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(verifyDistributedTypes(getOperation())))
+      return signalPassFailure();
     SymbolTableCollection symbols;
     CostModel cost;
     cost.devicesPerHost = devicesPerHost;

@@ -24,6 +24,8 @@ struct DTensorNormalizeSpecsPass
     : public dtensor::impl::DTensorNormalizeSpecsPassBase<
           DTensorNormalizeSpecsPass> {
   void runOnOperation() override {
+    if (failed(verifyDistributedTypes(getOperation())))
+      return signalPassFailure();
     AttrTypeReplacer replacer;
     // The rank lives on the tensor type, not on the spec, so the rewrite is
     // keyed on tensor types.

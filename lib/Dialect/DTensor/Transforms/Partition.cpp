@@ -761,6 +761,8 @@ struct DTensorPartitionPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(verifyDistributedTypes(getOperation())))
+      return signalPassFailure();
     Context c;
     c.module = module;
 

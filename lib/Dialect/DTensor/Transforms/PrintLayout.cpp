@@ -44,6 +44,8 @@ struct DTensorPrintLayoutPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(verifyDistributedTypes(getOperation())))
+      return signalPassFailure();
     raw_ostream &os = llvm::errs();
     SymbolTableCollection symbols;
     AsmState state(module);

@@ -251,6 +251,8 @@ struct DTensorPropagatePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (failed(verifyDistributedTypes(getOperation())))
+      return signalPassFailure();
     SymbolTableCollection tables;
     symbolTables = &tables;
     failedAny = false;

@@ -5,6 +5,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
+#include "dtensor/Dialect/DTensor/Transforms/Propagation.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -20,45 +23,123 @@ namespace dtensor {
 using namespace mlir;
 using namespace mlir::dtensor;
 
+LogicalResult mlir::dtensor::verifyDistributedTypes(Operation *root) {
+  SymbolTableCollection symbols;
+  bool failedAny = false;
+  // Types found valid once are valid everywhere (meshes are module-level
+  // symbols); a program's few distinct types are checked once each.
+  llvm::DenseSet<Type> valid;
+  root->walk([&](Operation *op) {
+    // Each distinct type once per op: one diagnostic per mistake.
+    llvm::SmallDenseSet<Type, 8> seen;
+    auto check = [&](Type type) {
+      if (valid.contains(type) || !seen.insert(type).second)
+        return;
+      auto emitError = [&]() {
+        return op->emitError() << "in type " << type << ": ";
+      };
+      if (SpecAttr spec = getSpec(type)) {
+        auto tensor = llvm::cast<RankedTensorType>(type);
+        if (failed(verifySpecForMesh(op, spec, tensor.getRank(), symbols,
+                                     emitError)))
+          failedAny = true;
+        else
+          valid.insert(type);
+      } else if (auto mesh = llvm::dyn_cast<DeviceMeshType>(type)) {
+        if (failed(resolveMeshView(op, mesh.getView(), symbols, emitError)))
+          failedAny = true;
+        else
+          valid.insert(type);
+      }
+    };
+    for (Type t : op->getResultTypes())
+      check(t);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          check(arg.getType());
+    if (auto fn = llvm::dyn_cast<FunctionOpInterface>(op)) {
+      for (Type t : fn.getArgumentTypes())
+        check(t);
+      for (Type t : fn.getResultTypes())
+        check(t);
+    }
+  });
+  return failure(failedAny);
+}
+
+/// Checks one of propagation's spec lists on `op`: an array with one entry
+/// per value of `values`, each a unit (no requirement) or a spec valid for
+/// that value's tensor type and mesh.
+static LogicalResult verifySpecList(Operation *op, StringRef name,
+                                    TypeRange values, StringRef what,
+                                    SymbolTableCollection &symbols) {
+  Attribute raw = op->getDiscardableAttr(name);
+  if (!raw)
+    return success();
+  auto list = llvm::dyn_cast<ArrayAttr>(raw);
+  if (!list)
+    return op->emitError() << "'" << name << "' must be an array of specs";
+  if (list.size() != values.size())
+    return op->emitError() << "'" << name << "' has " << list.size()
+                           << " entries for " << values.size() << " " << what
+                           << "s";
+  for (auto [i, attr] : llvm::enumerate(list)) {
+    if (llvm::isa<UnitAttr>(attr))
+      continue;
+    auto spec = llvm::dyn_cast<SpecAttr>(attr);
+    if (!spec)
+      return op->emitError() << "'" << name << "' entry " << i
+                             << " must be a #dtensor.spec or unit, not "
+                             << attr;
+    auto tensor = llvm::dyn_cast<RankedTensorType>(values[i]);
+    if (!tensor)
+      return op->emitError() << "'" << name << "' gives a spec to " << what
+                             << " " << i << ", which is not a ranked tensor";
+    if (failed(verifySpecForMesh(op, spec, tensor.getRank(), symbols, [&]() {
+          return op->emitError() << "in '" << name << "' entry " << i << ": ";
+        })))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult mlir::dtensor::verifyPropagationAttrs(Operation *root) {
+  SymbolTableCollection symbols;
+  bool failedAny = false;
+  root->walk([&](Operation *op) {
+    if (op->getRawDictionaryAttrs().empty())
+      return;
+    auto fn = llvm::dyn_cast<FunctionOpInterface>(op);
+    TypeRange argTypes;
+    if (fn)
+      argTypes = fn.getArgumentTypes();
+    else if (auto loop = llvm::dyn_cast<scf::WhileOp>(op))
+      argTypes = loop.getBeforeBody()->getArgumentTypes();
+    else if (op->getDiscardableAttr(kArgSpecsAttr)) {
+      op->emitError() << "'" << kArgSpecsAttr
+                      << "' belongs on a function or an scf.while";
+      failedAny = true;
+      return;
+    }
+    TypeRange resultTypes =
+        fn ? TypeRange(fn.getResultTypes()) : TypeRange(op->getResultTypes());
+    if (failed(verifySpecList(op, kOperandSpecsAttr, op->getOperandTypes(),
+                              "operand", symbols)) ||
+        failed(verifySpecList(op, kResultSpecsAttr, resultTypes, "result",
+                              symbols)) ||
+        failed(verifySpecList(op, kArgSpecsAttr, argTypes, "argument",
+                              symbols)))
+      failedAny = true;
+  });
+  return failure(failedAny);
+}
+
 namespace {
 struct DTensorVerifyPass
     : public dtensor::impl::DTensorVerifyPassBase<DTensorVerifyPass> {
   void runOnOperation() override {
-    SymbolTableCollection symbols;
-    bool failedAny = false;
-    getOperation()->walk([&](Operation *op) {
-      // Each distinct type once per op: one diagnostic per mistake.
-      llvm::SmallDenseSet<Type, 8> seen;
-      auto check = [&](Type type) {
-        if (!seen.insert(type).second)
-          return;
-        auto emitError = [&]() {
-          return op->emitError() << "in type " << type << ": ";
-        };
-        if (SpecAttr spec = getSpec(type)) {
-          auto tensor = llvm::cast<RankedTensorType>(type);
-          if (failed(verifySpecForMesh(op, spec, tensor.getRank(), symbols,
-                                       emitError)))
-            failedAny = true;
-        } else if (auto mesh = llvm::dyn_cast<DeviceMeshType>(type)) {
-          if (failed(resolveMeshView(op, mesh.getView(), symbols, emitError)))
-            failedAny = true;
-        }
-      };
-      for (Type t : op->getResultTypes())
-        check(t);
-      for (Region &region : op->getRegions())
-        for (Block &block : region)
-          for (BlockArgument arg : block.getArguments())
-            check(arg.getType());
-      if (auto fn = llvm::dyn_cast<FunctionOpInterface>(op)) {
-        for (Type t : fn.getArgumentTypes())
-          check(t);
-        for (Type t : fn.getResultTypes())
-          check(t);
-      }
-    });
-    if (failedAny)
+    if (failed(verifyDistributedTypes(getOperation())))
       signalPassFailure();
     markAllAnalysesPreserved();
   }

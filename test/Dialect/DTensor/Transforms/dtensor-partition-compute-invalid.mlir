@@ -173,3 +173,31 @@ func.func @product_fill(%m: !dtensor.device_mesh<@mesh>) -> tensor<4xf32, #dtens
   %f = linalg.fill ins(%two : f32) outs(%e : tensor<4xf32, #dtensor.spec<@mesh, [R, P(product)]>>) -> tensor<4xf32, #dtensor.spec<@mesh, [R, P(product)]>>
   return %f : tensor<4xf32, #dtensor.spec<@mesh, [R, P(product)]>>
 }
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 2]
+
+// A loop read through a windowed index (`i + 2`): sharding it would run each
+// rank's local loop on its own indices of %a, not on the window its output
+// shard needs. Diagnosed until windows are fetched.
+func.func @windowed_shift(%m: !dtensor.device_mesh<@mesh>, %a: tensor<10xf32, #dtensor.spec<@mesh, [R, R]>>, %e: tensor<8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> tensor<8xf32, #dtensor.spec<@mesh, [R, S(0)]>> {
+  // expected-error@+1 {{operand 1 is sharded along dim 0 on mesh dim 1, but that dim cannot be sharded (loop 0 is read through the windowed index `d0 + 2` (dim 0 of input 0), which would need a halo exchange; windowed reads are not partitioned yet); redistribute it first}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i + 2)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%a : tensor<10xf32, #dtensor.spec<@mesh, [R, R]>>) outs(%e : tensor<8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<8xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+  return %r : tensor<8xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 2]
+
+// A convolution's input sharded on its width: the width is read through
+// `d1 + d3` (output position plus window offset).
+func.func @windowed_conv(%m: !dtensor.device_mesh<@mesh>, %in: tensor<2x11x3xf32, #dtensor.spec<@mesh, [S(1), R]>>, %f: tensor<3x3x4xf32, #dtensor.spec<@mesh, [R, R]>>, %o: tensor<2x9x4xf32, #dtensor.spec<@mesh, [R, R]>>) -> tensor<2x9x4xf32, #dtensor.spec<@mesh, [R, R]>> {
+  // expected-error@+1 {{operand 0 is sharded along dim 1, which no loop of the op indexes alone}}
+  %c = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%in, %f : tensor<2x11x3xf32, #dtensor.spec<@mesh, [S(1), R]>>, tensor<3x3x4xf32, #dtensor.spec<@mesh, [R, R]>>) outs(%o : tensor<2x9x4xf32, #dtensor.spec<@mesh, [R, R]>>) -> tensor<2x9x4xf32, #dtensor.spec<@mesh, [R, R]>>
+  return %c : tensor<2x9x4xf32, #dtensor.spec<@mesh, [R, R]>>
+}

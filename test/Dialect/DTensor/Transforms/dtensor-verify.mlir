@@ -1,5 +1,16 @@
 // RUN: split-file --leading-lines %s %t
 // RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-verify -verify-diagnostics
+// Every pass that computes layouts runs the same check first, so none of them
+// relies on IR that the parser accepts but nothing has verified:
+// RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-normalize-specs -verify-diagnostics
+// RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-propagate -verify-diagnostics
+// RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-insert-redistribute -verify-diagnostics
+// RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-partition -verify-diagnostics
+// RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-lower-redistribute -verify-diagnostics
+// RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-print-layout -verify-diagnostics
+// RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-comm-report -verify-diagnostics
+// RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-compile -verify-diagnostics
+// RUN: dtensor-opt %t/attrs.mlir -split-input-file --dtensor-insert-redistribute -verify-diagnostics
 // RUN: dtensor-opt %t/valid.mlir --dtensor-verify | FileCheck %t/valid.mlir
 // RUN: dtensor-opt %t/valid.mlir --dtensor-verify --mlir-print-op-generic | dtensor-opt --dtensor-verify | FileCheck %t/valid.mlir
 
@@ -131,6 +142,51 @@ dtensor.mesh @mesh shape = [2, 4]
 func.func @f(%m: !dtensor.device_mesh<@mesh[(0, 1)]>, %x: tensor<16x8xf32, #dtensor.spec<@mesh[(0, 1)], [S(0)]>>) {
   %0 = tensor.empty() : tensor<16x8xf32, #dtensor.spec<@mesh, [P(sum), S(1)]>>
   return
+}
+
+//--- attrs.mlir
+
+// Propagation's attributes are input to dtensor-insert-redistribute too: one
+// entry per value, each a spec valid for it or a unit.
+dtensor.mesh @mesh shape = [2, 4]
+func.func @f(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  // expected-error@+1 {{'dtensor.operand_specs' has 1 entries for 2 operands}}
+  %r = linalg.copy ins(%x : tensor<8xf32, #dtensor.spec<@mesh, [S(0), R]>>) outs(%e : tensor<8xf32>) {dtensor.operand_specs = [#dtensor.spec<@mesh, [S(0), R]>]} -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 4]
+func.func @f(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  // expected-error@+1 {{in 'dtensor.result_specs' entry 0: spec #dtensor.spec<@mesh, [S(0)]> on mesh shape 2x4: placements [S(0)] has 1 placement(s) but the mesh has 2 dim(s)}}
+  %r = linalg.copy ins(%x : tensor<8xf32, #dtensor.spec<@mesh, [S(0), R]>>) outs(%e : tensor<8xf32>) {dtensor.result_specs = [#dtensor.spec<@mesh, [S(0)]>]} -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 4]
+// expected-error@+1 {{'dtensor.arg_specs' entry 1 must be a #dtensor.spec or unit, not 3 : i64}}
+func.func @f(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8xf32>) -> tensor<8xf32> attributes {dtensor.arg_specs = [unit, 3]} {
+  return %x : tensor<8xf32>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 4]
+// expected-error@+1 {{'dtensor.result_specs' gives a spec to result 0, which is not a ranked tensor}}
+func.func private @g(%m: !dtensor.device_mesh<@mesh>) -> f32 attributes {dtensor.result_specs = [#dtensor.spec<@nomesh, [R]>]}
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 4]
+func.func @f(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8xf32>) -> tensor<8xf32> {
+  // expected-error@+1 {{'dtensor.arg_specs' belongs on a function or an scf.while}}
+  %e = tensor.empty() {dtensor.arg_specs = []} : tensor<8xf32>
+  return %e : tensor<8xf32>
 }
 
 //--- valid.mlir

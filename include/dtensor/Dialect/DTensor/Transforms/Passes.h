@@ -18,6 +18,20 @@ namespace dtensor {
 #define GEN_PASS_DECL
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h.inc"
 
+/// Checks every distributed type (`#dtensor.spec` encodings) and mesh handle
+/// in `root` against its mesh, as `--dtensor-verify` does: the symbol names a
+/// `dtensor.mesh`, a view's dims exist, a spec has one placement per view dim
+/// and shard dims within the tensor's rank. Emits at the op and fails. Every
+/// pass that computes layouts runs it first, so none relies on IR the parser
+/// accepted but nothing verified.
+LogicalResult verifyDistributedTypes(Operation *root);
+
+/// Checks propagation's attributes (`dtensor.operand_specs`,
+/// `dtensor.result_specs`, `dtensor.arg_specs`, see Propagation.h) where
+/// they appear: one entry per operand / result / argument, each a unit or a
+/// spec valid for that value. Written by hand they are input too.
+LogicalResult verifyPropagationAttrs(Operation *root);
+
 #define GEN_PASS_REGISTRATION
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h.inc"
 
