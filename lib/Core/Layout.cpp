@@ -156,21 +156,32 @@ std::vector<int64_t> Layout::sizeTable(const Shape &global,
 
 std::vector<int64_t> Layout::distinctSizes(const Shape &global,
                                            int64_t dim) const {
-  const std::vector<int64_t> &meshDims = orders[dim];
-  Shape sub;
-  for (int64_t m : meshDims)
-    sub.push_back(meshShape[m]);
-  std::vector<int64_t> sizes;
-  Shape coord(meshShape.size(), 0);
-  for (int64_t i = 0, e = meshSize(sub); i < e; ++i) {
-    Shape subCoord = rankToCoord(sub, i);
-    for (size_t j = 0; j < meshDims.size(); ++j)
-      coord[meshDims[j]] = subCoord[j];
-    sizes.push_back(shardAt(global, coord).shape[dim]);
+  // Level by level over the distinct lengths of the previous level, never
+  // over ranks: torch.chunk of a length gives at most three sizes (full
+  // chunks, one remainder, empty ones), so a million ranks cost as little as
+  // two.
+  std::vector<int64_t> lengths = {global[dim]};
+  for (int64_t m : orders[dim]) {
+    int64_t parts = meshShape[m];
+    std::vector<int64_t> next;
+    for (int64_t length : lengths) {
+      Chunk first = chunk(length, parts, 0);
+      next.push_back(first.size);
+      if (first.size == 0)
+        continue;
+      // Pieces 0 .. whole-1 are full; then a remainder; then empties.
+      int64_t whole = length / first.size;
+      int64_t rest = length - whole * first.size;
+      if (whole < parts && rest > 0)
+        next.push_back(rest);
+      if (whole + (rest > 0 ? 1 : 0) < parts)
+        next.push_back(0);
+    }
+    std::sort(next.begin(), next.end());
+    next.erase(std::unique(next.begin(), next.end()), next.end());
+    lengths = std::move(next);
   }
-  std::sort(sizes.begin(), sizes.end());
-  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-  return sizes;
+  return lengths;
 }
 
 std::optional<int64_t> Layout::uniformSize(const Shape &global,

@@ -171,6 +171,117 @@ struct Emitter {
     return tensor::SplatOp::create(b, loc, zero, type, dynamic);
   }
 
+  static RankedTensorType withDimSize(RankedTensorType t, int64_t d,
+                                      int64_t size) {
+    SmallVector<int64_t> shape(t.getShape());
+    shape[d] = size;
+    return RankedTensorType::get(shape, t.getElementType());
+  }
+
+  /// `v` with dim `d` split into (`parts`, `inner`).
+  Value splitDim(Value v, int64_t d, int64_t parts, OpFoldResult inner) {
+    auto t = llvm::cast<RankedTensorType>(v.getType());
+    SmallVector<int64_t> shape;
+    SmallVector<OpFoldResult> outShape;
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t k = 0; k < t.getRank(); ++k) {
+      int64_t at = shape.size();
+      if (k == d) {
+        std::optional<int64_t> c = getConstantIntValue(inner);
+        shape.append({parts, c ? *c : ShapedType::kDynamic});
+        outShape.append({b.getIndexAttr(parts), inner});
+        groups.push_back({at, at + 1});
+        continue;
+      }
+      shape.push_back(t.getDimSize(k));
+      outShape.push_back(fold(t.isDynamicDim(k) ? dim(v, k) : Value(),
+                              t.getDimSize(k)));
+      groups.push_back({at});
+    }
+    return tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(shape, t.getElementType()), v, groups,
+        outShape);
+  }
+
+  /// `v` with dims `d` and `d + 1` merged.
+  Value mergeDims(Value v, int64_t d) {
+    auto t = llvm::cast<RankedTensorType>(v.getType());
+    SmallVector<ReassociationIndices> groups;
+    for (int64_t k = 0; k < t.getRank(); ++k) {
+      if (k == d + 1)
+        continue;
+      if (k == d)
+        groups.push_back({k, k + 1});
+      else
+        groups.push_back({k});
+    }
+    return tensor::CollapseShapeOp::create(b, loc, v, groups);
+  }
+
+  /// ceil(length / parts), folded when `length` is a constant.
+  OpFoldResult fullChunk(Value length, int64_t parts) {
+    if (std::optional<int64_t> c = getConstantIntValue(length))
+      return b.getIndexAttr((*c + parts - 1) / parts);
+    return arith::CeilDivSIOp::create(b, loc, length, cst(parts)).getResult();
+  }
+
+  Value value(OpFoldResult v) {
+    if (std::optional<int64_t> c = getConstantIntValue(v))
+      return cst(*c);
+    return llvm::cast<Value>(v);
+  }
+
+  /// Dim `d` of `buffer` holds `parts` slots of `slot` elements, slot i
+  /// starting with torch.chunk piece i of a dim of `length` (the rest
+  /// padding). Returns the pieces joined, `length` long. Every piece but the
+  /// last non-empty one is a full ceil(length / parts) chunk, so the pieces
+  /// are the first `length` elements of the slots cut to that size: a few
+  /// ops whatever the number of parts (never one slice per rank).
+  Value joinChunks(Value buffer, int64_t d, int64_t parts, int64_t slot,
+                   Value length, int64_t staticLength) {
+    OpFoldResult full = fullChunk(length, parts);
+    std::optional<int64_t> c = getConstantIntValue(full);
+    Value joined = buffer;
+    if (!c || *c != slot) {
+      Value grid = splitDim(buffer, d, parts, b.getIndexAttr(slot));
+      joined = mergeDims(slice(grid, {{d + 1, b.getIndexAttr(0), full}}), d);
+    }
+    return slice(joined, {{d, b.getIndexAttr(0), fold(length, staticLength)}});
+  }
+
+  /// The inverse of joinChunks: `v`'s dim `d` cut into `parts` torch.chunk
+  /// pieces, piece i at i * `slot` of a zero buffer `parts * slot` long.
+  Value chunksToSlots(Value v, int64_t d, int64_t parts, int64_t slot) {
+    auto t = llvm::cast<RankedTensorType>(v.getType());
+    Value length = dim(v, d);
+    OpFoldResult full = fullChunk(length, parts);
+    std::optional<int64_t> c = getConstantIntValue(full);
+    if (c && *c == slot)
+      return insert(v,
+                    zeros(withDimSize(t, d, parts * slot),
+                          [&](int64_t i) { return dim(v, i); }),
+                    {});
+    // Pad to `parts` full chunks, then move each chunk to its slot.
+    OpFoldResult paddedLen =
+        c ? OpFoldResult(b.getIndexAttr(parts * *c))
+          : OpFoldResult(
+                arith::MulIOp::create(b, loc, value(full), cst(parts))
+                    .getResult());
+    std::optional<int64_t> pc = getConstantIntValue(paddedLen);
+    Value padded = insert(
+        v,
+        zeros(withDimSize(t, d, pc ? *pc : ShapedType::kDynamic),
+              [&](int64_t i) { return i == d ? value(paddedLen) : dim(v, i); }),
+        {});
+    Value grid = splitDim(padded, d, parts, full);
+    auto gridType = llvm::cast<RankedTensorType>(grid.getType());
+    SmallVector<int64_t> shape(gridType.getShape());
+    shape[d + 1] = slot;
+    Value dest = zeros(RankedTensorType::get(shape, t.getElementType()),
+                       [&](int64_t i) { return dim(grid, i); });
+    return mergeDims(insert(grid, dest, {}), d);
+  }
+
   Value cast(Value v, Type type) {
     if (v.getType() == type)
       return v;
@@ -321,15 +432,9 @@ FailureOr<Value> mlir::dtensor::lowerRedistribute(OpBuilder &b, Location loc,
       Value gathered = AllGatherOp::create(b, loc, withDim(tBefore, d, n * piece),
                                            buffer, mesh, meshDims, d);
       Value parent = emitShardExtent(b, loc, mesh, from, *after, d).second;
-      Value out = e.zeros(tAfter, [&](int64_t i) {
-        return i == d ? parent : e.dim(v, i);
-      });
-      for (int64_t i = 0; i < n; ++i) {
-        auto [start, size] = e.chunk(parent, n, e.cst(i));
-        Value part = e.slice(gathered, {{d, b.getIndexAttr(i * piece), size}});
-        out = e.insert(part, out, {{d, start}});
-      }
-      v = out;
+      v = e.cast(e.joinChunks(gathered, d, n, piece, parent,
+                              tAfter.getDimSize(d)),
+                 tAfter);
       break;
     }
 
@@ -345,12 +450,7 @@ FailureOr<Value> mlir::dtensor::lowerRedistribute(OpBuilder &b, Location loc,
       // keep this rank's real size.
       int64_t piece = (maxBefore[d] + n - 1) / n;
       Value length = e.dim(v, d);
-      Value buffer = e.zeros(withDim(tBefore, d, n * piece), sameAsV(v));
-      for (int64_t i = 0; i < n; ++i) {
-        auto [start, size] = e.chunk(length, n, e.cst(i));
-        buffer = e.insert(e.slice(v, {{d, start, size}}), buffer,
-                          {{d, b.getIndexAttr(i * piece)}});
-      }
+      Value buffer = e.chunksToSlots(v, d, n, piece);
       Value scattered = ReduceScatterOp::create(
           b, loc, withDim(tBefore, d, piece), buffer, mesh, meshDims, d,
           reduce);
@@ -380,27 +480,18 @@ FailureOr<Value> mlir::dtensor::lowerRedistribute(OpBuilder &b, Location loc,
       RankedTensorType bufferType =
           withDim(withDim(tBefore, j, n * pieceJ), i, pieceI);
       Value lengthJ = e.dim(v, j);
-      Value buffer = e.zeros(bufferType, sameAsV(v));
-      for (int64_t t = 0; t < n; ++t) {
-        auto [start, size] = e.chunk(lengthJ, n, e.cst(t));
-        buffer = e.insert(e.slice(v, {{j, start, size}}), buffer,
-                          {{j, b.getIndexAttr(t * pieceJ)}});
-      }
+      Value slotsJ = e.chunksToSlots(v, j, n, pieceJ);
+      Value buffer =
+          e.insert(slotsJ, e.zeros(bufferType, sameAsV(slotsJ)), {});
       Value exchanged = AllToAllOp::create(
           b, loc, withDim(withDim(tBefore, j, pieceJ), i, n * pieceI), buffer,
           mesh, meshDims, j, i);
       Value mineJ = e.chunk(lengthJ, n, e.coord(mesh, meshDims)).second;
       Value parentI = emitShardExtent(b, loc, mesh, from, *after, i).second;
-      Value out = e.zeros(tAfter, [&](int64_t k) {
-        return k == i ? parentI : k == j ? mineJ : e.dim(v, k);
-      });
-      for (int64_t k = 0; k < n; ++k) {
-        auto [start, size] = e.chunk(parentI, n, e.cst(k));
-        Value part = e.slice(exchanged, {{i, b.getIndexAttr(k * pieceI), size},
-                                         {j, b.getIndexAttr(0), mineJ}});
-        out = e.insert(part, out, {{i, start}});
-      }
-      v = out;
+      Value cut = e.slice(exchanged, {{j, b.getIndexAttr(0),
+                                       e.fold(mineJ, tAfter.getDimSize(j))}});
+      v = e.cast(e.joinChunks(cut, i, n, pieceI, parentI, tAfter.getDimSize(i)),
+                 tAfter);
       break;
     }
     }

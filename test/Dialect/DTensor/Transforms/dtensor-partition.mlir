@@ -51,17 +51,22 @@ func.func @ordered_gather(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x4xf32, #
 }
 
 // Uneven: 9 rows as [S(0), S(0)] are 3,2 | 2,2 (parent 5 | 4). Each shard is
-// padded to the largest piece, gathered, and the real pieces are cut out at
-// their torch.chunk offsets; then the same over "dp" (5 | 4 padded to 5).
+// padded to the largest piece (3) and gathered; on a rank whose parent is 4
+// the pieces are 2 long, so the slots are viewed as 2x3, cut to their chunk
+// size, joined and cut to the parent's length; then the same over "dp" (5 | 4
+// padded to 5), where full chunks fill their slots: one slice. The ops do
+// not grow with the number of ranks.
 // CHECK-LABEL: func.func @uneven_gather
 // CHECK-SAME:    tensor<?x4xf32>) -> tensor<?x4xf32>
 // CHECK:         %[[PAD:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [%{{.*}}, 4] [1, 1] : tensor<?x4xf32> into tensor<3x4xf32>
 // CHECK:         %[[G1:.*]] = dtensor.all_gather %[[PAD]], %{{.*}} mesh_dims = [1] gather_dim = 0 : tensor<3x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<6x4xf32>
-// CHECK:         tensor.extract_slice %[[G1]][0, 0] [%{{.*}}, 4]
-// CHECK:         tensor.extract_slice %[[G1]][3, 0] [%{{.*}}, 4]
+// CHECK:         %[[FULL:.*]] = arith.ceildivsi %[[PARENT:.*]], %c2 : index
+// CHECK:         %[[GRID:.*]] = tensor.expand_shape %[[G1]] {{\[\[}}0, 1], [2]] output_shape [2, 3, 4] : tensor<6x4xf32> into tensor<2x3x4xf32>
+// CHECK:         %[[CUT:.*]] = tensor.extract_slice %[[GRID]][0, 0, 0] [2, %[[FULL]], 4] [1, 1, 1] : tensor<2x3x4xf32> to tensor<2x?x4xf32>
+// CHECK:         %[[JOIN:.*]] = tensor.collapse_shape %[[CUT]] {{\[\[}}0, 1], [2]] : tensor<2x?x4xf32> into tensor<?x4xf32>
+// CHECK:         tensor.extract_slice %[[JOIN]][0, 0] [%[[PARENT]], 4] [1, 1]
 // CHECK:         %[[G2:.*]] = dtensor.all_gather %{{.*}}, %{{.*}} mesh_dims = [0] gather_dim = 0 : tensor<5x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<10x4xf32>
-// CHECK:         tensor.extract_slice %[[G2]][0, 0] [5, 4]
-// CHECK:         tensor.extract_slice %[[G2]][5, 0] [4, 4]
+// CHECK:         tensor.extract_slice %[[G2]][0, 0] [9, 4]
 // CHECK-NOT:     dtensor.all_gather
 func.func @uneven_gather(%m: !dtensor.device_mesh<@mesh>, %x: tensor<9x4xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>) -> tensor<9x4xf32, #dtensor.spec<@mesh, [R, S(0)]>> {
   %r = dtensor.redistribute %x, %m : tensor<9x4xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>, !dtensor.device_mesh<@mesh> -> tensor<9x4xf32, #dtensor.spec<@mesh, [R, S(0)]>>
@@ -69,10 +74,11 @@ func.func @uneven_gather(%m: !dtensor.device_mesh<@mesh>, %x: tensor<9x4xf32, #d
 }
 
 // Partial sums to uneven rows (7 over 2: 4 | 3): chunks placed at multiples
-// of 4, one reduce_scatter, this rank's real rows kept.
+// of 4 (here the whole 7 rows at 0: full chunks fill their slots), one
+// reduce_scatter, this rank's real rows kept.
 // CHECK-LABEL: func.func @uneven_reduce_scatter
 // CHECK-SAME:    tensor<7x5xf32>) -> tensor<?x5xf32>
-// CHECK:         tensor.insert_slice %{{.*}} into %{{.*}}[4, 0] [3, 5] [1, 1] : tensor<3x5xf32> into tensor<8x5xf32>
+// CHECK:         tensor.insert_slice %{{.*}} into %{{.*}}[0, 0] [7, 5] [1, 1] : tensor<7x5xf32> into tensor<8x5xf32>
 // CHECK:         %[[RS:.*]] = dtensor.reduce_scatter %{{.*}}, %{{.*}} mesh_dims = [0] scatter_dim = 0 reduce = sum : tensor<8x5xf32>, !dtensor.device_mesh<@mesh> -> tensor<4x5xf32>
 // CHECK:         tensor.extract_slice %[[RS]][0, 0] [%{{.*}}, 5] [1, 1] : tensor<4x5xf32> to tensor<?x5xf32>
 func.func @uneven_reduce_scatter(%m: !dtensor.device_mesh<@mesh>, %x: tensor<7x5xf32, #dtensor.spec<@mesh, [P(sum), R]>>) -> tensor<7x5xf32, #dtensor.spec<@mesh, [S(0), R]>> {
