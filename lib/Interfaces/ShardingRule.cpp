@@ -30,6 +30,13 @@ std::optional<int64_t> ShardingRule::dimOf(size_t o, int64_t f) const {
   return std::nullopt;
 }
 
+const WindowedDim *ShardingRule::windowOf(size_t o, int64_t dim) const {
+  for (const WindowedDim &w : windows)
+    if (w.operand == o && w.dim == dim)
+      return &w;
+  return nullptr;
+}
+
 std::optional<std::vector<Placement>>
 mlir::dtensor::placementsForFactor(const ShardingRule &rule, int64_t factor,
                                    ArrayRef<Placement> operandPlacements) {
@@ -75,8 +82,18 @@ mlir::dtensor::placementsForFactor(const ShardingRule &rule, int64_t factor,
       out[o] = Placement::shard(*d);
       continue;
     }
-    if (o < numOperands)
-      continue; // an operand broadcast along the factor: replicated
+    if (o < numOperands) {
+      // A windowed operand stays sharded along its windowed dim (a halo
+      // exchange) or replicated (each rank slices its window); any other
+      // operand is broadcast along the factor: replicated.
+      for (const WindowedDim &w : rule.windows)
+        if (w.operand == o && w.factor == factor &&
+            o < operandPlacements.size() &&
+            operandPlacements[o].isShard() &&
+            operandPlacements[o].dim == w.dim)
+          out[o] = Placement::shard(w.dim);
+      continue;
+    }
     size_t r = o - numOperands;
     if (f.kind != RuleFactor::Kind::Reduction || r >= f.combiners.size() ||
         !f.combiners[r])
@@ -92,6 +109,12 @@ bool mlir::dtensor::divisibilityHolds(const ShardingRule &rule,
                                       ArrayRef<int64_t> meshShape,
                                       std::string &error) {
   for (size_t f = 0; f < rule.factors.size(); ++f) {
+    if (rule.factors[f].windowed &&
+        llvm::count(factorOfMeshDim, int64_t(f)) > 1) {
+      error = "a loop read through a window can be sharded on one mesh dim "
+              "only";
+      return false;
+    }
     if (rule.factors[f].mustDivide.empty())
       continue;
     int64_t shards = 1;

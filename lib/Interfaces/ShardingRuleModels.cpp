@@ -96,6 +96,35 @@ bool bodyKeepsPartial(Block &body, ArrayRef<bool> partialInputs,
   return false;
 }
 
+/// Adds `scale` times the linear form of `e` to `coef` (per loop) and
+/// `constant`; false when `e` is not a linear combination of loops.
+bool decomposeLinear(AffineExpr e, SmallVectorImpl<int64_t> &coef,
+                     int64_t &constant, int64_t scale) {
+  if (auto d = llvm::dyn_cast<AffineDimExpr>(e)) {
+    coef[d.getPosition()] += scale;
+    return true;
+  }
+  if (auto c = llvm::dyn_cast<AffineConstantExpr>(e)) {
+    constant += scale * c.getValue();
+    return true;
+  }
+  auto bin = llvm::dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return false;
+  if (bin.getKind() == AffineExprKind::Add)
+    return decomposeLinear(bin.getLHS(), coef, constant, scale) &&
+           decomposeLinear(bin.getRHS(), coef, constant, scale);
+  if (bin.getKind() == AffineExprKind::Mul) {
+    if (auto c = llvm::dyn_cast<AffineConstantExpr>(bin.getRHS()))
+      return decomposeLinear(bin.getLHS(), coef, constant,
+                             scale * c.getValue());
+    if (auto c = llvm::dyn_cast<AffineConstantExpr>(bin.getLHS()))
+      return decomposeLinear(bin.getRHS(), coef, constant,
+                             scale * c.getValue());
+  }
+  return false;
+}
+
 template <typename OpTy>
 struct LinalgRuleModel
     : public ShardingRuleOpInterface::ExternalModel<LinalgRuleModel<OpTy>, OpTy> {
@@ -153,29 +182,89 @@ struct LinalgRuleModel
     }
     // A loop that enters a compound index (`i + 2`, `ow + kw`, `15 - i`,
     // `2 * i`) reads, on each rank, an interval of that dim that is not the
-    // rank's own shard of it: a window that needs a halo exchange. Until
-    // partitioning fetches windows, such a loop stays whole, so no rank ever
-    // runs its local loop on another rank's indices.
+    // rank's own shard of it: a window. A linear index with one parallel
+    // loop that the results index (the sharded loop) and other loops of
+    // static extent (the window) is recorded as a WindowedDim, and
+    // partitioning fetches each rank's window; the window loops stay whole.
+    // Anything else keeps every loop it mentions whole.
+    SmallVector<int64_t> extents = op.getStaticLoopRanges();
+    auto block = [&](unsigned k, AffineExpr e, size_t o, int64_t d,
+                     StringRef what) {
+      RuleFactor &f = rule.factors[k];
+      if (f.kind == RuleFactor::Kind::Blocked)
+        return;
+      f.kind = RuleFactor::Kind::Blocked;
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      os << "loop " << k << " is read through the index `" << e << "` (dim "
+         << d << " of " << (o < numInputs ? "input " : "output ")
+         << (o < numInputs ? o : o - numInputs) << "), " << what;
+      f.why = std::move(text);
+    };
+    auto outputsIndexPlainly = [&](unsigned k) {
+      for (unsigned r = 0; r < raw->getNumResults(); ++r)
+        if (llvm::is_contained(rule.resultDims[r], int64_t(k)))
+          return true;
+      return false;
+    };
     for (auto [o, map] : llvm::enumerate(maps)) {
       for (auto [d, e] : llvm::enumerate(map.getResults())) {
         if (llvm::isa<AffineDimExpr, AffineConstantExpr>(e))
           continue;
+        SmallVector<int64_t> coef(numLoops, 0);
+        int64_t constant = 0;
+        bool linear = decomposeLinear(e, coef, constant, 1);
+        SmallVector<unsigned> sharded, window;
         for (unsigned k = 0; k < numLoops; ++k) {
-          RuleFactor &f = rule.factors[k];
-          if (f.kind == RuleFactor::Kind::Blocked ||
-              !e.isFunctionOfDim(k))
+          if (!coef[k])
             continue;
-          f.kind = RuleFactor::Kind::Blocked;
-          std::string text;
-          llvm::raw_string_ostream os(text);
-          os << "loop " << k << " is read through the windowed index `" << e
-             << "` (dim " << d << " of "
-             << (o < numInputs ? "input " : "output ")
-             << (o < numInputs ? o : o - numInputs)
-             << "), which would need a halo exchange; windowed reads are not "
-                "partitioned yet";
-          f.why = std::move(text);
+          if (iterators[k] == utils::IteratorType::parallel &&
+              outputsIndexPlainly(k))
+            sharded.push_back(k);
+          else
+            window.push_back(k);
         }
+        // Which placed operand this map belongs to (scalar inputs have
+        // none).
+        auto placed = llvm::find(rule.operands, unsigned(o));
+        bool ok = linear && sharded.size() == 1 && o < numInputs &&
+                  placed != rule.operands.end();
+        int64_t low = 0, high = 0;
+        for (unsigned k : window)
+          if (ShapedType::isDynamic(extents[k]))
+            ok = false;
+          else if (extents[k] > 0) {
+            int64_t reach = coef[k] * (extents[k] - 1);
+            low += std::min<int64_t>(reach, 0);
+            high += std::max<int64_t>(reach, 0);
+          }
+        size_t p = placed - rule.operands.begin();
+        if (ok) {
+          unsigned k = sharded.front();
+          // One window per loop and operand, and never next to a plain
+          // index of the same loop.
+          for (const WindowedDim &w : rule.windows)
+            if (w.operand == p && w.factor == int64_t(k))
+              ok = false;
+          if (ok && llvm::is_contained(rule.operandDims[p], int64_t(k)))
+            ok = false;
+        }
+        if (!ok) {
+          for (unsigned k = 0; k < numLoops; ++k)
+            if (e.isFunctionOfDim(k))
+              block(k, e, o, d,
+                    "which is not a window partitioning can fetch (one "
+                    "parallel loop of the results plus loops of static "
+                    "extent, linearly, in an input)");
+          continue;
+        }
+        unsigned k = sharded.front();
+        rule.factors[k].windowed = true;
+        rule.windows.push_back(WindowedDim{p, int64_t(d), int64_t(k), coef[k],
+                                           constant, low, high});
+        for (unsigned w : window)
+          block(w, e, o, d,
+                "a window offset of another loop's sharded reads");
       }
     }
     std::vector<unsigned> operandNumbers = rule.operands;

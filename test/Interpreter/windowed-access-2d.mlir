@@ -1,10 +1,20 @@
 // RUN: dtensor-run %s --all-entries --verify --pipeline dtensor-compile --report | FileCheck %s
 // RUN: dtensor-opt %s --dtensor-propagate --dtensor-insert-redistribute | FileCheck %s --check-prefix=IR
 // Windowed reads on a 2x2 mesh: convolutions, pooling and a stencil with
-// their windowed dims sharded on one or both mesh dims, uneven, with stride
-// and dilation (see windowed-access.mlir). Every program must match the
-// global program on every rank.
+// their windowed dims sharded on one or both mesh dims (H on one, W on the
+// other: a halo along each, corners through the second exchange), uneven,
+// with stride and dilation (see windowed-access.mlir). Every program must
+// match the global program on every rank.
 
+// CHECK: verified @conv2d_hw:
+// CHECK-NEXT: communication: 3 collectives, 384 bytes/rank
+// CHECK-NEXT: permute 3 384 bytes mesh dims [0], [1]
+// CHECK: verified @conv2d_batch:
+// CHECK-NEXT: communication: 0 collectives, 0 bytes/rank
+// CHECK: verified @depthwise_pool:
+// CHECK: verified @stencil_2d:
+// CHECK-NEXT: communication: 4 collectives, 80 bytes/rank
+// CHECK-NEXT: permute 4 80 bytes mesh dims [0], [1]
 // CHECK: verified 4 of 4 function(s)
 
 dtensor.mesh @mesh shape = [2, 2]

@@ -1,24 +1,44 @@
 // RUN: dtensor-run %s --all-entries --verify --pipeline dtensor-compile --report | FileCheck %s
 // RUN: dtensor-opt %s --dtensor-propagate --dtensor-insert-redistribute | FileCheck %s --check-prefix=IR
 // Windowed reads on a 1-D mesh of 3: a loop that reads an operand through a
-// compound index (`i + 2`, `7 - i`, `2 * i`, `i + k`) on a loop propagation
-// would shard. Each rank's local loop read its own indices of the operand,
-// not the window its output shard needs, so every rank but 0 computed rank
-// 0's values. Such a loop is kept whole until windows are fetched (halo
-// exchange); every program must match the global program on every rank,
-// uneven shards included. windowed-access-2d.mlir has the 2-D mesh cases.
+// compound index (`i + 2`, `7 - i`, `2 * i`, `i + k`) sharded by
+// propagation. Each rank fetches the window its share of the loop reads:
+// from its own copy when the operand is replicated, from its neighbours
+// (dtensor.permute, one per shift) when it is sharded along that dim. Every
+// program must match the global program on every rank, uneven shards
+// included (before windows were fetched, every rank but 0 computed rank 0's
+// values). windowed-access-2d.mlir has the 2-D mesh cases.
 
+// CHECK: verified @shift:
+// CHECK-NEXT: communication: 0 collectives, 0 bytes/rank
+// CHECK: verified @shift_sharded:
+// CHECK-NEXT: communication: 1 collective, 4 bytes/rank
+// CHECK-NEXT: permute 1 4 bytes mesh dims [0]
+// CHECK: verified @reverse:
+// CHECK-NEXT: communication: 4 collectives, 24 bytes/rank
+// CHECK-NEXT: permute 4 24 bytes mesh dims [0]
+// CHECK: verified @stride:
+// CHECK-NEXT: communication: 0 collectives, 0 bytes/rank
+// CHECK: verified @stencil_window:
+// CHECK-NEXT: communication: 1 collective, 8 bytes/rank
+// CHECK-NEXT: permute 1 8 bytes mesh dims [0]
+// CHECK: verified @stencil_loop:
+// CHECK: verified @conv1d_width:
+// CHECK-NEXT: communication: 2 collectives, 72 bytes/rank
+// CHECK-NEXT: permute 2 72 bytes mesh dims [0]
 // CHECK: verified 7 of 7 function(s)
 
 dtensor.mesh @g shape = [3]
 
 // The issue's reproducer: a replicated operand read at i + 2, the result
 // distributed S(0).
+// The replicated operand stays replicated and the loop is sharded: each rank
+// slices its window, no collective.
 // IR-LABEL: func.func @shift(
 // IR: %[[R:.+]] = linalg.generic
 // IR-SAME: ins(%{{.*}} : tensor<10xf32, #dtensor.spec<@g, [R]>>)
-// IR-SAME: outs(%{{.*}} : tensor<8xf32, #dtensor.spec<@g, [R]>>)
-// IR: dtensor.redistribute %[[R]], %{{.*}} : tensor<8xf32, #dtensor.spec<@g, [R]>>, !dtensor.device_mesh<@g> -> tensor<8xf32, #dtensor.spec<@g, [S(0)]>>
+// IR-SAME: outs(%{{.*}} : tensor<8xf32, #dtensor.spec<@g, [S(0)]>>)
+// IR: dtensor.redistribute %[[R]], %{{.*}} : tensor<8xf32, #dtensor.spec<@g, [S(0)]>>, !dtensor.device_mesh<@g> -> tensor<8xf32, #dtensor.spec<@g, [S(0)]>>
 func.func @shift(%m: !dtensor.device_mesh<@g>, %a: tensor<10xf32, #dtensor.spec<@g, [R]>>)
     -> tensor<8xf32, #dtensor.spec<@g, [S(0)]>> {
   %e = tensor.empty() : tensor<8xf32>

@@ -47,6 +47,23 @@ struct RuleFactor {
   /// (a reshaped group's leading dims).
   std::vector<int64_t> mustDivide;
   std::string why;
+  /// Some operand reads a dim through a window of this factor (see
+  /// WindowedDim): it may be sharded on one mesh dim at most.
+  bool windowed = false;
+};
+
+/// An operand dim read at `stride * factor + w + offset`, where w, the sum of
+/// other loops times their coefficients, ranges over [lowSpan, highSpan]
+/// (a convolution's input: `oh * stride + kh * dilation`; a stencil's
+/// `i + k`; a shift `i + 2`; a reversal `7 - i`). When `factor` is sharded
+/// on a mesh dim, each rank reads a window of the dim (Core/Window.h); the
+/// operand is then S(dim) there (partitioning exchanges halos) or R (each
+/// rank slices its window).
+struct WindowedDim {
+  size_t operand = 0;
+  int64_t dim = 0;
+  int64_t factor = 0;
+  int64_t stride = 1, offset = 0, lowSpan = 0, highSpan = 0;
 };
 
 /// The rule of one op. Operands are the op's tensor operands the rule covers
@@ -70,6 +87,8 @@ struct ShardingRule {
   /// Whether the op makes a Partial result from no Partial operand (a fill,
   /// which gives each rank its share).
   bool makesPartial = false;
+  /// Operand dims read through windows (their `operandDims` entry is -1).
+  std::vector<WindowedDim> windows;
 
   size_t numOperands() const { return operands.size(); }
   size_t numResults() const { return resultDims.size(); }
@@ -78,6 +97,9 @@ struct ShardingRule {
   /// The tensor dim of placed operand `o` (or result `r` when `o >=
   /// numOperands()`, as `numOperands() + r`) that factor `f` indexes.
   std::optional<int64_t> dimOf(size_t o, int64_t f) const;
+  /// The window through which placed operand `o` reads its dim `dim`, or
+  /// null.
+  const WindowedDim *windowOf(size_t o, int64_t dim) const;
 };
 
 /// A factor choice meaning: nothing sharded, every operand replicated

@@ -498,3 +498,183 @@ FailureOr<Value> mlir::dtensor::lowerRedistribute(OpBuilder &b, Location loc,
   }
   return v;
 }
+
+//===----------------------------------------------------------------------===//
+// Windows of sharded loops
+//===----------------------------------------------------------------------===//
+
+FailureOr<Value> mlir::dtensor::emitWindow(OpBuilder &b, Location loc,
+                                           Value mesh, Value local,
+                                           const DistributedType &type,
+                                           int64_t dim, int64_t viewDim,
+                                           const WindowRead &read,
+                                           ArrayRef<int64_t> windowed) {
+  Emitter e{b, loc};
+  int64_t parts = type.view.shape[viewDim];
+  std::string error;
+  int64_t length = windowLength(read, parts, error);
+  if (length < 0)
+    return emitError(loc) << error;
+  const Placement &held = type.layout.placements()[viewDim];
+  bool sharded = held.isShard() && held.dim == dim;
+  std::map<int64_t, int64_t> shifts;
+  if (sharded)
+    shifts = haloShifts(read, parts);
+
+  // `local` may still carry its global type (partitioning retypes values in
+  // place after planning), so its sizes come from the layout, except for
+  // dims already cut to a window (then `local` is that window).
+  RankedTensorType localType = getLocalType(type.global, type.layout);
+  if (!windowed.empty()) {
+    SmallVector<int64_t> shape(localType.getShape());
+    auto current = llvm::cast<RankedTensorType>(local.getType());
+    for (int64_t d : windowed)
+      shape[d] = current.getDimSize(d);
+    localType = RankedTensorType::get(shape, localType.getElementType());
+  }
+  SmallVector<Value> localDims;
+  for (int64_t i = 0; i < localType.getRank(); ++i)
+    localDims.push_back(
+        !localType.isDynamicDim(i) ? e.cst(localType.getDimSize(i))
+        : llvm::is_contained(windowed, i)
+            ? e.dim(local, i)
+            : emitShardExtent(b, loc, mesh, type, type.layout, i).second);
+  // A slice of `src` (sizes `srcDims`) along `dim` only.
+  auto cut = [&](Value src, ArrayRef<Value> srcDims, Value offset,
+                 Value size) {
+    int64_t rank = localType.getRank();
+    SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes, strides(rank, b.getIndexAttr(1));
+    SmallVector<int64_t> shape;
+    for (int64_t i = 0; i < rank; ++i) {
+      OpFoldResult s = i == dim ? OpFoldResult(size)
+                                : getAsOpFoldResult(srcDims[i]);
+      sizes.push_back(s);
+      std::optional<int64_t> c = getConstantIntValue(s);
+      shape.push_back(c ? *c : ShapedType::kDynamic);
+    }
+    offsets[dim] = offset;
+    return tensor::ExtractSliceOp::create(
+               b, loc, RankedTensorType::get(shape, localType.getElementType()),
+               src, offsets, sizes, strides)
+        .getResult();
+  };
+
+  SmallVector<int64_t> meshDims = type.meshDimsOf({viewDim});
+  Value g = e.coord(mesh, meshDims);
+  auto add = [&](Value x, Value y) {
+    return arith::AddIOp::create(b, loc, x, y).getResult();
+  };
+  auto sub = [&](Value x, Value y) {
+    return arith::SubIOp::create(b, loc, x, y).getResult();
+  };
+  auto mul = [&](Value x, int64_t c) {
+    return arith::MulIOp::create(b, loc, x, e.cst(c)).getResult();
+  };
+  auto maxOf = [&](Value x, Value y) {
+    return arith::MaxSIOp::create(b, loc, x, y).getResult();
+  };
+  auto minOf = [&](Value x, Value y) {
+    return arith::MinSIOp::create(b, loc, x, y).getResult();
+  };
+  auto clamp = [&](Value x, Value lo, Value hi) {
+    return maxOf(minOf(x, hi), lo);
+  };
+  auto cmp = [&](arith::CmpIPredicate p, Value x, Value y) {
+    return arith::CmpIOp::create(b, loc, p, x, y).getResult();
+  };
+  auto both = [&](Value x, Value y) {
+    return arith::AndIOp::create(b, loc, x, y).getResult();
+  };
+  auto select = [&](Value c, Value x, Value y) {
+    return arith::SelectOp::create(b, loc, c, x, y).getResult();
+  };
+  Value zero = e.cst(0), lengthV = e.cst(length);
+  Value loopExtent = e.cst(read.loopExtent);
+  Value inputSize = e.cst(read.inputSize);
+  // windowStart (Core/Window.cpp) as index arithmetic on a group rank.
+  int64_t largest =
+      std::max<int64_t>(chunk(read.loopExtent, parts, 0).size, 1);
+  int64_t anchor = read.offset + read.lowSpan +
+                   (read.stride < 0 ? read.stride * (largest - 1) : 0);
+  auto startOf = [&](Value rank) {
+    return add(mul(e.chunk(loopExtent, parts, rank).first, read.stride),
+               e.cst(anchor));
+  };
+  auto shareOf = [&](Value rank) {
+    return e.chunk(loopExtent, parts, rank).second;
+  };
+  Value lo = startOf(g), hi = add(lo, lengthV);
+  SmallVector<Value> windowDims(localDims);
+  windowDims[dim] = lengthV;
+  RankedTensorType windowType = withDim(localType, dim, length);
+  Value win = e.zeros(windowType, [&](int64_t i) { return windowDims[i]; });
+  // Copies [start, start + size) of the dim, held by `src` (sizes
+  // `srcDims`, its dim starting at global index `srcStart`), into the window.
+  auto place = [&](Value src, ArrayRef<Value> srcDims, Value srcStart,
+                   Value start, Value size) {
+    Value piece = cut(src, srcDims,
+                      clamp(sub(start, srcStart), zero, srcDims[dim]), size);
+    win = e.insert(piece, win, {{dim, clamp(sub(start, lo), zero, lengthV)}});
+  };
+  auto overlap = [&](Value aLo, Value aHi, Value bLo, Value bHi) {
+    Value start = maxOf(aLo, bLo);
+    return std::make_pair(start, maxOf(sub(minOf(aHi, bHi), start), zero));
+  };
+
+  if (!sharded) {
+    auto [start, size] = overlap(lo, hi, zero, inputSize);
+    place(local, localDims, zero, start, size);
+  } else {
+    auto [ownStart, ownSize] = e.chunk(inputSize, parts, g);
+    Value ownEnd = add(ownStart, ownSize);
+    {
+      auto [start, size] = overlap(lo, hi, ownStart, ownEnd);
+      place(local, localDims, ownStart, start, size);
+    }
+    Value last = e.cst(parts - 1);
+    Value iRead = cmp(arith::CmpIPredicate::sgt, shareOf(g), zero);
+    for (auto [shift, maxPiece] : shifts) {
+      // Send to t = g - shift the part of its window this rank owns.
+      Value t = sub(g, e.cst(shift));
+      Value tc = clamp(t, zero, last);
+      Value tReads =
+          both(both(cmp(arith::CmpIPredicate::sge, t, zero),
+                    cmp(arith::CmpIPredicate::sle, t, last)),
+               cmp(arith::CmpIPredicate::sgt, shareOf(tc), zero));
+      Value tLo = startOf(tc);
+      auto [sendStart, sendSize] =
+          overlap(tLo, add(tLo, lengthV), ownStart, ownEnd);
+      sendSize = select(tReads, sendSize, zero);
+      Value piece = cut(local, localDims,
+                        clamp(sub(sendStart, ownStart), zero, ownSize),
+                        sendSize);
+      SmallVector<Value> bufferDims(localDims);
+      bufferDims[dim] = e.cst(maxPiece);
+      RankedTensorType bufferType = withDim(localType, dim, maxPiece);
+      Value buffer = e.insert(
+          piece,
+          e.zeros(bufferType, [&](int64_t i) { return bufferDims[i]; }), {});
+      SmallVector<int64_t> pairs;
+      for (int64_t h = 0; h < parts; ++h)
+        if (h - shift >= 0 && h - shift < parts)
+          pairs.append({h, h - shift});
+      Value received =
+          PermuteOp::create(b, loc, bufferType, buffer, mesh, meshDims, pairs);
+      // Receive from h = g + shift the part of this rank's window it owns.
+      Value h = add(g, e.cst(shift));
+      Value hValid = both(cmp(arith::CmpIPredicate::sge, h, zero),
+                          cmp(arith::CmpIPredicate::sle, h, last));
+      auto [hStart, hSize] = e.chunk(inputSize, parts, clamp(h, zero, last));
+      auto [start, size] = overlap(lo, hi, hStart, add(hStart, hSize));
+      size = select(both(hValid, iRead), size, zero);
+      place(received, bufferDims, start, start, size);
+    }
+  }
+  // A plain shift (`i + c`) becomes a plain index locally, which linalg
+  // reads at the loop's own extent: cut the window to this rank's share.
+  if (read.stride == 1 && read.lowSpan == 0 && read.highSpan == 0 &&
+      localIndexOffset(read, parts) == 0)
+    win = cut(win, windowDims, zero, shareOf(g));
+  return win;
+}

@@ -370,6 +370,12 @@ FailureOr<FactorSharding> analyzeRule(Operation *raw, const ShardingRule &rule,
       const std::vector<int64_t> &dims =
           i < numPlaced ? rule.operandDims[i] : rule.resultDims[i - numPlaced];
       int64_t f = dims[p.dim];
+      // A dim read through a window belongs to the window's loop, but its
+      // shards are not the loop's (no offsets are taken from it).
+      const WindowedDim *window =
+          i < numPlaced ? rule.windowOf(i, p.dim) : nullptr;
+      if (f < 0 && window)
+        f = window->factor;
       if (f < 0)
         return raw->emitOpError()
                << nameOf(i) << " is sharded along dim " << p.dim
@@ -384,7 +390,8 @@ FailureOr<FactorSharding> analyzeRule(Operation *raw, const ShardingRule &rule,
                << "shards two loops (" << *factor << " and " << f
                << ") on mesh dim " << m << "; redistribute one operand first";
       factor = f;
-      out.witness[f] = {int(i), int(p.dim)};
+      if (!window)
+        out.witness[f] = {int(i), int(p.dim)};
     }
     std::vector<Placement> here;
     for (size_t o = 0; o < numPlaced; ++o)
@@ -490,6 +497,10 @@ FailureOr<FactorSharding> analyzeRule(Operation *raw, const ShardingRule &rule,
 }
 
 
+/// A window whose pieces come from more than this many shifts is gathered
+/// instead of exchanged piecewise.
+constexpr int64_t kMaxHaloShifts = 8;
+
 /// What partitioning does to one compute op, decided while every type is
 /// still global and applied in place afterwards (compute ops keep their
 /// form: result types change, plus index computations and the static
@@ -507,10 +518,24 @@ struct ComputePlan {
   /// A slice or reshape whose sizes are rebuilt from the local type of this
   /// distributed value (the slice's whole dims, the reshape's result).
   std::optional<DistributedType> sizesFrom;
+  /// Operands read through windows of a sharded loop: each rank fetches its
+  /// window before the op (in this order), and the op reads it at
+  /// `localOffset` instead of the global index's constant term.
+  struct WindowFetch {
+    unsigned operandNumber;
+    DistributedType type;
+    int64_t dim, viewDim;
+    WindowRead read;
+    /// Position of the dim in the operand's indexing map and its new
+    /// constant term.
+    int64_t localOffset;
+  };
+  std::vector<WindowFetch> windows;
 
   /// Whether applying the plan does more than retype the results.
   bool changesForm() const {
-    return !shifts.empty() || fillShare || unevenEmpty || sizesFrom;
+    return !shifts.empty() || fillShare || unevenEmpty || sizesFrom ||
+           !windows.empty();
   }
 };
 
@@ -585,7 +610,37 @@ FailureOr<ComputePlan> planCompute(Operation *raw, Context &c) {
         plan.fillShare = n;
       }
     }
-    needsMesh = !plan.shifts.empty() || plan.fillShare;
+    for (const WindowedDim &w : rule->windows) {
+      const std::vector<int64_t> &viewDims =
+          sharding->meshDimsOfFactor[w.factor];
+      if (viewDims.empty())
+        continue;
+      auto [i, pos] = sharding->witness[w.factor];
+      if (i < 0)
+        return raw->emitOpError()
+               << "shards loop " << w.factor << ", which no operand or result "
+               << "indexes plainly, so no rank knows its share of it";
+      RankedTensorType operandType = typeOf(int(w.operand));
+      WindowRead read{w.stride, w.offset, w.lowSpan, w.highSpan,
+                      typeOf(i).getDimSize(pos),
+                      operandType.getDimSize(w.dim)};
+      FailureOr<DistributedType> t = c.resolve(operandType, raw);
+      if (failed(t))
+        return failure();
+      int64_t parts = t->view.shape[viewDims.front()];
+      std::string error;
+      if (windowLength(read, parts, error) < 0)
+        return raw->emitOpError() << error;
+      int64_t local = localIndexOffset(read, parts);
+      if (local != w.offset && !llvm::isa<linalg::GenericOp>(raw))
+        return raw->emitOpError()
+               << "reads operand " << rule->operands[w.operand]
+               << " through a window whose local index differs from the "
+                  "global one; write it as a linalg.generic";
+      plan.windows.push_back({rule->operands[w.operand], *t, w.dim,
+                              viewDims.front(), read, local});
+    }
+    needsMesh = !plan.shifts.empty() || plan.fillShare || !plan.windows.empty();
   } else if (llvm::isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
                        tensor::ReshapeOp>(raw)) {
     plan.sizesFrom = *c.resolve(typeOf(rule->numOperands()), raw);
@@ -686,6 +741,51 @@ void applyCompute(const ComputePlan &plan, Context &c) {
     raw->replaceAllUsesWith(replacement);
     raw->erase();
     return;
+  }
+  if (!plan.windows.empty()) {
+    b.setInsertionPoint(raw);
+    auto generic = llvm::dyn_cast<linalg::GenericOp>(raw);
+    SmallVector<AffineMap> maps;
+    if (generic)
+      maps = generic.getIndexingMapsArray();
+    llvm::DenseMap<unsigned, SmallVector<int64_t>> done;
+    for (const ComputePlan::WindowFetch &w : plan.windows) {
+      Value operand = raw->getOperand(w.operandNumber);
+      DistributedType held = w.type;
+      SmallVector<int64_t> &windowed = done[w.operandNumber];
+      const Placement &p = held.layout.placements()[w.viewDim];
+      if (windowed.empty() && p.isShard() && p.dim == w.dim &&
+          int64_t(haloShifts(w.read, held.view.shape[w.viewDim]).size()) >
+              kMaxHaloShifts) {
+        // Pieces from many ranks (input and output chunked very
+        // differently): gather the dim and slice the window locally.
+        Placements to = held.layout.placements();
+        to[w.viewDim] = Placement::replicate();
+        operand = emitReshard(b, loc, operand, plan.mesh, held, to);
+        std::string error;
+        held.layout = *Layout::create(held.view.shape, held.global.getRank(),
+                                      to, error);
+        held.spec = SpecAttr::get(b.getContext(), held.spec.getMesh(),
+                                  held.spec.getMeshDims(),
+                                  held.spec.getFlattened(), to);
+      }
+      FailureOr<Value> window = emitWindow(b, loc, plan.mesh, operand, held,
+                                           w.dim, w.viewDim, w.read, windowed);
+      windowed.push_back(w.dim);
+      // Planning checked every failure emitWindow could report.
+      if (failed(window))
+        continue;
+      raw->setOperand(w.operandNumber, *window);
+      if (generic && w.localOffset != w.read.offset) {
+        AffineMap &map = maps[w.operandNumber];
+        SmallVector<AffineExpr> results(map.getResults());
+        results[w.dim] = results[w.dim] + (w.localOffset - w.read.offset);
+        map = AffineMap::get(map.getNumDims(), map.getNumSymbols(), results,
+                             map.getContext());
+      }
+    }
+    if (generic)
+      generic.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
   }
   for (auto &[loop, type, pos] : plan.shifts) {
     b.setInsertionPoint(raw);

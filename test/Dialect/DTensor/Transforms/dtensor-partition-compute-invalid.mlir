@@ -178,12 +178,26 @@ func.func @product_fill(%m: !dtensor.device_mesh<@mesh>) -> tensor<4xf32, #dtens
 
 dtensor.mesh @mesh shape = [2, 2]
 
-// A loop read through a windowed index (`i + 2`): sharding it would run each
-// rank's local loop on its own indices of %a, not on the window its output
-// shard needs. Diagnosed until windows are fetched.
-func.func @windowed_shift(%m: !dtensor.device_mesh<@mesh>, %a: tensor<10xf32, #dtensor.spec<@mesh, [R, R]>>, %e: tensor<8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> tensor<8xf32, #dtensor.spec<@mesh, [R, S(0)]>> {
-  // expected-error@+1 {{operand 1 is sharded along dim 0 on mesh dim 1, but that dim cannot be sharded (loop 0 is read through the windowed index `d0 + 2` (dim 0 of input 0), which would need a halo exchange; windowed reads are not partitioned yet); redistribute it first}}
-  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i + 2)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%a : tensor<10xf32, #dtensor.spec<@mesh, [R, R]>>) outs(%e : tensor<8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) {
+// A loop read through a window (`i + 1`) is sharded on one mesh dim at most:
+// its window is fetched from neighbours along that dim.
+func.func @window_two_mesh_dims(%m: !dtensor.device_mesh<@mesh>, %a: tensor<10xf32, #dtensor.spec<@mesh, [R, R]>>, %e: tensor<8xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>) -> tensor<8xf32, #dtensor.spec<@mesh, [S(0), S(0)]>> {
+  // expected-error@+1 {{cannot be partitioned exactly: a loop read through a window can be sharded on one mesh dim only}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i + 1)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%a : tensor<10xf32, #dtensor.spec<@mesh, [R, R]>>) outs(%e : tensor<8xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<8xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>
+  return %r : tensor<8xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 2]
+
+// An index that is not linear in the loops (`i floordiv 2`) is no window:
+// its loop stays whole.
+func.func @nonlinear_index(%m: !dtensor.device_mesh<@mesh>, %a: tensor<4xf32, #dtensor.spec<@mesh, [R, R]>>, %e: tensor<8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> tensor<8xf32, #dtensor.spec<@mesh, [R, S(0)]>> {
+  // expected-error@+1 {{operand 1 is sharded along dim 0 on mesh dim 1, but that dim cannot be sharded (loop 0 is read through the index `d0 floordiv 2` (dim 0 of input 0), which is not a window partitioning can fetch (one parallel loop of the results plus loops of static extent, linearly, in an input)); redistribute it first}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i floordiv 2)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32, #dtensor.spec<@mesh, [R, R]>>) outs(%e : tensor<8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) {
   ^bb0(%x: f32, %y: f32):
     linalg.yield %x : f32
   } -> tensor<8xf32, #dtensor.spec<@mesh, [R, S(0)]>>
@@ -194,10 +208,21 @@ func.func @windowed_shift(%m: !dtensor.device_mesh<@mesh>, %a: tensor<10xf32, #d
 
 dtensor.mesh @mesh shape = [2, 2]
 
-// A convolution's input sharded on its width: the width is read through
-// `d1 + d3` (output position plus window offset).
+// A window loop (the kernel offset `d3` of `d1 + d3`) cannot be sharded.
+func.func @window_loop(%m: !dtensor.device_mesh<@mesh>, %in: tensor<2x11x3xf32, #dtensor.spec<@mesh, [R, R]>>, %f: tensor<3x3x4xf32, #dtensor.spec<@mesh, [S(0), R]>>, %o: tensor<2x9x4xf32, #dtensor.spec<@mesh, [P(sum), R]>>) -> tensor<2x9x4xf32, #dtensor.spec<@mesh, [P(sum), R]>> {
+  // expected-error@+1 {{operand 1 is sharded along dim 0 on mesh dim 0, but that dim cannot be sharded (loop 3 is read through the index `d1 + d3` (dim 1 of input 0), a window offset of another loop's sharded reads); redistribute it first}}
+  %c = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%in, %f : tensor<2x11x3xf32, #dtensor.spec<@mesh, [R, R]>>, tensor<3x3x4xf32, #dtensor.spec<@mesh, [S(0), R]>>) outs(%o : tensor<2x9x4xf32, #dtensor.spec<@mesh, [P(sum), R]>>) -> tensor<2x9x4xf32, #dtensor.spec<@mesh, [P(sum), R]>>
+  return %c : tensor<2x9x4xf32, #dtensor.spec<@mesh, [P(sum), R]>>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 2]
+
+// A convolution's input sharded on its width needs the output sharded on it
+// too: the width loop is what the input's shards follow.
 func.func @windowed_conv(%m: !dtensor.device_mesh<@mesh>, %in: tensor<2x11x3xf32, #dtensor.spec<@mesh, [S(1), R]>>, %f: tensor<3x3x4xf32, #dtensor.spec<@mesh, [R, R]>>, %o: tensor<2x9x4xf32, #dtensor.spec<@mesh, [R, R]>>) -> tensor<2x9x4xf32, #dtensor.spec<@mesh, [R, R]>> {
-  // expected-error@+1 {{operand 0 is sharded along dim 1, which no loop of the op indexes alone}}
+  // expected-error@+1 {{result 0 should be S(1) on mesh dim 0 like the other operands sharding loop 1, but is R}}
   %c = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%in, %f : tensor<2x11x3xf32, #dtensor.spec<@mesh, [S(1), R]>>, tensor<3x3x4xf32, #dtensor.spec<@mesh, [R, R]>>) outs(%o : tensor<2x9x4xf32, #dtensor.spec<@mesh, [R, R]>>) -> tensor<2x9x4xf32, #dtensor.spec<@mesh, [R, R]>>
   return %c : tensor<2x9x4xf32, #dtensor.spec<@mesh, [R, R]>>
 }

@@ -173,3 +173,36 @@ func.func @on_cube(%c: !dtensor.device_mesh<@cube>, %x: tensor<8x8xf32, #dtensor
 
 // Without cleanups the pass leaves no global-view type behind.
 // RAW-NOT: #dtensor.spec
+
+// A 3-tap stencil (a window loop k reads `i + k`) with its loop sharded on
+// "tp": 14 outputs are 7 | 7 and the 16 inputs 8 | 8, so rank 0 needs one
+// element from rank 1 and rank 1 one from rank 0. Each rank builds a window
+// of 9 from its shard and one dtensor.permute per shift, and the local loop
+// reads it at the global index's form (`d0 + d1`).
+// CHECK-LABEL: func.func @halo_stencil
+// CHECK-SAME:    (%[[M:.*]]: !dtensor.device_mesh<@mesh>, %[[A:.*]]: tensor<8xf32>, %[[W:.*]]: tensor<3xf32>)
+// CHECK:         %[[OWN:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[%{{.*}}] [%{{.*}}] [1] : tensor<?xf32> into tensor<9xf32>
+// CHECK:         %[[LEFT:.*]] = dtensor.permute %{{.*}}, %[[M]] mesh_dims = [1] source_target_pairs = [0, 1] : tensor<1xf32>, !dtensor.device_mesh<@mesh> -> tensor<1xf32>
+// CHECK:         %[[RIGHT:.*]] = dtensor.permute %{{.*}}, %[[M]] mesh_dims = [1] source_target_pairs = [1, 0] : tensor<1xf32>, !dtensor.device_mesh<@mesh> -> tensor<1xf32>
+// CHECK:         %[[WIN:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[%{{.*}}] [%{{.*}}] [1] : tensor<?xf32> into tensor<9xf32>
+// CHECK:         linalg.generic {indexing_maps = [#[[$WINDOW:.*]], #{{.*}}, #{{.*}}], iterator_types = ["parallel", "reduction"]} ins(%[[WIN]], %[[W]] : tensor<9xf32>, tensor<3xf32>) outs(%{{.*}} : tensor<7xf32>)
+// CHECK-NOT:     dtensor.all_gather
+// CHECK:         return
+// REPORT-LABEL:  func @halo_stencil: 2 collectives, 8 bytes/rank
+// REPORT-NEXT:   permute 2 8 bytes mesh @mesh dims ["tp"]
+func.func @halo_stencil(%m: !dtensor.device_mesh<@mesh>, %a: tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>,
+                        %w: tensor<3xf32, #dtensor.spec<@mesh, [R, R]>>) -> tensor<14xf32, #dtensor.spec<@mesh, [R, S(0)]>> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<14xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<14xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> tensor<14xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i + k)>, affine_map<(i, k) -> (k)>, affine_map<(i, k) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%a, %w : tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>, tensor<3xf32, #dtensor.spec<@mesh, [R, R]>>)
+      outs(%z : tensor<14xf32, #dtensor.spec<@mesh, [R, S(0)]>>) {
+  ^bb0(%x: f32, %k: f32, %y: f32):
+    %v = arith.mulf %x, %k : f32
+    %s = arith.addf %v, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<14xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+  return %r : tensor<14xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+}

@@ -16,6 +16,7 @@
 #define DTENSOR_DIALECT_DTENSOR_TRANSFORMS_LOCALVIEW_H
 
 #include "dtensor/Core/Redistribute.h"
+#include "dtensor/Core/Window.h"
 #include "dtensor/Dialect/DTensor/IR/DTensor.h"
 
 #include "mlir/IR/Builders.h"
@@ -77,6 +78,22 @@ FailureOr<Value> lowerRedistribute(OpBuilder &b, Location loc, Value local,
 std::pair<Value, Value> emitShardExtent(OpBuilder &b, Location loc, Value mesh,
                                         const DistributedType &type,
                                         const Layout &layout, int64_t dim);
+
+/// Builds this rank's window of dim `dim` of `local` (its shard of `type`)
+/// for a loop sharded on view dim `viewDim` that reads the dim as `read`
+/// describes (Core/Window.h): a tensor whose dim `dim` is the window's static
+/// length (this rank's share of the loop for a plain shift `i + c`), filled
+/// from this rank's shard and from the ranks owning the rest: one
+/// `dtensor.permute` per shift (Core/Window.h: haloShifts) when the operand
+/// is sharded along `dim` on `viewDim`, a local slice when it is whole
+/// there. Positions outside the global dim are zeros, never read. `windowed`
+/// lists dims of `local` that are already windows (an operand read through
+/// windows in several dims gets them one after the other).
+FailureOr<Value> emitWindow(OpBuilder &b, Location loc, Value mesh,
+                            Value local, const DistributedType &type,
+                            int64_t dim, int64_t viewDim,
+                            const WindowRead &read,
+                            ArrayRef<int64_t> windowed = {});
 
 } // namespace dtensor
 } // namespace mlir
