@@ -20,6 +20,9 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Matchers.h"
 
+#include <cstdlib>
+#include <limits>
+
 using namespace mlir;
 using namespace mlir::dtensor;
 
@@ -201,9 +204,14 @@ struct LinalgRuleModel
          << (o < numInputs ? o : o - numInputs) << "), " << what;
       f.why = std::move(text);
     };
-    auto outputsIndexPlainly = [&](unsigned k) {
-      for (unsigned r = 0; r < raw->getNumResults(); ++r)
-        if (llvm::is_contained(rule.resultDims[r], int64_t(k)))
+    // A loop some operand or result indexes plainly: its share on each rank
+    // is known from that value's shards.
+    auto indexedPlainly = [&](unsigned k) {
+      for (const std::vector<int64_t> &dims : rule.operandDims)
+        if (llvm::is_contained(dims, int64_t(k)))
+          return true;
+      for (const std::vector<int64_t> &dims : rule.resultDims)
+        if (llvm::is_contained(dims, int64_t(k)))
           return true;
       return false;
     };
@@ -214,12 +222,24 @@ struct LinalgRuleModel
         SmallVector<int64_t> coef(numLoops, 0);
         int64_t constant = 0;
         bool linear = decomposeLinear(e, coef, constant, 1);
+        // The loop that sweeps the dim (the largest reach: an output
+        // position, or the spatial loop of a weight gradient) is the one
+        // to shard; the others (kernel offsets) are the window.
         SmallVector<unsigned> sharded, window;
+        std::optional<unsigned> sweep;
+        auto reach = [&](unsigned k) {
+          return ShapedType::isDynamic(extents[k])
+                     ? std::numeric_limits<int64_t>::max()
+                     : std::abs(coef[k]) * extents[k];
+        };
+        for (unsigned k = 0; k < numLoops; ++k)
+          if (coef[k] && indexedPlainly(k) &&
+              (!sweep || reach(k) > reach(*sweep)))
+            sweep = k;
         for (unsigned k = 0; k < numLoops; ++k) {
           if (!coef[k])
             continue;
-          if (iterators[k] == utils::IteratorType::parallel &&
-              outputsIndexPlainly(k))
+          if (sweep && k == *sweep)
             sharded.push_back(k);
           else
             window.push_back(k);
@@ -254,8 +274,8 @@ struct LinalgRuleModel
             if (e.isFunctionOfDim(k))
               block(k, e, o, d,
                     "which is not a window partitioning can fetch (one "
-                    "parallel loop of the results plus loops of static "
-                    "extent, linearly, in an input)");
+                    "loop another value indexes plainly plus loops of "
+                    "static extent, linearly, in an input)");
           continue;
         }
         unsigned k = sharded.front();
@@ -444,14 +464,30 @@ struct PadRuleModel
     ShardingRule rule = elementwiseRule(1, source.getRank());
     SmallVector<OpFoldResult> low = op.getMixedLowPad(),
                               high = op.getMixedHighPad();
-    for (int64_t d = 0; d < source.getRank(); ++d)
-      if (!isConstant(low[d], 0) || !isConstant(high[d], 0)) {
+    // A padded dim is a shift by `low` of its source, with the padding where
+    // the source ends: a window (stride 1, offset -low) whose positions
+    // outside the source hold the padding. So it can stay sharded: each rank
+    // takes the few elements its part of the padded dim needs from its
+    // neighbours, and the edge ranks pad. Needs static amounts and one
+    // padding value for every position.
+    Value padding = op.getConstantPaddingValue();
+    for (int64_t d = 0; d < source.getRank(); ++d) {
+      if (isConstant(low[d], 0) && isConstant(high[d], 0))
+        continue;
+      std::optional<int64_t> l = getConstantIntValue(low[d]);
+      std::optional<int64_t> h = getConstantIntValue(high[d]);
+      if (!padding || !l || !h || *l < 0 || *h < 0) {
         rule.factors[d].kind = RuleFactor::Kind::Blocked;
-        rule.factors[d].why = "a padded dim";
+        rule.factors[d].why = "a padded dim (with dynamic amounts or a "
+                              "padding that depends on the position)";
+        continue;
       }
+      rule.operandDims[0][d] = -1;
+      rule.factors[d].windowed = true;
+      rule.windows.push_back(WindowedDim{0, d, d, 1, -*l, 0, 0});
+    }
     // Every rank pads its term: the padding survives max/min/avg, and a sum
     // when it is zero.
-    Value padding = op.getConstantPaddingValue();
     bool zero = padding && (matchPattern(padding, m_AnyZeroFloat()) ||
                             matchPattern(padding, m_Zero()));
     bool uniform = padding && padding.getParentRegion() != &op.getRegion();

@@ -508,7 +508,8 @@ FailureOr<Value> mlir::dtensor::emitWindow(OpBuilder &b, Location loc,
                                            const DistributedType &type,
                                            int64_t dim, int64_t viewDim,
                                            const WindowRead &read,
-                                           ArrayRef<int64_t> windowed) {
+                                           ArrayRef<int64_t> windowed,
+                                           Value fill) {
   Emitter e{b, loc};
   int64_t parts = type.view.shape[viewDim];
   std::string error;
@@ -608,7 +609,16 @@ FailureOr<Value> mlir::dtensor::emitWindow(OpBuilder &b, Location loc,
   SmallVector<Value> windowDims(localDims);
   windowDims[dim] = lengthV;
   RankedTensorType windowType = withDim(localType, dim, length);
-  Value win = e.zeros(windowType, [&](int64_t i) { return windowDims[i]; });
+  Value win;
+  if (fill) {
+    SmallVector<Value> dynamic;
+    for (int64_t i = 0; i < windowType.getRank(); ++i)
+      if (windowType.isDynamicDim(i))
+        dynamic.push_back(windowDims[i]);
+    win = tensor::SplatOp::create(b, loc, fill, windowType, dynamic);
+  } else {
+    win = e.zeros(windowType, [&](int64_t i) { return windowDims[i]; });
+  }
   // Copies [start, start + size) of the dim, held by `src` (sizes
   // `srcDims`, its dim starting at global index `srcStart`), into the window.
   auto place = [&](Value src, ArrayRef<Value> srcDims, Value srcStart,

@@ -610,37 +610,7 @@ FailureOr<ComputePlan> planCompute(Operation *raw, Context &c) {
         plan.fillShare = n;
       }
     }
-    for (const WindowedDim &w : rule->windows) {
-      const std::vector<int64_t> &viewDims =
-          sharding->meshDimsOfFactor[w.factor];
-      if (viewDims.empty())
-        continue;
-      auto [i, pos] = sharding->witness[w.factor];
-      if (i < 0)
-        return raw->emitOpError()
-               << "shards loop " << w.factor << ", which no operand or result "
-               << "indexes plainly, so no rank knows its share of it";
-      RankedTensorType operandType = typeOf(int(w.operand));
-      WindowRead read{w.stride, w.offset, w.lowSpan, w.highSpan,
-                      typeOf(i).getDimSize(pos),
-                      operandType.getDimSize(w.dim)};
-      FailureOr<DistributedType> t = c.resolve(operandType, raw);
-      if (failed(t))
-        return failure();
-      int64_t parts = t->view.shape[viewDims.front()];
-      std::string error;
-      if (windowLength(read, parts, error) < 0)
-        return raw->emitOpError() << error;
-      int64_t local = localIndexOffset(read, parts);
-      if (local != w.offset && !llvm::isa<linalg::GenericOp>(raw))
-        return raw->emitOpError()
-               << "reads operand " << rule->operands[w.operand]
-               << " through a window whose local index differs from the "
-                  "global one; write it as a linalg.generic";
-      plan.windows.push_back({rule->operands[w.operand], *t, w.dim,
-                              viewDims.front(), read, local});
-    }
-    needsMesh = !plan.shifts.empty() || plan.fillShare || !plan.windows.empty();
+    needsMesh = !plan.shifts.empty() || plan.fillShare;
   } else if (llvm::isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
                        tensor::ReshapeOp>(raw)) {
     plan.sizesFrom = *c.resolve(typeOf(rule->numOperands()), raw);
@@ -650,6 +620,38 @@ FailureOr<ComputePlan> planCompute(Operation *raw, Context &c) {
   if (plan.sizesFrom)
     needsMesh = !getLocalType(plan.sizesFrom->global, plan.sizesFrom->layout)
                      .hasStaticShape();
+  for (const WindowedDim &w : rule->windows) {
+    const std::vector<int64_t> &viewDims =
+        sharding->meshDimsOfFactor[w.factor];
+    if (viewDims.empty())
+      continue;
+    auto [i, pos] = sharding->witness[w.factor];
+    if (i < 0)
+      return raw->emitOpError()
+             << "shards loop " << w.factor << ", which no operand or result "
+             << "indexes plainly, so no rank knows its share of it";
+    RankedTensorType operandType = typeOf(int(w.operand));
+    WindowRead read{w.stride, w.offset, w.lowSpan, w.highSpan,
+                    typeOf(i).getDimSize(pos),
+                    operandType.getDimSize(w.dim)};
+    FailureOr<DistributedType> t = c.resolve(operandType, raw);
+    if (failed(t))
+      return failure();
+    int64_t parts = t->view.shape[viewDims.front()];
+    std::string error;
+    if (windowLength(read, parts, error) < 0)
+      return raw->emitOpError() << error;
+    int64_t local = localIndexOffset(read, parts);
+    if (local != w.offset &&
+        !llvm::isa<linalg::GenericOp, tensor::PadOp>(raw))
+      return raw->emitOpError()
+             << "reads operand " << rule->operands[w.operand]
+             << " through a window whose local index differs from the "
+                "global one; write it as a linalg.generic";
+    plan.windows.push_back({rule->operands[w.operand], *t, w.dim,
+                            viewDims.front(), read, local});
+  }
+  needsMesh |= !plan.windows.empty();
   if (needsMesh && !plan.mesh)
     return raw->emitOpError()
            << "needs the mesh handle of " << spec.getMesh()
@@ -769,8 +771,13 @@ void applyCompute(const ComputePlan &plan, Context &c) {
                                   held.spec.getMeshDims(),
                                   held.spec.getFlattened(), to);
       }
-      FailureOr<Value> window = emitWindow(b, loc, plan.mesh, operand, held,
-                                           w.dim, w.viewDim, w.read, windowed);
+      // A pad's window holds its padding where the global dim ends.
+      Value fill;
+      if (auto pad = llvm::dyn_cast<tensor::PadOp>(raw))
+        fill = pad.getConstantPaddingValue();
+      FailureOr<Value> window =
+          emitWindow(b, loc, plan.mesh, operand, held, w.dim, w.viewDim,
+                     w.read, windowed, fill);
       windowed.push_back(w.dim);
       // Planning checked every failure emitWindow could report.
       if (failed(window))
@@ -786,6 +793,14 @@ void applyCompute(const ComputePlan &plan, Context &c) {
     }
     if (generic)
       generic.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
+    if (auto pad = llvm::dyn_cast<tensor::PadOp>(raw)) {
+      // The window is this rank's part of the padded dim, padding included.
+      SmallVector<int64_t> low(pad.getStaticLow()), high(pad.getStaticHigh());
+      for (const ComputePlan::WindowFetch &w : plan.windows)
+        low[w.dim] = high[w.dim] = 0;
+      pad.setStaticLow(low);
+      pad.setStaticHigh(high);
+    }
   }
   for (auto &[loop, type, pos] : plan.shifts) {
     b.setInsertionPoint(raw);

@@ -106,13 +106,16 @@ func.func @uneven_collapse(%a: tensor<3x4xf32, #dtensor.spec<@mesh, [S(0), R]>>)
 
 dtensor.mesh @mesh shape = [2, 2]
 
-// A padded dim stays whole.
-func.func @padded(%a: tensor<4x4xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> tensor<6x4xf32, #dtensor.spec<@mesh, [S(0), R]>> {
-  %z = arith.constant 0.0 : f32
-  // expected-error@+1 {{operand 0 is sharded along dim 0 on mesh dim 0, but that dim cannot be sharded (a padded dim); redistribute it first}}
+// A padded dim whose padding depends on the position stays whole (a
+// uniform padding is a window: each rank pads its part, see
+// windowed-access.mlir).
+func.func @padded(%m: !dtensor.device_mesh<@mesh>, %a: tensor<4x4xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> tensor<6x4xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  // expected-error@+1 {{operand 0 is sharded along dim 0 on mesh dim 0, but that dim cannot be sharded (a padded dim (with dynamic amounts or a padding that depends on the position)); redistribute it first}}
   %r = tensor.pad %a low[1, 0] high[1, 0] {
   ^bb0(%i: index, %j: index):
-    tensor.yield %z : f32
+    %i64 = arith.index_cast %i : index to i64
+    %f = arith.sitofp %i64 : i64 to f32
+    tensor.yield %f : f32
   } : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0), R]>> to tensor<6x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
   return %r : tensor<6x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
 }
@@ -196,7 +199,7 @@ dtensor.mesh @mesh shape = [2, 2]
 // An index that is not linear in the loops (`i floordiv 2`) is no window:
 // its loop stays whole.
 func.func @nonlinear_index(%m: !dtensor.device_mesh<@mesh>, %a: tensor<4xf32, #dtensor.spec<@mesh, [R, R]>>, %e: tensor<8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> tensor<8xf32, #dtensor.spec<@mesh, [R, S(0)]>> {
-  // expected-error@+1 {{operand 1 is sharded along dim 0 on mesh dim 1, but that dim cannot be sharded (loop 0 is read through the index `d0 floordiv 2` (dim 0 of input 0), which is not a window partitioning can fetch (one parallel loop of the results plus loops of static extent, linearly, in an input)); redistribute it first}}
+  // expected-error@+1 {{operand 1 is sharded along dim 0 on mesh dim 1, but that dim cannot be sharded (loop 0 is read through the index `d0 floordiv 2` (dim 0 of input 0), which is not a window partitioning can fetch (one loop another value indexes plainly plus loops of static extent, linearly, in an input)); redistribute it first}}
   %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i floordiv 2)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%a : tensor<4xf32, #dtensor.spec<@mesh, [R, R]>>) outs(%e : tensor<8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) {
   ^bb0(%x: f32, %y: f32):
     linalg.yield %x : f32

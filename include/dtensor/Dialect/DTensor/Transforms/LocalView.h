@@ -86,14 +86,16 @@ std::pair<Value, Value> emitShardExtent(OpBuilder &b, Location loc, Value mesh,
 /// from this rank's shard and from the ranks owning the rest: one
 /// `dtensor.permute` per shift (Core/Window.h: haloShifts) when the operand
 /// is sharded along `dim` on `viewDim`, a local slice when it is whole
-/// there. Positions outside the global dim are zeros, never read. `windowed`
-/// lists dims of `local` that are already windows (an operand read through
-/// windows in several dims gets them one after the other).
+/// there. Positions outside the global dim hold `fill` (a scalar: a pad's
+/// padding), or zeros when it is null (never read). `windowed` lists dims of
+/// `local` that are already windows (an operand read through windows in
+/// several dims gets them one after the other).
 FailureOr<Value> emitWindow(OpBuilder &b, Location loc, Value mesh,
                             Value local, const DistributedType &type,
                             int64_t dim, int64_t viewDim,
                             const WindowRead &read,
-                            ArrayRef<int64_t> windowed = {});
+                            ArrayRef<int64_t> windowed = {},
+                            Value fill = nullptr);
 
 } // namespace dtensor
 } // namespace mlir
