@@ -94,7 +94,7 @@ class Function:
         rng = self.rng
         kind = rng.choice(["matmul", "matmul", "unary", "binary", "transpose",
                            "softmax", "sum", "hint", "slice", "pad", "concat",
-                           "flatten", "insert"])
+                           "flatten", "insert", "window"])
         a, shape, at = self.pick()
         m, k = shape
         if kind == "hint" and "#dtensor" not in at:
@@ -124,6 +124,40 @@ class Function:
             self.emit(f"tensor.pad {a} low[{low[0]}, {low[1]}] high[{high[0]}, {high[1]}] {{\n"
                       f"  ^bb0(%pi: index, %pj: index):\n    tensor.yield %zero : f32\n"
                       f"  }} : {at} to {ty(out)}", out)
+        elif kind == "window" and shape[0] > 1:
+            # A windowed sum along dim 0 (a stencil / pooling): stride,
+            # dilation, or a reversal; the loop i sweeps the dim.
+            n = shape[0]
+            taps = rng.randint(1, 3)
+            dil = rng.choice([1, 1, 2])
+            reach = dil * (taps - 1)
+            if reach >= n:
+                taps, dil, reach = 1, 1, 0
+            if rng.randrange(5) == 0:
+                out = n - reach
+                index = f"{out - 1} - i + {dil} * t"
+            else:
+                stride = rng.choice([1, 1, 2])
+                out = (n - 1 - reach) // stride + 1
+                index = f"{stride} * i + {dil} * t"
+            z = self.zeros([out, k])
+            wts = self.fresh("wt")
+            weights = ", ".join(str(0.5 + i) for i in range(taps))
+            self.body.append(f"  {wts} = arith.constant dense<[{weights}]> : "
+                             f"tensor<{taps}xf32>")
+            self.emit(
+                "linalg.generic {indexing_maps = ["
+                f"affine_map<(i, j, t) -> ({index}, j)>, "
+                "affine_map<(i, j, t) -> (t)>, "
+                "affine_map<(i, j, t) -> (i, j)>], iterator_types = "
+                "[\"parallel\", \"parallel\", \"reduction\"]} "
+                f"ins({a}, {wts} : {at}, tensor<{taps}xf32>) "
+                f"outs({z} : {ty([out, k])}) {{\n"
+                "  ^bb0(%wx: f32, %ww: f32, %wy: f32):\n"
+                "    %wp = arith.mulf %wx, %ww : f32\n"
+                "    %ws = arith.addf %wp, %wy : f32\n"
+                "    linalg.yield %ws : f32\n"
+                f"  }} -> {ty([out, k])}", [out, k])
         elif kind == "concat":
             d = rng.randrange(2)
             other = list(shape)
