@@ -279,8 +279,30 @@ struct DTensorInsertRedistributePass
     return want;
   }
 
+  /// Where a move of `v` for a use by `op` goes: before `op`, or before the
+  /// outermost compute op around it (a linalg body, a pad's or generate's
+  /// region) that `v` comes from outside of, so that a collective never
+  /// runs inside a compute body (once per element). A table read by
+  /// `tensor.extract` in a body is moved once, before the op.
+  static Operation *movePoint(Operation *op, Value v) {
+    Operation *at = op;
+    Region *home = v.getParentRegion();
+    for (Operation *p = op->getParentOp(); p; p = p->getParentOp()) {
+      if (p->isAncestor(home->getParentOp()) && p != home->getParentOp())
+        break;
+      if (home->getParentOp() == p)
+        break;
+      if (llvm::isa<linalg::LinalgOp, tensor::PadOp, tensor::GenerateOp>(p))
+        at = p;
+    }
+    return at;
+  }
+
   void fixOperands(ModuleOp module) {
     SymbolTableCollection tables;
+    // Moves made before a compute op for uses in its body, reused by every
+    // use of the same value in the same spec there.
+    llvm::DenseMap<std::tuple<Operation *, Value, Type>, Value> hoisted;
     SmallVector<Operation *> ops;
     module.walk([&](Operation *op) { ops.push_back(op); });
     for (Operation *op : ops) {
@@ -304,6 +326,17 @@ struct DTensorInsertRedistributePass
         if (!need || v.getType() == need ||
             !llvm::isa<RankedTensorType>(v.getType()))
           continue;
+        Operation *at = movePoint(op, v);
+        if (at != op) {
+          Value &moved = hoisted[{at, v, need}];
+          if (!moved) {
+            OpBuilder b(at);
+            moved = convert(b, at, v, need, /*freshInit=*/false);
+          }
+          if (moved)
+            use.set(moved);
+          continue;
+        }
         OpBuilder b(op);
         bool init = false;
         if (ruleOp)

@@ -192,3 +192,29 @@ func.func @loop_explain(%m: !dtensor.device_mesh<@mesh>,
   }
   return %r : tensor<8x8xf32>
 }
+
+// A table read by tensor.extract inside a linalg body (an embedding lookup
+// by computed index) is moved once, before the op, never inside the body
+// (where it would run once per element); two reads share the move.
+// CHECK-LABEL: func.func @lookup
+// CHECK:         %[[T:.*]] = dtensor.full_tensor %{{.*}} -> tensor<8x4xf32>
+// CHECK-NOT:     dtensor.full_tensor
+// CHECK:         linalg.generic
+// CHECK:           tensor.extract %[[T]]
+// CHECK:           tensor.extract %[[T]]
+// CHECK:         } -> tensor<6x4xf32, #dtensor.spec<@mesh, [R, R]>>
+func.func @lookup(%m: !dtensor.device_mesh<@mesh>, %table: tensor<8x4xf32, #dtensor.spec<@mesh, [R, S(0)]>>, %ids: tensor<6xi64, #dtensor.spec<@mesh, [R, R]>>) -> tensor<6x4xf32> {
+  %e = tensor.empty() : tensor<6x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<6xi64, #dtensor.spec<@mesh, [R, R]>>) outs(%e : tensor<6x4xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<8x4xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+    %c0 = arith.constant 0 : index
+    %w = tensor.extract %table[%c0, %col] : tensor<8x4xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+    %s = arith.addf %v, %w : f32
+    linalg.yield %s : f32
+  } -> tensor<6x4xf32>
+  return %r : tensor<6x4xf32>
+}
