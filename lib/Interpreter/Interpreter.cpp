@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -54,6 +55,12 @@ std::optional<DType> interp::dtypeOf(Type type) {
   if (type.isInteger(64) || type.isIndex())
     return DType::I64;
   return std::nullopt;
+}
+
+InFlightDiagnostic interp::emitCannotHold(Operation *op, int64_t rank,
+                                          StringRef why) {
+  return op->emitOpError() << "cannot hold a tensor it makes on rank " << rank
+                           << ": " << why;
 }
 
 //===----------------------------------------------------------------------===//
@@ -113,13 +120,16 @@ int64_t wrapInt(int64_t v, Type type) {
 //===----------------------------------------------------------------------===//
 
 template <typename T, typename F>
-Tensor mapBinary(const Tensor &a, const Tensor &b, DType out, F f) {
-  Tensor r(out, a.shape());
+std::optional<Tensor> mapBinary(const Tensor &a, const Tensor &b, DType out,
+                                F f, std::string &error) {
+  std::optional<Tensor> r = Tensor::create(out, a.shape(), error);
+  if (!r)
+    return std::nullopt;
   const T *x = a.data<T>(), *y = b.data<T>();
   int64_t n = a.numElements();
   dispatch(out, [&](auto o) {
     using O = decltype(o);
-    O *z = r.mutableData<O>();
+    O *z = r->mutableData<O>();
     for (int64_t i = 0; i < n; ++i)
       z[i] = O(f(x[i], y[i]));
   });
@@ -151,16 +161,22 @@ void registerIntBinary(llvm::StringMap<Interpreter::Kernel> &k, StringRef name,
           return op->emitOpError() << "divides by zero on rank " << r;
         return std::vector<RValue>{RValue::ofInt(wrapInt(f(a.i, b.i), type))};
       }
+      if (a.tensor.shape() != b.tensor.shape())
+        return op->emitOpError()
+               << "operands differ in shape on rank " << r;
       DType dt = a.tensor.dtype();
-      Tensor out = dispatch(dt, [&](auto v) {
+      std::string error;
+      std::optional<Tensor> out = dispatch(dt, [&](auto v) {
         using T = decltype(v);
         return mapBinary<T>(a.tensor, b.tensor, dt, [&](T x, T y) {
           if (divides && y == 0)
             return T(0);
           return T(wrapInt(f(int64_t(x), int64_t(y)), type));
-        });
+        }, error);
       });
-      return std::vector<RValue>{RValue::ofTensor(std::move(out))};
+      if (!out)
+        return emitCannotHold(op, r, error);
+      return std::vector<RValue>{RValue::ofTensor(std::move(*out))};
     });
   };
 }
@@ -185,13 +201,16 @@ void registerFloatBinary(llvm::StringMap<Interpreter::Kernel> &k,
         return op->emitOpError()
                << "operands differ in shape on rank " << r;
       DType dt = a.tensor.dtype();
-      Tensor out = dispatch(dt, [&](auto v) {
+      std::string error;
+      std::optional<Tensor> out = dispatch(dt, [&](auto v) {
         using T = decltype(v);
         return mapBinary<T>(a.tensor, b.tensor, dt, [&](T x, T y) {
           return T(f(double(x), double(y)));
-        });
+        }, error);
       });
-      return std::vector<RValue>{RValue::ofTensor(std::move(out))};
+      if (!out)
+        return emitCannotHold(op, r, error);
+      return std::vector<RValue>{RValue::ofTensor(std::move(*out))};
     });
   };
 }
@@ -203,7 +222,12 @@ FailureOr<Tensor> tensorOfAttr(DenseElementsAttr attr, Operation *op) {
   if (!dt)
     return op->emitOpError() << "element type " << type.getElementType()
                              << " is not supported by the interpreter";
-  Tensor t(*dt, Shape(type.getShape().begin(), type.getShape().end()));
+  std::string error;
+  std::optional<Tensor> made = Tensor::create(
+      *dt, Shape(type.getShape().begin(), type.getShape().end()), error);
+  if (!made)
+    return emitCannotHold(op, 0, error);
+  Tensor &t = *made;
   int64_t n = t.numElements();
   if (isFloat(*dt)) {
     auto values = attr.getValues<APFloat>();
@@ -222,7 +246,7 @@ FailureOr<Tensor> tensorOfAttr(DenseElementsAttr attr, Operation *op) {
         out[i] = T(values[attr.isSplat() ? 0 : i].getSExtValue());
     });
   }
-  return t;
+  return std::move(t);
 }
 
 void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
@@ -347,6 +371,13 @@ void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
 // tensor
 //===----------------------------------------------------------------------===//
 
+/// Whether [offset, offset + size) lies in [0, dimSize), without computing
+/// offset + size (runtime offsets may be anything).
+bool boxFits(int64_t offset, int64_t size, int64_t dimSize) {
+  return offset >= 0 && size >= 0 && offset <= dimSize &&
+         size <= dimSize - offset;
+}
+
 /// Static-or-dynamic index lists of slice ops, read on one rank.
 Shape resolveMixed(Interpreter &I, ArrayRef<int64_t> statics,
                    OperandRange dynamics, int64_t rank) {
@@ -401,7 +432,11 @@ void registerTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
       return op->emitOpError() << "element type is not supported";
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
       Shape shape = resolveMixed(I, type.getShape(), op->getOperands(), r);
-      return std::vector<RValue>{RValue::ofTensor(Tensor(*dt, shape))};
+      std::string error;
+      std::optional<Tensor> t = Tensor::create(*dt, shape, error);
+      if (!t)
+        return emitCannotHold(op, r, error);
+      return std::vector<RValue>{RValue::ofTensor(std::move(*t))};
     });
   };
   k["tensor.splat"] = [](Interpreter &I, Operation *op) -> LogicalResult {
@@ -413,14 +448,17 @@ void registerTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
       Shape shape =
           resolveMixed(I, type.getShape(), splat.getDynamicSizes(), r);
-      Tensor t(*dt, shape);
+      std::string error;
+      std::optional<Tensor> t = Tensor::create(*dt, shape, error);
+      if (!t)
+        return emitCannotHold(op, r, error);
       const RValue &s = operand(I, op, 0, r);
       dispatch(*dt, [&](auto v) {
         using T = decltype(v);
         T x = s.kind == RValue::Kind::Float ? T(s.f) : T(s.i);
-        std::fill_n(t.mutableData<T>(), t.numElements(), x);
+        std::fill_n(t->mutableData<T>(), t->numElements(), x);
       });
-      return std::vector<RValue>{RValue::ofTensor(std::move(t))};
+      return std::vector<RValue>{RValue::ofTensor(std::move(*t))};
     });
   };
   k["tensor.extract_slice"] = [](Interpreter &I, Operation *op) -> LogicalResult {
@@ -436,13 +474,16 @@ void registerTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
           resolveMixed(I, slice.getStaticOffsets(), slice.getOffsets(), r);
       Shape sizes = resolveMixed(I, slice.getStaticSizes(), slice.getSizes(), r);
       for (int64_t d = 0; d < src.rank(); ++d)
-        if (offsets[d] < 0 || sizes[d] < 0 ||
-            offsets[d] + sizes[d] > src.shape()[d])
+        if (!boxFits(offsets[d], sizes[d], src.shape()[d]))
           return op->emitOpError()
-                 << "reads [" << offsets[d] << ", " << offsets[d] + sizes[d]
-                 << ") of dim " << d << " of size " << src.shape()[d]
-                 << " on rank " << r;
-      return std::vector<RValue>{RValue::ofTensor(src.slice(offsets, sizes))};
+                 << "reads " << sizes[d] << " elements at offset "
+                 << offsets[d] << " of dim " << d << " of size "
+                 << src.shape()[d] << " on rank " << r;
+      std::string error;
+      std::optional<Tensor> out = src.slice(offsets, sizes, error);
+      if (!out)
+        return emitCannotHold(op, r, error);
+      return std::vector<RValue>{RValue::ofTensor(std::move(*out))};
     });
   };
   k["tensor.insert_slice"] = [](Interpreter &I, Operation *op) -> LogicalResult {
@@ -462,12 +503,16 @@ void registerTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
       if (sizes != src.shape())
         return op->emitOpError() << "source shape differs from the sizes on rank " << r;
       for (int64_t d = 0; d < dest.rank(); ++d)
-        if (offsets[d] < 0 || offsets[d] + sizes[d] > dest.shape()[d])
+        if (!boxFits(offsets[d], sizes[d], dest.shape()[d]))
           return op->emitOpError()
-                 << "writes [" << offsets[d] << ", " << offsets[d] + sizes[d]
-                 << ") of dim " << d << " of size " << dest.shape()[d]
-                 << " on rank " << r;
-      return std::vector<RValue>{RValue::ofTensor(dest.inserted(src, offsets))};
+                 << "writes " << sizes[d] << " elements at offset "
+                 << offsets[d] << " of dim " << d << " of size "
+                 << dest.shape()[d] << " on rank " << r;
+      std::string error;
+      std::optional<Tensor> out = dest.inserted(src, offsets, error);
+      if (!out)
+        return emitCannotHold(op, r, error);
+      return std::vector<RValue>{RValue::ofTensor(std::move(*out))};
     });
   };
 }
@@ -512,7 +557,11 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
       int64_t off = offsetOf(dest.shape(), indicesOf(I, in.getIndices(), r));
       if (off < 0)
         return op->emitOpError() << "writes out of bounds on rank " << r;
-      Tensor out = dest.slice(Shape(dest.rank(), 0), dest.shape());
+      std::string error;
+      std::optional<Tensor> target = dest.copy(error);
+      if (!target)
+        return emitCannotHold(op, r, error);
+      Tensor &out = *target;
       dispatch(out.dtype(), [&](auto v) {
         using T = decltype(v);
         out.mutableData<T>()[off] = scalar.kind == RValue::Kind::Float
@@ -528,16 +577,20 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
     if (!dt)
       return op->emitOpError() << "element type is not supported";
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
-      Tensor t(*dt, Shape(type.getShape().begin(), type.getShape().end()));
+      std::string error;
+      std::optional<Tensor> t = Tensor::create(
+          *dt, Shape(type.getShape().begin(), type.getShape().end()), error);
+      if (!t)
+        return emitCannotHold(op, r, error);
       dispatch(*dt, [&](auto v) {
         using T = decltype(v);
-        T *x = t.mutableData<T>();
+        T *x = t->mutableData<T>();
         for (unsigned i = 0; i < op->getNumOperands(); ++i) {
           const RValue &e = operand(I, op, i, r);
           x[i] = e.kind == RValue::Kind::Float ? T(e.f) : T(e.i);
         }
       });
-      return std::vector<RValue>{RValue::ofTensor(std::move(t))};
+      return std::vector<RValue>{RValue::ofTensor(std::move(*t))};
     });
   };
   k["tensor.pad"] = [](Interpreter &I, Operation *op) -> LogicalResult {
@@ -554,9 +607,21 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
       for (size_t d = 0; d < shape.size(); ++d) {
         if (low[d] < 0 || high[d] < 0)
           return op->emitOpError() << "has negative padding on rank " << r;
-        shape[d] += low[d] + high[d];
+        std::optional<int64_t> padded = llvm::checkedAdd(shape[d], low[d]);
+        if (padded)
+          padded = llvm::checkedAdd(*padded, high[d]);
+        if (!padded)
+          return op->emitOpError()
+                 << "pads dim " << d << " of size " << shape[d] << " by "
+                 << low[d] << " and " << high[d]
+                 << ", which overflows, on rank " << r;
+        shape[d] = *padded;
       }
-      Tensor out(src.dtype(), shape);
+      std::string error;
+      std::optional<Tensor> made = Tensor::create(src.dtype(), shape, error);
+      if (!made)
+        return emitCannotHold(op, r, error);
+      Tensor &out = *made;
       double fill = 0;
       if (auto c = padValue.getDefiningOp<arith::ConstantOp>()) {
         if (auto f = llvm::dyn_cast<FloatAttr>(c.getValue()))
@@ -572,16 +637,27 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
         std::fill_n(out.mutableData<T>(), out.numElements(), T(fill));
       });
       out.write(src, low);
-      return std::vector<RValue>{RValue::ofTensor(std::move(out))};
+      return std::vector<RValue>{RValue::ofTensor(std::move(*made))};
     });
   };
   k["tensor.concat"] = [](Interpreter &I, Operation *op) -> LogicalResult {
     int64_t dim = llvm::cast<tensor::ConcatOp>(op).getDim();
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
       std::vector<Tensor> parts;
-      for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      for (unsigned i = 0; i < op->getNumOperands(); ++i) {
         parts.push_back(operand(I, op, i, r).tensor);
-      return std::vector<RValue>{RValue::ofTensor(Tensor::concat(parts, dim))};
+        for (int64_t d = 0; d < parts[0].rank(); ++d)
+          if (d != dim && parts[i].shape()[d] != parts[0].shape()[d])
+            return op->emitOpError()
+                   << "operand " << i << " has size " << parts[i].shape()[d]
+                   << " in dim " << d << ", operand 0 has "
+                   << parts[0].shape()[d] << ", on rank " << r;
+      }
+      std::string error;
+      std::optional<Tensor> out = Tensor::concat(parts, dim, error);
+      if (!out)
+        return emitCannotHold(op, r, error);
+      return std::vector<RValue>{RValue::ofTensor(std::move(*out))};
     });
   };
   // linalg.softmax as it decomposes: exp(x - max) / sum(exp(x - max))
@@ -593,7 +669,12 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
       const Tensor &src = operand(I, op, 0, r).tensor;
       if (!isFloat(src.dtype()))
         return op->emitOpError() << "needs a float tensor";
-      Tensor out(src.dtype(), src.shape());
+      std::string error;
+      std::optional<Tensor> made =
+          Tensor::create(src.dtype(), src.shape(), error);
+      if (!made)
+        return emitCannotHold(op, r, error);
+      Tensor &out = *made;
       int64_t n = src.shape()[dim], inner = 1, outer = 1;
       for (int64_t d = dim + 1; d < src.rank(); ++d)
         inner *= src.shape()[d];
@@ -615,7 +696,7 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
               y[base + k * inner] = T(row[k] / sum);
           }
       });
-      return std::vector<RValue>{RValue::ofTensor(std::move(out))};
+      return std::vector<RValue>{RValue::ofTensor(std::move(*made))};
     });
   };
   // Reshapes keep the data and change the shape (row-major throughout).
@@ -625,12 +706,11 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
       const Tensor &src = operand(I, op, 0, r).tensor;
       Shape shape = shapeOf(r, src);
-      int64_t n = 1;
-      for (int64_t d : shape)
-        n *= d;
+      std::optional<int64_t> n = checkedNumElements(shape);
       if (n != src.numElements())
-        return op->emitOpError() << "reshapes " << src.numElements()
-                                 << " elements into " << n << " on rank " << r;
+        return op->emitOpError()
+               << "reshapes " << src.numElements() << " elements into shape "
+               << describeTensor(src.dtype(), shape) << " on rank " << r;
       return std::vector<RValue>{RValue::ofTensor(src.reshaped(shape))};
     });
   };
@@ -639,10 +719,12 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
     return reshape(I, op, [&](int64_t, const Tensor &src) {
       Shape shape;
       for (ReassociationIndices group : c.getReassociationIndices()) {
-        int64_t n = 1;
+        // Checked even for an existing tensor: an empty one's other dims may
+        // be huge. -1 (no size) makes the count check below fail.
+        Shape dims;
         for (int64_t d : group)
-          n *= src.shape()[d];
-        shape.push_back(n);
+          dims.push_back(src.shape()[d]);
+        shape.push_back(checkedNumElements(dims).value_or(-1));
       }
       return shape;
     });

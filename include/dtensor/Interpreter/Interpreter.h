@@ -129,8 +129,10 @@ public:
 
   /// The local shard each rank holds of the global tensor `global` under a
   /// spec (Partial dims split as DTensor does when going from R to P).
-  MValue shardsOf(const Tensor &global, const Layout &layout,
-                  const Placements &placements) const;
+  /// Fails with a message when a shard cannot be held.
+  std::optional<MValue> shardsOf(const Tensor &global, const Layout &layout,
+                                 const Placements &placements,
+                                 std::string &error) const;
   /// The logical global tensor of per-rank shards `local` under `layout`
   /// (replicas from coordinate 0, Partial terms reduced). Fails with a
   /// message when a rank's shard has the wrong shape.
@@ -172,6 +174,11 @@ private:
 
 /// Converts an MLIR element type; std::nullopt when unsupported.
 std::optional<DType> dtypeOf(Type type);
+
+/// Reports at `op` that a tensor it makes on `rank` cannot be held; `why` is
+/// Tensor::create's message (the tensor's shape, type and size).
+InFlightDiagnostic emitCannotHold(Operation *op, int64_t rank,
+                                  llvm::StringRef why);
 
 } // namespace interp
 } // namespace dtensor
