@@ -107,6 +107,10 @@ std::optional<MValue> Interpreter::shardsOf(const Tensor &global,
   int64_t partialSize = 1;
   for (int64_t m : partialDims)
     partialSize *= meshShape[m];
+  // Replicas hold equal shards: one copy each, keyed by the shard's box
+  // (an empty one's offset says nothing) and, for Partial, whether the rank
+  // is the one that keeps an integer sum or product.
+  std::map<std::tuple<Shape, Shape, bool>, Tensor> made;
   for (int64_t r = 0; r < numRanks(); ++r) {
     Shape coord = rankToCoord(meshShape, r);
     Shard s = layout.shardAt(global.shape(), coord);
@@ -114,6 +118,14 @@ std::optional<MValue> Interpreter::shardsOf(const Tensor &global,
     for (size_t d = 0; d < offset.size(); ++d)
       if (s.shape[d] == 0)
         offset[d] = 0;
+    bool first = llvm::all_of(partialDims,
+                              [&](int64_t m) { return coord[m] == 0; });
+    auto key = std::make_tuple(offset, s.shape, first);
+    auto it = made.find(key);
+    if (it != made.end()) {
+      out.values.push_back(RValue::ofTensor(it->second));
+      continue;
+    }
     std::optional<Tensor> t = global.slice(offset, s.shape, error);
     if (!t) {
       error = "the shard of rank " + std::to_string(r) + ": " + error;
@@ -124,8 +136,6 @@ std::optional<MValue> Interpreter::shardsOf(const Tensor &global,
       // integer sums and products put the value on group rank 0 and the
       // identity elsewhere.
       ReduceKind kind = ps[partialDims.front()].reduce;
-      bool first = llvm::all_of(partialDims,
-                                [&](int64_t m) { return coord[m] == 0; });
       dispatch(t->dtype(), [&](auto v) {
         using T = decltype(v);
         T *x = t->mutableData<T>();
@@ -139,6 +149,7 @@ std::optional<MValue> Interpreter::shardsOf(const Tensor &global,
         }
       });
     }
+    made.emplace(key, *t);
     out.values.push_back(RValue::ofTensor(std::move(*t)));
   }
   return out;
@@ -424,6 +435,8 @@ void registerCollectives(Kernels &k) {
           size[split] /= n;
           std::string error;
           for (int64_t t = 0; t < n; ++t) {
+            // Each piece is copied once, straight into its receiver's
+            // output (no per-piece temporaries).
             Shape outShape = size;
             std::optional<int64_t> joined =
                 llvm::checkedMul(outShape[concat], n);
@@ -439,11 +452,7 @@ void registerCollectives(Kernels &k) {
             Shape offset(shape.size(), 0), at(shape.size(), 0);
             offset[split] = t * size[split];
             for (int64_t m : group) {
-              std::optional<Tensor> piece =
-                  ctx.inputs[m]->slice(offset, size, error);
-              if (!piece)
-                return emitCannotHold(op, group[t], error);
-              out->write(*piece, at);
+              out->writeBox(*ctx.inputs[m], offset, size, at);
               at[concat] += size[concat];
             }
             ctx.outputs[group[t]] = std::move(*out);

@@ -73,12 +73,16 @@ using RankFn = llvm::function_ref<FailureOr<std::vector<RValue>>(int64_t)>;
 
 /// Runs `fn` once when every operand is the same on all ranks (and the op
 /// does not depend on the rank), else once per rank; binds the results.
+/// Operands that are per rank but the same everywhere (what a collective
+/// hands its group) also run once, and every rank shares the result: 4096
+/// ranks cutting the same piece out of a gathered tensor cut it once.
 LogicalResult evaluate(Interpreter &I, Operation *op, bool rankDependent,
                        RankFn fn) {
   bool uniform = !rankDependent;
   for (Value v : op->getOperands())
     uniform &= I.lookup(v).uniform;
-  int64_t ranks = uniform ? 1 : I.numRanks();
+  bool once = uniform || (!rankDependent && I.runsOnce(op));
+  int64_t ranks = once ? 1 : I.numRanks();
   std::vector<MValue> results(op->getNumResults());
   for (MValue &m : results) {
     m.uniform = uniform;
@@ -91,6 +95,10 @@ LogicalResult evaluate(Interpreter &I, Operation *op, bool rankDependent,
     for (size_t i = 0; i < out->size(); ++i)
       results[i].values[r] = std::move((*out)[i]);
   }
+  // Still one value per rank (printed and compared per rank), all sharing.
+  if (once && !uniform)
+    for (MValue &m : results)
+      m.values.assign(I.numRanks(), m.values[0]);
   for (auto [res, m] : llvm::zip(op->getResults(), results))
     I.bind(res, std::move(m));
   return success();
@@ -488,6 +496,7 @@ void registerTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
   };
   k["tensor.insert_slice"] = [](Interpreter &I, Operation *op) -> LogicalResult {
     auto insert = llvm::cast<tensor::InsertSliceOp>(op);
+    bool once = I.runsOnce(op);
     if (!llvm::all_of(insert.getStaticStrides(),
                       [](int64_t s) { return s == 1; }))
       return op->emitOpError() << "with strides other than 1 is not supported yet";
@@ -508,6 +517,13 @@ void registerTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
                  << "writes " << sizes[d] << " elements at offset "
                  << offsets[d] << " of dim " << d << " of size "
                  << dest.shape()[d] << " on rank " << r;
+      // At the destination's last use, write the piece into it: a chain of
+      // inserts (how uneven collectives are lowered) then copies each piece
+      // once instead of the whole destination per piece.
+      if (std::optional<Tensor> target = I.takeForUpdate(op, 1, r, once)) {
+        target->write(src, offsets);
+        return std::vector<RValue>{RValue::ofTensor(std::move(*target))};
+      }
       std::string error;
       std::optional<Tensor> out = dest.inserted(src, offsets, error);
       if (!out)
@@ -551,14 +567,19 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
   };
   k["tensor.insert"] = [](Interpreter &I, Operation *op) -> LogicalResult {
     auto in = llvm::cast<tensor::InsertOp>(op);
+    bool once = I.runsOnce(op);
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
       const RValue &scalar = operand(I, op, 0, r);
       const Tensor &dest = operand(I, op, 1, r).tensor;
       int64_t off = offsetOf(dest.shape(), indicesOf(I, in.getIndices(), r));
       if (off < 0)
         return op->emitOpError() << "writes out of bounds on rank " << r;
+      // In place at the destination's last use (a loop of inserts is then
+      // linear, not quadratic).
+      std::optional<Tensor> target = I.takeForUpdate(op, 1, r, once);
       std::string error;
-      std::optional<Tensor> target = dest.copy(error);
+      if (!target)
+        target = dest.copy(error);
       if (!target)
         return emitCannotHold(op, r, error);
       Tensor &out = *target;
@@ -825,12 +846,128 @@ LogicalResult Interpreter::runRegion(Region &region, std::vector<MValue> args,
   return runBlock(entry, results);
 }
 
+void Interpreter::analyzeLiveness(Block &block) {
+  if (!analyzedBlocks.insert(&block).second)
+    return;
+  llvm::DenseMap<Operation *, unsigned> position;
+  for (auto [i, op] : llvm::enumerate(block))
+    position[&op] = i;
+  auto noteValue = [&](Value v, Operation *definer) {
+    // A value nothing reads dies where it is made (block arguments: at the
+    // first op).
+    Operation *last = definer ? definer : &block.front();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = block.findAncestorOpInBlock(*use.getOwner());
+      if (user && position[user] > position[last])
+        last = user;
+    }
+    lastUser[v] = last;
+    releaseAfter[last].push_back(v);
+  };
+  for (BlockArgument arg : block.getArguments())
+    noteValue(arg, nullptr);
+  for (Operation &op : block)
+    for (Value v : op.getResults())
+      noteValue(v, &op);
+}
+
+bool Interpreter::isLastUse(Operation *op, unsigned i) {
+  Value v = op->getOperand(i);
+  if (Block *block = v.getParentBlock())
+    analyzeLiveness(*block);
+  auto it = lastUser.find(v);
+  return it != lastUser.end() && it->second == op &&
+         llvm::count(op->getOperands(), v) == 1;
+}
+
+std::optional<Tensor> Interpreter::takeForUpdate(Operation *op, unsigned i,
+                                                 int64_t rank, bool once) {
+  if (!isLastUse(op, i))
+    return std::nullopt;
+  auto it = env.find(op->getOperand(i));
+  if (it == env.end())
+    return std::nullopt;
+  MValue &m = it->second;
+  if (!once) {
+    // One value shared by all ranks is theirs too when the op runs per rank.
+    if (m.uniform && numRanks() > 1)
+      return std::nullopt;
+    RValue &v = m.uniform ? m.values[0] : m.values[rank];
+    if (v.kind != RValue::Kind::Tensor || v.tensor.numHandles() != 1)
+      return std::nullopt;
+    return std::move(v.tensor);
+  }
+  // Run once for all ranks: the value's handles (one per rank) may be all
+  // there are.
+  RValue &first = m.values[0];
+  if (first.kind != RValue::Kind::Tensor)
+    return std::nullopt;
+  int64_t handles = 0;
+  for (const RValue &v : m.values)
+    handles += v.kind == RValue::Kind::Tensor && v.tensor.isSameAs(first.tensor);
+  if (handles != int64_t(m.values.size()) ||
+      first.tensor.numHandles() != handles)
+    return std::nullopt;
+  Tensor taken = std::move(first.tensor);
+  for (RValue &v : m.values)
+    v.tensor = Tensor();
+  return taken;
+}
+
+bool Interpreter::sameOnAllRanks(const MValue &m) const {
+  if (m.uniform)
+    return true;
+  const RValue &first = m.values[0];
+  for (const RValue &v : llvm::drop_begin(m.values)) {
+    if (v.kind != first.kind)
+      return false;
+    switch (v.kind) {
+    case RValue::Kind::Tensor:
+    case RValue::Kind::Future:
+      if (!v.tensor.isSameAs(first.tensor))
+        return false;
+      break;
+    case RValue::Kind::Int:
+      if (v.i != first.i)
+        return false;
+      break;
+    case RValue::Kind::Float:
+      if (std::memcmp(&v.f, &first.f, sizeof(double)) != 0)
+        return false;
+      break;
+    case RValue::Kind::Empty:
+    case RValue::Kind::Mesh:
+      break;
+    case RValue::Kind::Dist:
+      if (v.dist != first.dist)
+        return false;
+      break;
+    }
+  }
+  return true;
+}
+
+bool Interpreter::runsOnce(Operation *op, ValueRange extra) const {
+  auto same = [&](Value v) { return sameOnAllRanks(lookup(v)); };
+  return llvm::all_of(op->getOperands(), same) && llvm::all_of(extra, same);
+}
+
 LogicalResult Interpreter::runBlock(Block &block,
                                     std::vector<MValue> &results) {
+  analyzeLiveness(block);
+  // Drops the values whose last reader was `op`, so a run holds only what
+  // later ops still read.
+  auto release = [&](Operation &op) {
+    auto it = releaseAfter.find(&op);
+    if (it != releaseAfter.end())
+      for (Value v : it->second)
+        env.erase(v);
+  };
   for (Operation &op : block) {
     if (op.hasTrait<OpTrait::IsTerminator>()) {
       for (Value v : op.getOperands())
         results.push_back(lookup(v));
+      release(op);
       return success();
     }
     auto it = kernels.find(op.getName().getStringRef());
@@ -886,6 +1023,7 @@ LogicalResult Interpreter::runBlock(Block &block,
                             us / numRanks(), collective, r});
       }
     }
+    release(op);
   }
   return block.getParentOp()->emitOpError()
          << "block ended without a return";

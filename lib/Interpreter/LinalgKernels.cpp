@@ -161,8 +161,8 @@ bool isPlainMatmul(linalg::LinalgOp op, DType &dtype) {
 }
 
 /// One rank's execution of a structured op. `outs` are the results being
-/// built, starting as copies of the inits; `args` are every operand, inits
-/// included.
+/// built, starting as the inits (copies, or the inits themselves at their
+/// last use); `args` are every operand, inits included.
 FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
                                              const BodyProgram &body,
                                              std::vector<const RValue *> args,
@@ -466,20 +466,29 @@ LogicalResult runLinalg(Interpreter &I, Operation *raw) {
     return failure();
   bool uniform = llvm::all_of(raw->getOperands(),
                               [&](Value v) { return I.lookup(v).uniform; });
-  for (auto &capture : body->captures())
+  SmallVector<Value> captures;
+  for (auto &capture : body->captures()) {
     uniform &= I.lookup(capture.second).uniform;
-  int64_t ranks = uniform ? 1 : I.numRanks();
+    captures.push_back(capture.second);
+  }
+  // Per-rank operands that are the same everywhere also run once (shared).
+  bool once = uniform || I.runsOnce(raw, captures);
+  int64_t ranks = once ? 1 : I.numRanks();
   std::vector<MValue> results(raw->getNumResults());
   for (MValue &m : results) {
     m.uniform = uniform;
     m.values.resize(ranks);
   }
   for (int64_t r = 0; r < ranks; ++r) {
-    // Each init is copied: the result's starting value.
+    // Each init is the result's starting value: taken at its last use (no
+    // copy), copied otherwise.
     std::vector<Tensor> outs;
     for (OpOperand &init : op.getDpsInitsMutable()) {
+      unsigned i = init.getOperandNumber();
+      std::optional<Tensor> out = I.takeForUpdate(raw, i, r, once);
       std::string error;
-      std::optional<Tensor> out = I.lookup(init.get()).on(r).tensor.copy(error);
+      if (!out)
+        out = I.lookup(init.get()).on(r).tensor.copy(error);
       if (!out)
         return emitCannotHold(raw, r, error);
       outs.push_back(std::move(*out));
@@ -497,6 +506,9 @@ LogicalResult runLinalg(Interpreter &I, Operation *raw) {
     for (size_t i = 0; i < out->size(); ++i)
       results[i].values[r] = std::move((*out)[i]);
   }
+  if (once && !uniform)
+    for (MValue &m : results)
+      m.values.assign(I.numRanks(), m.values[0]);
   for (auto [res, m] : llvm::zip(raw->getResults(), results))
     I.bind(res, std::move(m));
   return success();
@@ -534,7 +546,10 @@ LogicalResult runFor(Interpreter &I, Operation *raw) {
     carried.push_back(I.lookup(v));
   for (int64_t iv = *lb; iv < *ub; iv += *step) {
     std::vector<MValue> args{MValue::same(RValue::ofInt(iv))};
-    args.insert(args.end(), carried.begin(), carried.end());
+    // Moved, not copied: the body's block arguments then hold the only
+    // handles, so an update at their last use can happen in place.
+    args.insert(args.end(), std::make_move_iterator(carried.begin()),
+                std::make_move_iterator(carried.end()));
     std::vector<MValue> results;
     if (failed(I.runRegion(loop.getRegion(), std::move(args), results)))
       return failure();
@@ -567,7 +582,7 @@ LogicalResult runWhile(Interpreter &I, Operation *raw) {
     carried.push_back(I.lookup(v));
   while (true) {
     std::vector<MValue> before;
-    if (failed(I.runRegion(loop.getBefore(), carried, before)))
+    if (failed(I.runRegion(loop.getBefore(), std::move(carried), before)))
       return failure();
     // before = [condition, forwarded...]
     auto condition = loop.getConditionOp();

@@ -170,6 +170,7 @@ std::string interp::describeTensor(DType dtype, llvm::ArrayRef<int64_t> shape) {
 
 namespace {
 int64_t maxTensorBytes = defaultMaxTensorBytes();
+TensorMemory tensorMemory;
 } // namespace
 
 int64_t interp::defaultMaxTensorBytes() {
@@ -186,7 +187,17 @@ int64_t interp::defaultMaxTensorBytes() {
 
 int64_t interp::getMaxTensorBytes() { return maxTensorBytes; }
 void interp::setMaxTensorBytes(int64_t bytes) { maxTensorBytes = bytes; }
-Tensor::Buffer::~Buffer() { std::free(data); }
+TensorMemory interp::getTensorMemory() { return tensorMemory; }
+
+Tensor::Buffer::Buffer(char *data, int64_t size) : data(data), size(size) {
+  tensorMemory.live += size;
+  tensorMemory.peak = std::max(tensorMemory.peak, tensorMemory.live);
+}
+
+Tensor::Buffer::~Buffer() {
+  tensorMemory.live -= size;
+  std::free(data);
+}
 
 std::optional<Tensor> Tensor::create(DType dtype, Shape shape,
                                      std::string &error) {
@@ -225,7 +236,7 @@ std::optional<Tensor> Tensor::create(DType dtype, Shape shape,
   t.type = dtype;
   t.dims = std::move(shape);
   t.count = *checkedNumElements(t.dims);
-  t.storage = std::make_shared<Buffer>(data);
+  t.storage = std::make_shared<Buffer>(data, *bytes);
   return t;
 }
 
@@ -283,6 +294,13 @@ void Tensor::write(const Tensor &piece, const Shape &offset) {
   assert(piece.dtype() == type && "dtype mismatch");
   copyBox(piece.bytes(), piece.shape(), Shape(piece.rank(), 0),
           mutableBytes(), dims, offset, piece.shape(), byteWidth(type));
+}
+
+void Tensor::writeBox(const Tensor &src, const Shape &srcOffset,
+                      const Shape &sizes, const Shape &offset) {
+  assert(src.dtype() == type && "dtype mismatch");
+  copyBox(src.bytes(), src.shape(), srcOffset, mutableBytes(), dims, offset,
+          sizes, byteWidth(type));
 }
 
 std::optional<Tensor> Tensor::copy(std::string &error) const {

@@ -107,6 +107,10 @@ static cl::list<unsigned> showLines(
     cl::CommaSeparated, cl::value_desc("line,..."));
 static cl::opt<bool> printCompiled(
     "print-compiled", cl::desc("Print the compiled program of --verify"));
+static cl::opt<bool> reportMemory(
+    "report-memory",
+    cl::desc("Print the most bytes of tensors alive at once during the "
+             "runs (every rank's values, inputs and outputs included)"));
 static cl::opt<std::string> maxTensorBytes(
     "max-tensor-bytes",
     cl::desc("The most bytes one tensor (an input, a result, any rank's "
@@ -745,5 +749,8 @@ int main(int argc, char **argv) {
     llvm::outs() << (verify ? "verified " : "ran ")
                  << entries.size() - failures << " of " << entries.size()
                  << " function(s)\n";
+  if (reportMemory)
+    llvm::outs() << "tensor memory: at most " << getTensorMemory().peak
+                 << " bytes alive at once\n";
   return failures ? 1 : 0;
 }

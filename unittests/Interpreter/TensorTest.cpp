@@ -90,14 +90,24 @@ TEST(TensorCreateTest, RejectsWhatCannotBeHeld) {
   EXPECT_TRUE(Tensor::create(DType::F32, {k2p62, 4, 0}, error));
 }
 
-TEST(TensorCreateTest, ZeroFilled) {
+TEST(TensorCreateTest, ZeroFilledAndCounted) {
   std::string error;
-  std::optional<Tensor> t = Tensor::create(DType::I32, {3, 5}, error);
-  ASSERT_TRUE(t) << error;
-  EXPECT_EQ(t->numElements(), 15);
-  EXPECT_EQ(t->numBytes(), 60);
-  for (int64_t i = 0; i < 15; ++i)
-    EXPECT_EQ(t->data<int32_t>()[i], 0);
+  int64_t before = getTensorMemory().live;
+  {
+    std::optional<Tensor> t = Tensor::create(DType::I32, {3, 5}, error);
+    ASSERT_TRUE(t) << error;
+    EXPECT_EQ(t->numElements(), 15);
+    EXPECT_EQ(t->numBytes(), 60);
+    for (int64_t i = 0; i < 15; ++i)
+      EXPECT_EQ(t->data<int32_t>()[i], 0);
+    EXPECT_EQ(getTensorMemory().live, before + 60);
+    EXPECT_GE(getTensorMemory().peak, before + 60);
+    Tensor shared = *t;
+    EXPECT_EQ(t->numHandles(), 2);
+    EXPECT_TRUE(shared.isSameAs(*t));
+    EXPECT_FALSE(shared.reshaped({15}).isSameAs(*t));
+  }
+  EXPECT_EQ(getTensorMemory().live, before);
 }
 
 TEST(TensorCreateTest, EmptyTensorsHaveValidBuffers) {
@@ -110,6 +120,7 @@ TEST(TensorCreateTest, EmptyTensorsHaveValidBuffers) {
   std::optional<Tensor> copy = empty->copy(error);
   ASSERT_TRUE(copy) << error;
   EXPECT_TRUE(copy->sameContents(*empty));
+  EXPECT_FALSE(copy->isSameAs(*empty));
 
   std::optional<Tensor> full = Tensor::create(DType::F32, {2, 4}, error);
   ASSERT_TRUE(full) << error;
@@ -202,6 +213,7 @@ TEST_F(NpyTest, ReadsShapes) {
 }
 
 TEST_F(NpyTest, ChecksTheFileLengthBeforeAllocating) {
+  int64_t peak = getTensorMemory().peak;
   // 2^40 floats (4 TiB) claimed, 16 bytes held: this was allocated first.
   EXPECT_EQ(readError(write("claim.npy", f32Header("(1099511627776,)"), four)),
             " holds 16 bytes of data, fewer than the 4398046511104 bytes its "
@@ -209,9 +221,11 @@ TEST_F(NpyTest, ChecksTheFileLengthBeforeAllocating) {
   EXPECT_EQ(readError(write("short.npy", f32Header("(5,)"), four)),
             " holds 16 bytes of data, fewer than the 20 bytes its shape (5,) "
             "of f32 needs");
+  EXPECT_EQ(getTensorMemory().peak, peak);
 }
 
 TEST_F(NpyTest, RejectsSizesThatOverflow) {
+  int64_t peak = getTensorMemory().peak;
   EXPECT_EQ(readError(write("wrap.npy", f32Header("(4611686018427387904, 4)"),
                             four)),
             " claims shape (4611686018427387904, 4) of f32, more than 2^63 "
@@ -220,6 +234,7 @@ TEST_F(NpyTest, RejectsSizesThatOverflow) {
                             four)),
             " claims shape (4611686018427387905,) of f32, more than 2^63 "
             "bytes");
+  EXPECT_EQ(getTensorMemory().peak, peak);
 }
 
 TEST_F(NpyTest, RejectsMalformedHeaders) {

@@ -85,6 +85,15 @@ void setMaxTensorBytes(int64_t bytes);
 /// 8 GiB, or half the physical memory when that is less.
 int64_t defaultMaxTensorBytes();
 
+/// Bytes of tensor storage alive now, and the most alive at once since the
+/// process started (dtensor-run's --report-memory): how a run's memory
+/// grows with ranks, measured without the allocator's or the OS's noise.
+struct TensorMemory {
+  int64_t live = 0;
+  int64_t peak = 0;
+};
+TensorMemory getTensorMemory();
+
 /// Calls `fn` with a value of the C++ type that stores `dtype` (bool data is
 /// stored as uint8_t).
 template <typename Fn>
@@ -133,7 +142,8 @@ public:
   template <typename T> const T *data() const {
     return reinterpret_cast<const T *>(bytes());
   }
-  /// Writable data: only for a tensor being built (not yet shared).
+  /// Writable data: only for a tensor being built, or one whose every
+  /// handle its writer holds (numHandles).
   template <typename T> T *mutableData() {
     return reinterpret_cast<T *>(mutableBytes());
   }
@@ -142,6 +152,13 @@ public:
   /// defined.
   const char *bytes() const { return storage ? storage->data : nullptr; }
   char *mutableBytes() { return storage ? storage->data : nullptr; }
+  /// How many handles share this tensor's storage: when they all belong to a
+  /// value at its last use, the op may write it in place instead of copying.
+  int64_t numHandles() const { return storage ? storage.use_count() : 0; }
+  /// Whether `o` is this very tensor: the same storage, viewed the same way.
+  bool isSameAs(const Tensor &o) const {
+    return storage == o.storage && type == o.type && dims == o.dims;
+  }
 
   /// A copy of the box [offset, offset + sizes) (in bounds: callers check).
   std::optional<Tensor> slice(const Shape &offset, const Shape &sizes,
@@ -153,6 +170,10 @@ public:
   std::optional<Tensor> copy(std::string &error) const;
   /// Writes `piece` at `offset` in place (for a tensor being built).
   void write(const Tensor &piece, const Shape &offset);
+  /// Writes the box [srcOffset, srcOffset + sizes) of `src` at `offset` in
+  /// place: a piece of another tensor, copied once, with no temporary.
+  void writeBox(const Tensor &src, const Shape &srcOffset, const Shape &sizes,
+                const Shape &offset);
   /// Concatenation along `dim`; the result's size is checked.
   static std::optional<Tensor> concat(const std::vector<Tensor> &parts,
                                       int64_t dim, std::string &error);
@@ -169,7 +190,8 @@ private:
   /// refused allocation is a null pointer to report, not an abort.
   struct Buffer {
     char *data = nullptr;
-    explicit Buffer(char *data) : data(data) {}
+    int64_t size = 0;
+    Buffer(char *data, int64_t size);
     Buffer(const Buffer &) = delete;
     Buffer &operator=(const Buffer &) = delete;
     ~Buffer();
