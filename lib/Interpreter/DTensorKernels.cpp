@@ -163,7 +163,7 @@ std::optional<Tensor> Interpreter::assemble(const MValue &local,
   std::vector<int64_t> partialDims = dimsOfKind(ps, PlacementKind::Partial);
   std::optional<Tensor> made = Tensor::create(dtype, global, error);
   if (!made) {
-    error = "the global tensor: " + error;
+    error = "cannot hold the global tensor: " + error;
     return std::nullopt;
   }
   Tensor &out = *made;
@@ -204,8 +204,11 @@ std::optional<Tensor> Interpreter::assemble(const MValue &local,
             terms.push_back(&local.on(member).tensor);
       std::optional<Tensor> sum = reduceAll(
           terms, toReduction(ps[partialDims.front()].reduce), error);
-      if (!sum)
+      if (!sum) {
+        error = "cannot hold the reduced Partial terms of rank " +
+                std::to_string(r) + ": " + error;
         return std::nullopt;
+      }
       value = std::move(*sum);
     }
     Shape offset = s.offset;
