@@ -760,8 +760,16 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
     return reshape(I, op, [&](int64_t r, const Tensor &) {
       const Tensor &s = operand(I, op, 1, r).tensor;
       Shape shape;
-      for (int64_t i = 0; i < s.numElements(); ++i)
-        shape.push_back(int64_t(s.at(i)));
+      // Read as integers: through a double, a size above 2^53 would round
+      // and one near 2^63 would not convert back.
+      dispatch(s.dtype(), [&](auto v) {
+        using T = decltype(v);
+        for (int64_t i = 0; i < s.numElements(); ++i)
+          if constexpr (std::is_integral_v<T>)
+            shape.push_back(int64_t(s.data<T>()[i]));
+          else
+            shape.push_back(-1);
+      });
       return shape;
     });
   };
