@@ -696,6 +696,9 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
       if (!made)
         return emitCannotHold(op, r, error);
       Tensor &out = *made;
+      // Nothing to compute; the dims of an empty tensor may be huge.
+      if (out.numElements() == 0)
+        return std::vector<RValue>{RValue::ofTensor(std::move(*made))};
       int64_t n = src.shape()[dim], inner = 1, outer = 1;
       for (int64_t d = dim + 1; d < src.rank(); ++d)
         inner *= src.shape()[d];
