@@ -13,6 +13,7 @@
 
 #include "dtensor/Interpreter/Interpreter.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -67,8 +68,13 @@ template <typename T> T combine(Reduction r, T a, T b) {
 }
 
 /// Element-wise reduction of equally shaped tensors.
-Tensor reduceAll(const std::vector<const Tensor *> &terms, Reduction r) {
-  Tensor out(terms.front()->dtype(), terms.front()->shape());
+std::optional<Tensor> reduceAll(const std::vector<const Tensor *> &terms,
+                                Reduction r, std::string &error) {
+  std::optional<Tensor> made =
+      Tensor::create(terms.front()->dtype(), terms.front()->shape(), error);
+  if (!made)
+    return std::nullopt;
+  Tensor &out = *made;
   int64_t n = out.numElements();
   dispatch(out.dtype(), [&](auto v) {
     using T = decltype(v);
@@ -83,13 +89,15 @@ Tensor reduceAll(const std::vector<const Tensor *> &terms, Reduction r) {
       for (int64_t i = 0; i < n; ++i)
         o[i] = T(o[i] / T(terms.size()));
   });
-  return out;
+  return made;
 }
 
 } // namespace
 
-MValue Interpreter::shardsOf(const Tensor &global, const Layout &layout,
-                             const Placements &ps) const {
+std::optional<MValue> Interpreter::shardsOf(const Tensor &global,
+                                            const Layout &layout,
+                                            const Placements &ps,
+                                            std::string &error) const {
   std::vector<int64_t> partialDims = dimsOfKind(ps, PlacementKind::Partial);
   bool anyShard = !dimsOfKind(ps, PlacementKind::Shard).empty();
   if (!anyShard && partialDims.empty())
@@ -99,6 +107,10 @@ MValue Interpreter::shardsOf(const Tensor &global, const Layout &layout,
   int64_t partialSize = 1;
   for (int64_t m : partialDims)
     partialSize *= meshShape[m];
+  // Replicas hold equal shards: one copy each, keyed by the shard's box
+  // (an empty one's offset says nothing) and, for Partial, whether the rank
+  // is the one that keeps an integer sum or product.
+  std::map<std::tuple<Shape, Shape, bool>, Tensor> made;
   for (int64_t r = 0; r < numRanks(); ++r) {
     Shape coord = rankToCoord(meshShape, r);
     Shard s = layout.shardAt(global.shape(), coord);
@@ -106,19 +118,29 @@ MValue Interpreter::shardsOf(const Tensor &global, const Layout &layout,
     for (size_t d = 0; d < offset.size(); ++d)
       if (s.shape[d] == 0)
         offset[d] = 0;
-    Tensor t = global.slice(offset, s.shape);
+    bool first = llvm::all_of(partialDims,
+                              [&](int64_t m) { return coord[m] == 0; });
+    auto key = std::make_tuple(offset, s.shape, first);
+    auto it = made.find(key);
+    if (it != made.end()) {
+      out.values.push_back(RValue::ofTensor(it->second));
+      continue;
+    }
+    std::optional<Tensor> t = global.slice(offset, s.shape, error);
+    if (!t) {
+      error = "the shard of rank " + std::to_string(r) + ": " + error;
+      return std::nullopt;
+    }
     if (!partialDims.empty()) {
       // DTensor's R -> P: sum divides (floats), avg/max/min keep the value;
       // integer sums and products put the value on group rank 0 and the
       // identity elsewhere.
       ReduceKind kind = ps[partialDims.front()].reduce;
-      bool first = llvm::all_of(partialDims,
-                                [&](int64_t m) { return coord[m] == 0; });
-      dispatch(t.dtype(), [&](auto v) {
+      dispatch(t->dtype(), [&](auto v) {
         using T = decltype(v);
-        T *x = t.mutableData<T>();
-        int64_t n = t.numElements();
-        if (kind == ReduceKind::Sum && isFloat(t.dtype())) {
+        T *x = t->mutableData<T>();
+        int64_t n = t->numElements();
+        if (kind == ReduceKind::Sum && isFloat(t->dtype())) {
           for (int64_t i = 0; i < n; ++i)
             x[i] = T(x[i] / T(partialSize));
         } else if ((kind == ReduceKind::Sum || kind == ReduceKind::Product) &&
@@ -127,7 +149,8 @@ MValue Interpreter::shardsOf(const Tensor &global, const Layout &layout,
         }
       });
     }
-    out.values.push_back(RValue::ofTensor(std::move(t)));
+    made.emplace(key, *t);
+    out.values.push_back(RValue::ofTensor(std::move(*t)));
   }
   return out;
 }
@@ -138,7 +161,12 @@ std::optional<Tensor> Interpreter::assemble(const MValue &local,
                                             std::string &error) const {
   const Placements &ps = layout.placements();
   std::vector<int64_t> partialDims = dimsOfKind(ps, PlacementKind::Partial);
-  Tensor out(dtype, global);
+  std::optional<Tensor> made = Tensor::create(dtype, global, error);
+  if (!made) {
+    error = "cannot hold the global tensor: " + error;
+    return std::nullopt;
+  }
+  Tensor &out = *made;
   for (int64_t r = 0; r < numRanks(); ++r) {
     Shape coord = rankToCoord(meshShape, r);
     Shard s = layout.shardAt(global, coord);
@@ -174,7 +202,14 @@ std::optional<Tensor> Interpreter::assemble(const MValue &local,
         if (group.front() == r)
           for (int64_t member : group)
             terms.push_back(&local.on(member).tensor);
-      value = reduceAll(terms, toReduction(ps[partialDims.front()].reduce));
+      std::optional<Tensor> sum = reduceAll(
+          terms, toReduction(ps[partialDims.front()].reduce), error);
+      if (!sum) {
+        error = "cannot hold the reduced Partial terms of rank " +
+                std::to_string(r) + ": " + error;
+        return std::nullopt;
+      }
+      value = std::move(*sum);
     }
     Shape offset = s.offset;
     for (size_t d = 0; d < offset.size(); ++d)
@@ -182,7 +217,7 @@ std::optional<Tensor> Interpreter::assemble(const MValue &local,
         offset[d] = 0;
     out.write(value, offset);
   }
-  return out;
+  return made;
 }
 
 //===----------------------------------------------------------------------===//
@@ -326,26 +361,36 @@ void registerCollectives(Kernels &k) {
   k["dtensor.all_gather"] = [](Interpreter &I, Operation *op) -> LogicalResult {
     return runCollective<AllGatherOp>(
         I, op, "all_gather",
-        [&](AllGatherOp g, GroupContext &ctx, const std::vector<int64_t> &group) {
+        [&](AllGatherOp g, GroupContext &ctx, const std::vector<int64_t> &group)
+            -> LogicalResult {
           std::vector<Tensor> parts;
           for (int64_t m : group)
             parts.push_back(*ctx.inputs[m]);
-          Tensor all = Tensor::concat(parts, g.getGatherDim());
+          // One gathered tensor per group, shared by its members.
+          std::string error;
+          std::optional<Tensor> all =
+              Tensor::concat(parts, g.getGatherDim(), error);
+          if (!all)
+            return emitCannotHold(op, group.front(), error);
           for (int64_t m : group)
-            ctx.outputs[m] = all;
+            ctx.outputs[m] = *all;
           return success();
         });
   };
   k["dtensor.all_reduce"] = [](Interpreter &I, Operation *op) -> LogicalResult {
     return runCollective<AllReduceOp>(
         I, op, "all_reduce",
-        [&](AllReduceOp a, GroupContext &ctx, const std::vector<int64_t> &group) {
+        [&](AllReduceOp a, GroupContext &ctx, const std::vector<int64_t> &group)
+            -> LogicalResult {
           std::vector<const Tensor *> terms;
           for (int64_t m : group)
             terms.push_back(ctx.inputs[m]);
-          Tensor out = reduceAll(terms, a.getReduce());
+          std::string error;
+          std::optional<Tensor> out = reduceAll(terms, a.getReduce(), error);
+          if (!out)
+            return emitCannotHold(op, group.front(), error);
           for (int64_t m : group)
-            ctx.outputs[m] = out;
+            ctx.outputs[m] = *out;
           return success();
         });
   };
@@ -357,17 +402,23 @@ void registerCollectives(Kernels &k) {
           std::vector<const Tensor *> terms;
           for (int64_t m : group)
             terms.push_back(ctx.inputs[m]);
-          Tensor sum = reduceAll(terms, rs.getReduce());
+          std::string error;
+          std::optional<Tensor> sum = reduceAll(terms, rs.getReduce(), error);
+          if (!sum)
+            return emitCannotHold(op, group.front(), error);
           int64_t d = rs.getScatterDim(), n = group.size();
-          if (sum.shape()[d] % n)
+          if (sum->shape()[d] % n)
             return rs.emitOpError()
-                   << "scatters " << sum.shape()[d] << " rows over " << n
+                   << "scatters " << sum->shape()[d] << " rows over " << n
                    << " ranks; pad to a multiple first";
-          Shape offset(sum.rank(), 0), size = sum.shape();
+          Shape offset(sum->rank(), 0), size = sum->shape();
           size[d] /= n;
           for (int64_t i = 0; i < n; ++i) {
             offset[d] = i * size[d];
-            ctx.outputs[group[i]] = sum.slice(offset, size);
+            std::optional<Tensor> piece = sum->slice(offset, size, error);
+            if (!piece)
+              return emitCannotHold(op, group[i], error);
+            ctx.outputs[group[i]] = std::move(*piece);
           }
           return success();
         });
@@ -385,13 +436,29 @@ void registerCollectives(Kernels &k) {
                                    << n << " ranks; pad first";
           Shape size = shape;
           size[split] /= n;
+          std::string error;
           for (int64_t t = 0; t < n; ++t) {
-            std::vector<Tensor> parts;
-            Shape offset(shape.size(), 0);
+            // Each piece is copied once, straight into its receiver's
+            // output (no per-piece temporaries).
+            Shape outShape = size;
+            std::optional<int64_t> joined =
+                llvm::checkedMul(outShape[concat], n);
+            if (!joined)
+              return a.emitOpError()
+                     << "concatenates " << n << " pieces of size "
+                     << size[concat] << ", which overflows";
+            outShape[concat] = *joined;
+            std::optional<Tensor> out =
+                Tensor::create(ctx.inputs[group[t]]->dtype(), outShape, error);
+            if (!out)
+              return emitCannotHold(op, group[t], error);
+            Shape offset(shape.size(), 0), at(shape.size(), 0);
             offset[split] = t * size[split];
-            for (int64_t m : group)
-              parts.push_back(ctx.inputs[m]->slice(offset, size));
-            ctx.outputs[group[t]] = Tensor::concat(parts, concat);
+            for (int64_t m : group) {
+              out->writeBox(*ctx.inputs[m], offset, size, at);
+              at[concat] += size[concat];
+            }
+            ctx.outputs[group[t]] = std::move(*out);
           }
           return success();
         });
@@ -409,9 +476,17 @@ void registerCollectives(Kernels &k) {
   k["dtensor.permute"] = [](Interpreter &I, Operation *op) -> LogicalResult {
     return runCollective<PermuteOp>(
         I, op, "permute",
-        [&](PermuteOp p, GroupContext &ctx, const std::vector<int64_t> &group) {
-          for (int64_t m : group)
-            ctx.outputs[m] = Tensor(ctx.inputs[m]->dtype(), ctx.inputs[m]->shape());
+        [&](PermuteOp p, GroupContext &ctx, const std::vector<int64_t> &group)
+            -> LogicalResult {
+          // Ranks no pair sends to receive zeros.
+          std::string error;
+          for (int64_t m : group) {
+            std::optional<Tensor> zeros = Tensor::create(
+                ctx.inputs[m]->dtype(), ctx.inputs[m]->shape(), error);
+            if (!zeros)
+              return emitCannotHold(op, m, error);
+            ctx.outputs[m] = std::move(*zeros);
+          }
           ArrayRef<int64_t> pairs = p.getSourceTargetPairs();
           for (size_t i = 0; i + 1 < pairs.size(); i += 2)
             ctx.outputs[group[pairs[i + 1]]] = *ctx.inputs[group[pairs[i]]];
@@ -509,16 +584,19 @@ void registerApi(Kernels &k) {
       } else {
         MValue chunks;
         chunks.uniform = false;
+        std::string error;
         for (int64_t r = 0; r < I.numRanks(); ++r) {
           Shard s = layout->shardOf(src.on(r).tensor.shape(), r);
           Shape offset = s.offset;
           for (size_t d = 0; d < offset.size(); ++d)
             if (s.shape[d] == 0)
               offset[d] = 0;
-          chunks.values.push_back(
-              RValue::ofTensor(src.on(r).tensor.slice(offset, s.shape)));
+          std::optional<Tensor> chunk =
+              src.on(r).tensor.slice(offset, s.shape, error);
+          if (!chunk)
+            return emitCannotHold(op, r, error);
+          chunks.values.push_back(RValue::ofTensor(std::move(*chunk)));
         }
-        std::string error;
         std::optional<Tensor> g = I.assemble(chunks, *layout, global.dtype(),
                                              global.shape(), error);
         if (!g)
@@ -531,8 +609,12 @@ void registerApi(Kernels &k) {
   };
   k["dtensor.to_local"] = [](Interpreter &I, Operation *op) -> LogicalResult {
     const DistTensor &d = *I.lookup(op->getOperand(0)).on(0).dist;
-    I.bind(op->getResult(0),
-           I.shardsOf(d.global, d.layout, d.layout.placements()));
+    std::string error;
+    std::optional<MValue> shards =
+        I.shardsOf(d.global, d.layout, d.layout.placements(), error);
+    if (!shards)
+      return op->emitOpError() << "cannot hold " << error;
+    I.bind(op->getResult(0), std::move(*shards));
     return success();
   };
   k["dtensor.redistribute"] = [](Interpreter &I, Operation *op) -> LogicalResult {
@@ -580,7 +662,12 @@ void registerApi(Kernels &k) {
         return failure();
       // The region sees each input in its in_specs entry (redistributed if
       // it came in another one: the logical value is the same).
-      args.push_back(I.shardsOf(v.dist->global, *layout, layout->placements()));
+      std::string error;
+      std::optional<MValue> shards =
+          I.shardsOf(v.dist->global, *layout, layout->placements(), error);
+      if (!shards)
+        return op->emitOpError() << "cannot hold " << error;
+      args.push_back(std::move(*shards));
     }
     std::vector<MValue> results;
     if (failed(I.runRegion(lm.getBody(), std::move(args), results)))

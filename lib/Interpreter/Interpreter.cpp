@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -56,6 +57,12 @@ std::optional<DType> interp::dtypeOf(Type type) {
   return std::nullopt;
 }
 
+InFlightDiagnostic interp::emitCannotHold(Operation *op, int64_t rank,
+                                          StringRef why) {
+  return op->emitOpError() << "cannot hold a tensor it makes on rank " << rank
+                           << ": " << why;
+}
+
 //===----------------------------------------------------------------------===//
 // Per-rank evaluation
 //===----------------------------------------------------------------------===//
@@ -66,12 +73,16 @@ using RankFn = llvm::function_ref<FailureOr<std::vector<RValue>>(int64_t)>;
 
 /// Runs `fn` once when every operand is the same on all ranks (and the op
 /// does not depend on the rank), else once per rank; binds the results.
+/// Operands that are per rank but the same everywhere (what a collective
+/// hands its group) also run once, and every rank shares the result: 4096
+/// ranks cutting the same piece out of a gathered tensor cut it once.
 LogicalResult evaluate(Interpreter &I, Operation *op, bool rankDependent,
                        RankFn fn) {
   bool uniform = !rankDependent;
   for (Value v : op->getOperands())
     uniform &= I.lookup(v).uniform;
-  int64_t ranks = uniform ? 1 : I.numRanks();
+  bool once = uniform || (!rankDependent && I.runsOnce(op));
+  int64_t ranks = once ? 1 : I.numRanks();
   std::vector<MValue> results(op->getNumResults());
   for (MValue &m : results) {
     m.uniform = uniform;
@@ -84,6 +95,10 @@ LogicalResult evaluate(Interpreter &I, Operation *op, bool rankDependent,
     for (size_t i = 0; i < out->size(); ++i)
       results[i].values[r] = std::move((*out)[i]);
   }
+  // Still one value per rank (printed and compared per rank), all sharing.
+  if (once && !uniform)
+    for (MValue &m : results)
+      m.values.assign(I.numRanks(), m.values[0]);
   for (auto [res, m] : llvm::zip(op->getResults(), results))
     I.bind(res, std::move(m));
   return success();
@@ -113,13 +128,16 @@ int64_t wrapInt(int64_t v, Type type) {
 //===----------------------------------------------------------------------===//
 
 template <typename T, typename F>
-Tensor mapBinary(const Tensor &a, const Tensor &b, DType out, F f) {
-  Tensor r(out, a.shape());
+std::optional<Tensor> mapBinary(const Tensor &a, const Tensor &b, DType out,
+                                F f, std::string &error) {
+  std::optional<Tensor> r = Tensor::create(out, a.shape(), error);
+  if (!r)
+    return std::nullopt;
   const T *x = a.data<T>(), *y = b.data<T>();
   int64_t n = a.numElements();
   dispatch(out, [&](auto o) {
     using O = decltype(o);
-    O *z = r.mutableData<O>();
+    O *z = r->mutableData<O>();
     for (int64_t i = 0; i < n; ++i)
       z[i] = O(f(x[i], y[i]));
   });
@@ -151,16 +169,22 @@ void registerIntBinary(llvm::StringMap<Interpreter::Kernel> &k, StringRef name,
           return op->emitOpError() << "divides by zero on rank " << r;
         return std::vector<RValue>{RValue::ofInt(wrapInt(f(a.i, b.i), type))};
       }
+      if (a.tensor.shape() != b.tensor.shape())
+        return op->emitOpError()
+               << "operands differ in shape on rank " << r;
       DType dt = a.tensor.dtype();
-      Tensor out = dispatch(dt, [&](auto v) {
+      std::string error;
+      std::optional<Tensor> out = dispatch(dt, [&](auto v) {
         using T = decltype(v);
         return mapBinary<T>(a.tensor, b.tensor, dt, [&](T x, T y) {
           if (divides && y == 0)
             return T(0);
           return T(wrapInt(f(int64_t(x), int64_t(y)), type));
-        });
+        }, error);
       });
-      return std::vector<RValue>{RValue::ofTensor(std::move(out))};
+      if (!out)
+        return emitCannotHold(op, r, error);
+      return std::vector<RValue>{RValue::ofTensor(std::move(*out))};
     });
   };
 }
@@ -185,13 +209,16 @@ void registerFloatBinary(llvm::StringMap<Interpreter::Kernel> &k,
         return op->emitOpError()
                << "operands differ in shape on rank " << r;
       DType dt = a.tensor.dtype();
-      Tensor out = dispatch(dt, [&](auto v) {
+      std::string error;
+      std::optional<Tensor> out = dispatch(dt, [&](auto v) {
         using T = decltype(v);
         return mapBinary<T>(a.tensor, b.tensor, dt, [&](T x, T y) {
           return T(f(double(x), double(y)));
-        });
+        }, error);
       });
-      return std::vector<RValue>{RValue::ofTensor(std::move(out))};
+      if (!out)
+        return emitCannotHold(op, r, error);
+      return std::vector<RValue>{RValue::ofTensor(std::move(*out))};
     });
   };
 }
@@ -203,7 +230,12 @@ FailureOr<Tensor> tensorOfAttr(DenseElementsAttr attr, Operation *op) {
   if (!dt)
     return op->emitOpError() << "element type " << type.getElementType()
                              << " is not supported by the interpreter";
-  Tensor t(*dt, Shape(type.getShape().begin(), type.getShape().end()));
+  std::string error;
+  std::optional<Tensor> made = Tensor::create(
+      *dt, Shape(type.getShape().begin(), type.getShape().end()), error);
+  if (!made)
+    return emitCannotHold(op, 0, error);
+  Tensor &t = *made;
   int64_t n = t.numElements();
   if (isFloat(*dt)) {
     auto values = attr.getValues<APFloat>();
@@ -222,7 +254,7 @@ FailureOr<Tensor> tensorOfAttr(DenseElementsAttr attr, Operation *op) {
         out[i] = T(values[attr.isSplat() ? 0 : i].getSExtValue());
     });
   }
-  return t;
+  return std::move(t);
 }
 
 void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
@@ -347,6 +379,13 @@ void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
 // tensor
 //===----------------------------------------------------------------------===//
 
+/// Whether [offset, offset + size) lies in [0, dimSize), without computing
+/// offset + size (runtime offsets may be anything).
+bool boxFits(int64_t offset, int64_t size, int64_t dimSize) {
+  return offset >= 0 && size >= 0 && offset <= dimSize &&
+         size <= dimSize - offset;
+}
+
 /// Static-or-dynamic index lists of slice ops, read on one rank.
 Shape resolveMixed(Interpreter &I, ArrayRef<int64_t> statics,
                    OperandRange dynamics, int64_t rank) {
@@ -401,7 +440,11 @@ void registerTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
       return op->emitOpError() << "element type is not supported";
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
       Shape shape = resolveMixed(I, type.getShape(), op->getOperands(), r);
-      return std::vector<RValue>{RValue::ofTensor(Tensor(*dt, shape))};
+      std::string error;
+      std::optional<Tensor> t = Tensor::create(*dt, shape, error);
+      if (!t)
+        return emitCannotHold(op, r, error);
+      return std::vector<RValue>{RValue::ofTensor(std::move(*t))};
     });
   };
   k["tensor.splat"] = [](Interpreter &I, Operation *op) -> LogicalResult {
@@ -413,14 +456,17 @@ void registerTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
       Shape shape =
           resolveMixed(I, type.getShape(), splat.getDynamicSizes(), r);
-      Tensor t(*dt, shape);
+      std::string error;
+      std::optional<Tensor> t = Tensor::create(*dt, shape, error);
+      if (!t)
+        return emitCannotHold(op, r, error);
       const RValue &s = operand(I, op, 0, r);
       dispatch(*dt, [&](auto v) {
         using T = decltype(v);
         T x = s.kind == RValue::Kind::Float ? T(s.f) : T(s.i);
-        std::fill_n(t.mutableData<T>(), t.numElements(), x);
+        std::fill_n(t->mutableData<T>(), t->numElements(), x);
       });
-      return std::vector<RValue>{RValue::ofTensor(std::move(t))};
+      return std::vector<RValue>{RValue::ofTensor(std::move(*t))};
     });
   };
   k["tensor.extract_slice"] = [](Interpreter &I, Operation *op) -> LogicalResult {
@@ -436,17 +482,21 @@ void registerTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
           resolveMixed(I, slice.getStaticOffsets(), slice.getOffsets(), r);
       Shape sizes = resolveMixed(I, slice.getStaticSizes(), slice.getSizes(), r);
       for (int64_t d = 0; d < src.rank(); ++d)
-        if (offsets[d] < 0 || sizes[d] < 0 ||
-            offsets[d] + sizes[d] > src.shape()[d])
+        if (!boxFits(offsets[d], sizes[d], src.shape()[d]))
           return op->emitOpError()
-                 << "reads [" << offsets[d] << ", " << offsets[d] + sizes[d]
-                 << ") of dim " << d << " of size " << src.shape()[d]
-                 << " on rank " << r;
-      return std::vector<RValue>{RValue::ofTensor(src.slice(offsets, sizes))};
+                 << "reads " << sizes[d] << " elements at offset "
+                 << offsets[d] << " of dim " << d << " of size "
+                 << src.shape()[d] << " on rank " << r;
+      std::string error;
+      std::optional<Tensor> out = src.slice(offsets, sizes, error);
+      if (!out)
+        return emitCannotHold(op, r, error);
+      return std::vector<RValue>{RValue::ofTensor(std::move(*out))};
     });
   };
   k["tensor.insert_slice"] = [](Interpreter &I, Operation *op) -> LogicalResult {
     auto insert = llvm::cast<tensor::InsertSliceOp>(op);
+    bool once = I.runsOnce(op);
     if (!llvm::all_of(insert.getStaticStrides(),
                       [](int64_t s) { return s == 1; }))
       return op->emitOpError() << "with strides other than 1 is not supported yet";
@@ -462,12 +512,23 @@ void registerTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
       if (sizes != src.shape())
         return op->emitOpError() << "source shape differs from the sizes on rank " << r;
       for (int64_t d = 0; d < dest.rank(); ++d)
-        if (offsets[d] < 0 || offsets[d] + sizes[d] > dest.shape()[d])
+        if (!boxFits(offsets[d], sizes[d], dest.shape()[d]))
           return op->emitOpError()
-                 << "writes [" << offsets[d] << ", " << offsets[d] + sizes[d]
-                 << ") of dim " << d << " of size " << dest.shape()[d]
-                 << " on rank " << r;
-      return std::vector<RValue>{RValue::ofTensor(dest.inserted(src, offsets))};
+                 << "writes " << sizes[d] << " elements at offset "
+                 << offsets[d] << " of dim " << d << " of size "
+                 << dest.shape()[d] << " on rank " << r;
+      // At the destination's last use, write the piece into it: a chain of
+      // inserts (how uneven collectives are lowered) then copies each piece
+      // once instead of the whole destination per piece.
+      if (std::optional<Tensor> target = I.takeForUpdate(op, 1, r, once)) {
+        target->write(src, offsets);
+        return std::vector<RValue>{RValue::ofTensor(std::move(*target))};
+      }
+      std::string error;
+      std::optional<Tensor> out = dest.inserted(src, offsets, error);
+      if (!out)
+        return emitCannotHold(op, r, error);
+      return std::vector<RValue>{RValue::ofTensor(std::move(*out))};
     });
   };
 }
@@ -506,13 +567,22 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
   };
   k["tensor.insert"] = [](Interpreter &I, Operation *op) -> LogicalResult {
     auto in = llvm::cast<tensor::InsertOp>(op);
+    bool once = I.runsOnce(op);
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
       const RValue &scalar = operand(I, op, 0, r);
       const Tensor &dest = operand(I, op, 1, r).tensor;
       int64_t off = offsetOf(dest.shape(), indicesOf(I, in.getIndices(), r));
       if (off < 0)
         return op->emitOpError() << "writes out of bounds on rank " << r;
-      Tensor out = dest.slice(Shape(dest.rank(), 0), dest.shape());
+      // In place at the destination's last use (a loop of inserts is then
+      // linear, not quadratic).
+      std::optional<Tensor> target = I.takeForUpdate(op, 1, r, once);
+      std::string error;
+      if (!target)
+        target = dest.copy(error);
+      if (!target)
+        return emitCannotHold(op, r, error);
+      Tensor &out = *target;
       dispatch(out.dtype(), [&](auto v) {
         using T = decltype(v);
         out.mutableData<T>()[off] = scalar.kind == RValue::Kind::Float
@@ -528,16 +598,20 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
     if (!dt)
       return op->emitOpError() << "element type is not supported";
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
-      Tensor t(*dt, Shape(type.getShape().begin(), type.getShape().end()));
+      std::string error;
+      std::optional<Tensor> t = Tensor::create(
+          *dt, Shape(type.getShape().begin(), type.getShape().end()), error);
+      if (!t)
+        return emitCannotHold(op, r, error);
       dispatch(*dt, [&](auto v) {
         using T = decltype(v);
-        T *x = t.mutableData<T>();
+        T *x = t->mutableData<T>();
         for (unsigned i = 0; i < op->getNumOperands(); ++i) {
           const RValue &e = operand(I, op, i, r);
           x[i] = e.kind == RValue::Kind::Float ? T(e.f) : T(e.i);
         }
       });
-      return std::vector<RValue>{RValue::ofTensor(std::move(t))};
+      return std::vector<RValue>{RValue::ofTensor(std::move(*t))};
     });
   };
   k["tensor.pad"] = [](Interpreter &I, Operation *op) -> LogicalResult {
@@ -554,9 +628,21 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
       for (size_t d = 0; d < shape.size(); ++d) {
         if (low[d] < 0 || high[d] < 0)
           return op->emitOpError() << "has negative padding on rank " << r;
-        shape[d] += low[d] + high[d];
+        std::optional<int64_t> padded = llvm::checkedAdd(shape[d], low[d]);
+        if (padded)
+          padded = llvm::checkedAdd(*padded, high[d]);
+        if (!padded)
+          return op->emitOpError()
+                 << "pads dim " << d << " of size " << shape[d] << " by "
+                 << low[d] << " and " << high[d]
+                 << ", which overflows, on rank " << r;
+        shape[d] = *padded;
       }
-      Tensor out(src.dtype(), shape);
+      std::string error;
+      std::optional<Tensor> made = Tensor::create(src.dtype(), shape, error);
+      if (!made)
+        return emitCannotHold(op, r, error);
+      Tensor &out = *made;
       double fill = 0;
       if (auto c = padValue.getDefiningOp<arith::ConstantOp>()) {
         if (auto f = llvm::dyn_cast<FloatAttr>(c.getValue()))
@@ -572,16 +658,27 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
         std::fill_n(out.mutableData<T>(), out.numElements(), T(fill));
       });
       out.write(src, low);
-      return std::vector<RValue>{RValue::ofTensor(std::move(out))};
+      return std::vector<RValue>{RValue::ofTensor(std::move(*made))};
     });
   };
   k["tensor.concat"] = [](Interpreter &I, Operation *op) -> LogicalResult {
     int64_t dim = llvm::cast<tensor::ConcatOp>(op).getDim();
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
       std::vector<Tensor> parts;
-      for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      for (unsigned i = 0; i < op->getNumOperands(); ++i) {
         parts.push_back(operand(I, op, i, r).tensor);
-      return std::vector<RValue>{RValue::ofTensor(Tensor::concat(parts, dim))};
+        for (int64_t d = 0; d < parts[0].rank(); ++d)
+          if (d != dim && parts[i].shape()[d] != parts[0].shape()[d])
+            return op->emitOpError()
+                   << "operand " << i << " has size " << parts[i].shape()[d]
+                   << " in dim " << d << ", operand 0 has "
+                   << parts[0].shape()[d] << ", on rank " << r;
+      }
+      std::string error;
+      std::optional<Tensor> out = Tensor::concat(parts, dim, error);
+      if (!out)
+        return emitCannotHold(op, r, error);
+      return std::vector<RValue>{RValue::ofTensor(std::move(*out))};
     });
   };
   // linalg.softmax as it decomposes: exp(x - max) / sum(exp(x - max))
@@ -593,7 +690,15 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
       const Tensor &src = operand(I, op, 0, r).tensor;
       if (!isFloat(src.dtype()))
         return op->emitOpError() << "needs a float tensor";
-      Tensor out(src.dtype(), src.shape());
+      std::string error;
+      std::optional<Tensor> made =
+          Tensor::create(src.dtype(), src.shape(), error);
+      if (!made)
+        return emitCannotHold(op, r, error);
+      Tensor &out = *made;
+      // Nothing to compute; the dims of an empty tensor may be huge.
+      if (out.numElements() == 0)
+        return std::vector<RValue>{RValue::ofTensor(std::move(*made))};
       int64_t n = src.shape()[dim], inner = 1, outer = 1;
       for (int64_t d = dim + 1; d < src.rank(); ++d)
         inner *= src.shape()[d];
@@ -615,7 +720,7 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
               y[base + k * inner] = T(row[k] / sum);
           }
       });
-      return std::vector<RValue>{RValue::ofTensor(std::move(out))};
+      return std::vector<RValue>{RValue::ofTensor(std::move(*made))};
     });
   };
   // Reshapes keep the data and change the shape (row-major throughout).
@@ -625,12 +730,11 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
       const Tensor &src = operand(I, op, 0, r).tensor;
       Shape shape = shapeOf(r, src);
-      int64_t n = 1;
-      for (int64_t d : shape)
-        n *= d;
+      std::optional<int64_t> n = checkedNumElements(shape);
       if (n != src.numElements())
-        return op->emitOpError() << "reshapes " << src.numElements()
-                                 << " elements into " << n << " on rank " << r;
+        return op->emitOpError()
+               << "reshapes " << src.numElements() << " elements into shape "
+               << describeTensor(src.dtype(), shape) << " on rank " << r;
       return std::vector<RValue>{RValue::ofTensor(src.reshaped(shape))};
     });
   };
@@ -639,10 +743,12 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
     return reshape(I, op, [&](int64_t, const Tensor &src) {
       Shape shape;
       for (ReassociationIndices group : c.getReassociationIndices()) {
-        int64_t n = 1;
+        // Checked even for an existing tensor: an empty one's other dims may
+        // be huge. -1 (no size) makes the count check below fail.
+        Shape dims;
         for (int64_t d : group)
-          n *= src.shape()[d];
-        shape.push_back(n);
+          dims.push_back(src.shape()[d]);
+        shape.push_back(checkedNumElements(dims).value_or(-1));
       }
       return shape;
     });
@@ -657,8 +763,16 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
     return reshape(I, op, [&](int64_t r, const Tensor &) {
       const Tensor &s = operand(I, op, 1, r).tensor;
       Shape shape;
-      for (int64_t i = 0; i < s.numElements(); ++i)
-        shape.push_back(int64_t(s.at(i)));
+      // Read as integers: through a double, a size above 2^53 would round
+      // and one near 2^63 would not convert back.
+      dispatch(s.dtype(), [&](auto v) {
+        using T = decltype(v);
+        for (int64_t i = 0; i < s.numElements(); ++i)
+          if constexpr (std::is_integral_v<T>)
+            shape.push_back(int64_t(s.data<T>()[i]));
+          else
+            shape.push_back(-1);
+      });
       return shape;
     });
   };
@@ -743,12 +857,128 @@ LogicalResult Interpreter::runRegion(Region &region, std::vector<MValue> args,
   return runBlock(entry, results);
 }
 
+void Interpreter::analyzeLiveness(Block &block) {
+  if (!analyzedBlocks.insert(&block).second)
+    return;
+  llvm::DenseMap<Operation *, unsigned> position;
+  for (auto [i, op] : llvm::enumerate(block))
+    position[&op] = i;
+  auto noteValue = [&](Value v, Operation *definer) {
+    // A value nothing reads dies where it is made (block arguments: at the
+    // first op).
+    Operation *last = definer ? definer : &block.front();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = block.findAncestorOpInBlock(*use.getOwner());
+      if (user && position[user] > position[last])
+        last = user;
+    }
+    lastUser[v] = last;
+    releaseAfter[last].push_back(v);
+  };
+  for (BlockArgument arg : block.getArguments())
+    noteValue(arg, nullptr);
+  for (Operation &op : block)
+    for (Value v : op.getResults())
+      noteValue(v, &op);
+}
+
+bool Interpreter::isLastUse(Operation *op, unsigned i) {
+  Value v = op->getOperand(i);
+  if (Block *block = v.getParentBlock())
+    analyzeLiveness(*block);
+  auto it = lastUser.find(v);
+  return it != lastUser.end() && it->second == op &&
+         llvm::count(op->getOperands(), v) == 1;
+}
+
+std::optional<Tensor> Interpreter::takeForUpdate(Operation *op, unsigned i,
+                                                 int64_t rank, bool once) {
+  if (!isLastUse(op, i))
+    return std::nullopt;
+  auto it = env.find(op->getOperand(i));
+  if (it == env.end())
+    return std::nullopt;
+  MValue &m = it->second;
+  if (!once) {
+    // One value shared by all ranks is theirs too when the op runs per rank.
+    if (m.uniform && numRanks() > 1)
+      return std::nullopt;
+    RValue &v = m.uniform ? m.values[0] : m.values[rank];
+    if (v.kind != RValue::Kind::Tensor || v.tensor.numHandles() != 1)
+      return std::nullopt;
+    return std::move(v.tensor);
+  }
+  // Run once for all ranks: the value's handles (one per rank) may be all
+  // there are.
+  RValue &first = m.values[0];
+  if (first.kind != RValue::Kind::Tensor)
+    return std::nullopt;
+  int64_t handles = 0;
+  for (const RValue &v : m.values)
+    handles += v.kind == RValue::Kind::Tensor && v.tensor.isSameAs(first.tensor);
+  if (handles != int64_t(m.values.size()) ||
+      first.tensor.numHandles() != handles)
+    return std::nullopt;
+  Tensor taken = std::move(first.tensor);
+  for (RValue &v : m.values)
+    v.tensor = Tensor();
+  return taken;
+}
+
+bool Interpreter::sameOnAllRanks(const MValue &m) const {
+  if (m.uniform)
+    return true;
+  const RValue &first = m.values[0];
+  for (const RValue &v : llvm::drop_begin(m.values)) {
+    if (v.kind != first.kind)
+      return false;
+    switch (v.kind) {
+    case RValue::Kind::Tensor:
+    case RValue::Kind::Future:
+      if (!v.tensor.isSameAs(first.tensor))
+        return false;
+      break;
+    case RValue::Kind::Int:
+      if (v.i != first.i)
+        return false;
+      break;
+    case RValue::Kind::Float:
+      if (std::memcmp(&v.f, &first.f, sizeof(double)) != 0)
+        return false;
+      break;
+    case RValue::Kind::Empty:
+    case RValue::Kind::Mesh:
+      break;
+    case RValue::Kind::Dist:
+      if (v.dist != first.dist)
+        return false;
+      break;
+    }
+  }
+  return true;
+}
+
+bool Interpreter::runsOnce(Operation *op, ValueRange extra) const {
+  auto same = [&](Value v) { return sameOnAllRanks(lookup(v)); };
+  return llvm::all_of(op->getOperands(), same) && llvm::all_of(extra, same);
+}
+
 LogicalResult Interpreter::runBlock(Block &block,
                                     std::vector<MValue> &results) {
+  analyzeLiveness(block);
+  // Drops the values whose last reader was `op`, so a run holds only what
+  // later ops still read.
+  auto release = [&](Operation &op) {
+    auto it = releaseAfter.find(&op);
+    if (it != releaseAfter.end())
+      for (Value v : it->second)
+        env.erase(v);
+  };
   for (Operation &op : block) {
     if (op.hasTrait<OpTrait::IsTerminator>()) {
       for (Value v : op.getOperands())
         results.push_back(lookup(v));
+      release(op);
       return success();
     }
     auto it = kernels.find(op.getName().getStringRef());
@@ -808,6 +1038,7 @@ LogicalResult Interpreter::runBlock(Block &block,
                             us / numRanks(), collective, r});
       }
     }
+    release(op);
   }
   return block.getParentOp()->emitOpError()
          << "block ended without a return";

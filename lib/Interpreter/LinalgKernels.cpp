@@ -20,6 +20,8 @@
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/AffineMap.h"
 
+#include "llvm/Support/CheckedArithmetic.h"
+
 #include <cblas.h>
 #include <cmath>
 
@@ -56,10 +58,23 @@ std::optional<LinearExpr> linearize(AffineExpr e, unsigned numDims) {
   std::optional<LinearExpr> r = linearize(bin.getRHS(), numDims);
   if (!l || !r)
     return std::nullopt;
+  // Checked: a map with huge constants is an error, not a wrapped stride.
+  auto add = [](int64_t &to, int64_t v) {
+    std::optional<int64_t> sum = llvm::checkedAdd(to, v);
+    to = sum.value_or(0);
+    return sum.has_value();
+  };
+  auto mul = [](int64_t &to, int64_t v) {
+    std::optional<int64_t> product = llvm::checkedMul(to, v);
+    to = product.value_or(0);
+    return product.has_value();
+  };
   if (bin.getKind() == AffineExprKind::Add) {
     for (unsigned k = 0; k < numDims; ++k)
-      l->coefficients[k] += r->coefficients[k];
-    l->constant += r->constant;
+      if (!add(l->coefficients[k], r->coefficients[k]))
+        return std::nullopt;
+    if (!add(l->constant, r->constant))
+      return std::nullopt;
     return l;
   }
   if (bin.getKind() == AffineExprKind::Mul) {
@@ -70,8 +85,10 @@ std::optional<LinearExpr> linearize(AffineExpr e, unsigned numDims) {
     LinearExpr &var = lConst ? *r : *l;
     int64_t factor = lConst ? l->constant : r->constant;
     for (int64_t &c : var.coefficients)
-      c *= factor;
-    var.constant *= factor;
+      if (!mul(c, factor))
+        return std::nullopt;
+    if (!mul(var.constant, factor))
+      return std::nullopt;
     return var;
   }
   return std::nullopt;
@@ -99,6 +116,10 @@ inline void store(Tensor &t, int64_t offset, Reg r, bool isFloatReg) {
 }
 
 Shape stridesOf(const Shape &shape) {
+  // An empty tensor is never read (the bounds check sees to it), and its
+  // other dims may be huge: no strides to overflow.
+  if (llvm::is_contained(shape, 0))
+    return Shape(shape.size(), 0);
   Shape s(shape.size(), 1);
   for (size_t d = shape.size(); d-- > 1;)
     s[d - 1] = s[d] * shape[d];
@@ -139,22 +160,19 @@ bool isPlainMatmul(linalg::LinalgOp op, DType &dtype) {
   return true;
 }
 
-/// One rank's execution of a structured op.
+/// One rank's execution of a structured op. `outs` are the results being
+/// built, starting as the inits (copies, or the inits themselves at their
+/// last use); `args` are every operand, inits included.
 FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
                                              const BodyProgram &body,
                                              std::vector<const RValue *> args,
-                                             std::vector<const RValue *> captured) {
+                                             std::vector<const RValue *> captured,
+                                             std::vector<Tensor> outs,
+                                             int64_t rank) {
   Operation *raw = op.getOperation();
   unsigned numInputs = op.getNumDpsInputs();
   unsigned numLoops = op.getNumLoops();
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  std::vector<Tensor> outs;
-  for (unsigned i = numInputs; i < args.size(); ++i) {
-    const Tensor &init = args[i]->tensor;
-    Tensor copy(init.dtype(), init.shape());
-    std::memcpy(copy.mutableBytes(), init.bytes(), init.numBytes());
-    outs.push_back(std::move(copy));
-  }
 
   DType dtype;
   if (isPlainMatmul(op, dtype)) {
@@ -165,8 +183,12 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
     int64_t M = a.shape()[a.rank() - 2], K = a.shape()[a.rank() - 1];
     int64_t N = b.shape()[b.rank() - 1];
     if (b.shape()[b.rank() - 2] != K || c.shape()[c.rank() - 2] != M ||
-        c.shape()[c.rank() - 1] != N)
+        c.shape()[c.rank() - 1] != N ||
+        (batch && (b.shape()[0] != batches || c.shape()[0] != batches)))
       return raw->emitOpError() << "operand shapes do not match a matmul";
+    // BLAS rejects leading dimensions of 0; an empty product adds nothing.
+    if (M == 0 || N == 0 || K == 0)
+      batches = 0;
     for (int64_t t = 0; t < batches; ++t) {
       if (dtype == DType::F32)
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f,
@@ -213,6 +235,12 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
     if (bounds[k] < 0)
       return raw->emitOpError() << "loop " << k
                                 << " has no operand dim to take its size from";
+  // The loops' bounds come from different operands, so their product (the
+  // iteration count) is not bounded by any tensor's size.
+  std::optional<int64_t> total = checkedNumElements(bounds);
+  if (!total)
+    return raw->emitOpError()
+           << "iterates over more than 2^63 points on rank " << rank;
 
   // Per-operand strides per loop, and base offsets.
   std::vector<std::vector<int64_t>> loopStride(numOperands,
@@ -239,15 +267,21 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
     if (!tensors[o])
       continue;
     for (auto [j, lin] : llvm::enumerate(exprs[o])) {
-      int64_t lo = lin.constant, hi = lin.constant;
-      for (unsigned k = 0; k < numLoops; ++k) {
+      std::optional<int64_t> lo = lin.constant, hi = lin.constant;
+      for (unsigned k = 0; k < numLoops && lo && hi; ++k) {
         if (bounds[k] == 0)
           continue;
-        int64_t v = lin.coefficients[k] * (bounds[k] - 1);
-        (v < 0 ? lo : hi) += v;
+        std::optional<int64_t> v =
+            llvm::checkedMul(lin.coefficients[k], bounds[k] - 1);
+        if (!v)
+          lo = std::nullopt;
+        else if (*v < 0)
+          lo = llvm::checkedAdd(*lo, *v);
+        else
+          hi = llvm::checkedAdd(*hi, *v);
       }
       bool empty = llvm::any_of(bounds, [](int64_t b) { return b == 0; });
-      if (!empty && (lo < 0 || hi >= tensors[o]->shape()[j]))
+      if (!empty && (!lo || !hi || *lo < 0 || *hi >= tensors[o]->shape()[j]))
         return raw->emitOpError()
                << "operand " << o << " is indexed out of bounds in dim " << j;
     }
@@ -273,9 +307,6 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
         regs[o].i = args[o]->kind == RValue::Kind::Int ? args[o]->i
                                                        : int64_t(args[o]->f);
     }
-  int64_t total = 1;
-  for (int64_t b : bounds)
-    total *= b;
   std::vector<int64_t> index(numLoops, 0), offset = base;
   const std::vector<int> &yields = body.yields();
 
@@ -293,9 +324,10 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
     return results;
   }
 
-  // Advances the odometer (innermost loop fastest) and every offset.
+  // Advances the odometer (innermost loop fastest) and every offset. Signed
+  // from the start: with no loops (0-d operands) there is nothing to advance.
   auto next = [&]() {
-    for (int64_t k = numLoops - 1; k >= 0; --k) {
+    for (int64_t k = int64_t(numLoops) - 1; k >= 0; --k) {
       ++index[k];
       for (unsigned o = 0; o < numOperands; ++o)
         offset[o] += loopStride[o][k];
@@ -314,7 +346,7 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
     using T = decltype(zero);
     int inner = numLoops - 1;
     int64_t rowLength = bounds[inner];
-    int64_t rows = total / rowLength;
+    int64_t rows = *total / rowLength;
     // Tiles of the row keep the register block in cache.
     const int64_t kTile = 512;
     int64_t width = std::min(rowLength, kTile);
@@ -374,7 +406,7 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
       in[numInputs + r] = out[r];
     }
     Reg *rf = regs.data();
-    for (int64_t point = 0; point < total; ++point) {
+    for (int64_t point = 0; point < *total; ++point) {
       for (unsigned o = 0; o < numOperands; ++o)
         if (in[o])
           rf[o].f = double(in[o][offset[o]]);
@@ -394,7 +426,7 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
   }
   // Columns need independent points along the innermost loop: every output
   // moves with it (no reduction there).
-  bool columns = numLoops > 0 && total > 0;
+  bool columns = numLoops > 0 && *total > 0;
   for (unsigned r = 0; r < outs.size() && columns; ++r)
     columns = loopStride[numInputs + r][numLoops - 1] != 0;
   if (allFloat && columns) {
@@ -408,7 +440,7 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
     else
       typedLoop(double());
   } else {
-    for (int64_t point = 0; point < total; ++point) {
+    for (int64_t point = 0; point < *total; ++point) {
       for (unsigned o = 0; o < numOperands; ++o)
         if (tensors[o])
           regs[o] = load(*tensors[o], offset[o], body.isFloatArg(o));
@@ -434,15 +466,33 @@ LogicalResult runLinalg(Interpreter &I, Operation *raw) {
     return failure();
   bool uniform = llvm::all_of(raw->getOperands(),
                               [&](Value v) { return I.lookup(v).uniform; });
-  for (auto &capture : body->captures())
+  SmallVector<Value> captures;
+  for (auto &capture : body->captures()) {
     uniform &= I.lookup(capture.second).uniform;
-  int64_t ranks = uniform ? 1 : I.numRanks();
+    captures.push_back(capture.second);
+  }
+  // Per-rank operands that are the same everywhere also run once (shared).
+  bool once = uniform || I.runsOnce(raw, captures);
+  int64_t ranks = once ? 1 : I.numRanks();
   std::vector<MValue> results(raw->getNumResults());
   for (MValue &m : results) {
     m.uniform = uniform;
     m.values.resize(ranks);
   }
   for (int64_t r = 0; r < ranks; ++r) {
+    // Each init is the result's starting value: taken at its last use (no
+    // copy), copied otherwise.
+    std::vector<Tensor> outs;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      unsigned i = init.getOperandNumber();
+      std::optional<Tensor> out = I.takeForUpdate(raw, i, r, once);
+      std::string error;
+      if (!out)
+        out = I.lookup(init.get()).on(r).tensor.copy(error);
+      if (!out)
+        return emitCannotHold(raw, r, error);
+      outs.push_back(std::move(*out));
+    }
     std::vector<const RValue *> args;
     for (Value v : raw->getOperands())
       args.push_back(&I.lookup(v).on(r));
@@ -450,12 +500,15 @@ LogicalResult runLinalg(Interpreter &I, Operation *raw) {
     for (auto &capture : body->captures())
       captured.push_back(&I.lookup(capture.second).on(r));
     FailureOr<std::vector<RValue>> out =
-        runStructured(op, *body, args, captured);
+        runStructured(op, *body, args, captured, std::move(outs), r);
     if (failed(out))
       return failure();
     for (size_t i = 0; i < out->size(); ++i)
       results[i].values[r] = std::move((*out)[i]);
   }
+  if (once && !uniform)
+    for (MValue &m : results)
+      m.values.assign(I.numRanks(), m.values[0]);
   for (auto [res, m] : llvm::zip(raw->getResults(), results))
     I.bind(res, std::move(m));
   return success();
@@ -493,7 +546,10 @@ LogicalResult runFor(Interpreter &I, Operation *raw) {
     carried.push_back(I.lookup(v));
   for (int64_t iv = *lb; iv < *ub; iv += *step) {
     std::vector<MValue> args{MValue::same(RValue::ofInt(iv))};
-    args.insert(args.end(), carried.begin(), carried.end());
+    // Moved, not copied: the body's block arguments then hold the only
+    // handles, so an update at their last use can happen in place.
+    args.insert(args.end(), std::make_move_iterator(carried.begin()),
+                std::make_move_iterator(carried.end()));
     std::vector<MValue> results;
     if (failed(I.runRegion(loop.getRegion(), std::move(args), results)))
       return failure();
@@ -526,7 +582,7 @@ LogicalResult runWhile(Interpreter &I, Operation *raw) {
     carried.push_back(I.lookup(v));
   while (true) {
     std::vector<MValue> before;
-    if (failed(I.runRegion(loop.getBefore(), carried, before)))
+    if (failed(I.runRegion(loop.getBefore(), std::move(carried), before)))
       return failure();
     // before = [condition, forwarded...]
     auto condition = loop.getConditionOp();
@@ -568,7 +624,12 @@ void registerUnary(llvm::StringMap<Interpreter::Kernel> &k, StringRef name,
         out.values.push_back(RValue::ofFloat(f32 ? double(float(x)) : x));
         continue;
       }
-      Tensor t(v.tensor.dtype(), v.tensor.shape());
+      std::string error;
+      std::optional<Tensor> made =
+          Tensor::create(v.tensor.dtype(), v.tensor.shape(), error);
+      if (!made)
+        return emitCannotHold(op, r, error);
+      Tensor &t = *made;
       int64_t n = t.numElements();
       if (t.dtype() == DType::F32) {
         const float *x = v.tensor.data<float>();
@@ -591,7 +652,7 @@ void registerUnary(llvm::StringMap<Interpreter::Kernel> &k, StringRef name,
       } else {
         return op->emitOpError() << "needs a float tensor";
       }
-      out.values.push_back(RValue::ofTensor(std::move(t)));
+      out.values.push_back(RValue::ofTensor(std::move(*made)));
     }
     I.bind(op->getResult(0), std::move(out));
     return success();

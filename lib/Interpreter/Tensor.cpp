@@ -6,9 +6,19 @@
 
 #include "dtensor/Interpreter/Tensor.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
 #include <algorithm>
 #include <cassert>
+#include <cstdlib>
 #include <fstream>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#endif
 
 using namespace mlir::dtensor;
 using namespace mlir::dtensor::interp;
@@ -126,16 +136,108 @@ bool interp::isFloat(DType dtype) {
          dtype == DType::BF16;
 }
 
-Tensor::Tensor(DType dtype, Shape shape)
-    : type(dtype), dims(std::move(shape)),
-      storage(std::make_shared<std::vector<char>>(numElements() *
-                                                  byteWidth(dtype))) {}
-
-int64_t Tensor::numElements() const {
+std::optional<int64_t>
+interp::checkedNumElements(llvm::ArrayRef<int64_t> shape) {
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return std::nullopt;
+  // Exact for empty tensors: a 0 anywhere makes 0, whatever the other dims.
+  if (llvm::is_contained(shape, 0))
+    return 0;
   int64_t n = 1;
-  for (int64_t d : dims)
-    n *= d;
+  for (int64_t d : shape) {
+    std::optional<int64_t> next = llvm::checkedMul(n, d);
+    if (!next)
+      return std::nullopt;
+    n = *next;
+  }
   return n;
+}
+
+std::optional<int64_t> interp::checkedNumBytes(DType dtype,
+                                               llvm::ArrayRef<int64_t> shape) {
+  std::optional<int64_t> n = checkedNumElements(shape);
+  if (!n)
+    return std::nullopt;
+  return llvm::checkedMul(*n, byteWidth(dtype));
+}
+
+std::string interp::describeTensor(DType dtype, llvm::ArrayRef<int64_t> shape) {
+  std::string out;
+  for (size_t i = 0; i < shape.size(); ++i)
+    out += (i ? "x" : "") + std::to_string(shape[i]);
+  return (out.empty() ? "scalar" : out) + " " + stringifyDType(dtype);
+}
+
+namespace {
+int64_t maxTensorBytes = defaultMaxTensorBytes();
+TensorMemory tensorMemory;
+} // namespace
+
+int64_t interp::defaultMaxTensorBytes() {
+  int64_t limit = int64_t(8) << 30;
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && pageSize > 0)
+    if (std::optional<int64_t> physical =
+            llvm::checkedMul<int64_t>(pages, pageSize))
+      limit = std::min(limit, *physical / 2);
+#endif
+  return limit;
+}
+
+int64_t interp::getMaxTensorBytes() { return maxTensorBytes; }
+void interp::setMaxTensorBytes(int64_t bytes) { maxTensorBytes = bytes; }
+TensorMemory interp::getTensorMemory() { return tensorMemory; }
+
+Tensor::Buffer::Buffer(char *data, int64_t size) : data(data), size(size) {
+  tensorMemory.live += size;
+  tensorMemory.peak = std::max(tensorMemory.peak, tensorMemory.live);
+}
+
+Tensor::Buffer::~Buffer() {
+  tensorMemory.live -= size;
+  std::free(data);
+}
+
+std::optional<Tensor> Tensor::create(DType dtype, Shape shape,
+                                     std::string &error) {
+  for (int64_t d : shape)
+    if (d < 0) {
+      error = "a " + describeTensor(dtype, shape) +
+              " tensor has a negative size";
+      return std::nullopt;
+    }
+  std::optional<int64_t> bytes = checkedNumBytes(dtype, shape);
+  if (!bytes) {
+    error = "a " + describeTensor(dtype, shape) +
+            " tensor has more than 2^63 bytes";
+    return std::nullopt;
+  }
+  if (*bytes > maxTensorBytes) {
+    error = "a " + describeTensor(dtype, shape) + " tensor needs " +
+            std::to_string(*bytes) + " bytes, more than the limit of " +
+            std::to_string(maxTensorBytes) +
+            " (raise it with --max-tensor-bytes, or use smaller shapes or "
+            "fewer ranks)";
+    return std::nullopt;
+  }
+  // At least one byte: an empty tensor still has a valid, non-null buffer.
+  char *data = static_cast<char *>(
+      std::calloc(std::max<size_t>(size_t(*bytes), 1), 1));
+  if (!data) {
+    error = "a " + describeTensor(dtype, shape) + " tensor needs " +
+            std::to_string(*bytes) +
+            " bytes, which the system cannot allocate (lower "
+            "--max-tensor-bytes to fail sooner, or use smaller shapes or "
+            "fewer ranks)";
+    return std::nullopt;
+  }
+  Tensor t;
+  t.type = dtype;
+  t.dims = std::move(shape);
+  t.count = *checkedNumElements(t.dims);
+  t.storage = std::make_shared<Buffer>(data, *bytes);
+  return t;
 }
 
 namespace {
@@ -178,9 +280,12 @@ void copyBox(const char *src, const Shape &srcShape, const Shape &srcOffset,
 }
 } // namespace
 
-Tensor Tensor::slice(const Shape &offset, const Shape &sizes) const {
-  Tensor out(type, sizes);
-  copyBox(bytes(), dims, offset, out.mutableBytes(), sizes,
+std::optional<Tensor> Tensor::slice(const Shape &offset, const Shape &sizes,
+                                    std::string &error) const {
+  std::optional<Tensor> out = create(type, sizes, error);
+  if (!out)
+    return std::nullopt;
+  copyBox(bytes(), dims, offset, out->mutableBytes(), sizes,
           Shape(sizes.size(), 0), sizes, byteWidth(type));
   return out;
 }
@@ -191,28 +296,57 @@ void Tensor::write(const Tensor &piece, const Shape &offset) {
           mutableBytes(), dims, offset, piece.shape(), byteWidth(type));
 }
 
-Tensor Tensor::inserted(const Tensor &piece, const Shape &offset) const {
-  Tensor out(type, dims);
-  std::memcpy(out.mutableBytes(), bytes(), numBytes());
-  out.write(piece, offset);
+void Tensor::writeBox(const Tensor &src, const Shape &srcOffset,
+                      const Shape &sizes, const Shape &offset) {
+  assert(src.dtype() == type && "dtype mismatch");
+  copyBox(src.bytes(), src.shape(), srcOffset, mutableBytes(), dims, offset,
+          sizes, byteWidth(type));
+}
+
+std::optional<Tensor> Tensor::copy(std::string &error) const {
+  std::optional<Tensor> out = create(type, dims, error);
+  // memcpy needs valid pointers even for zero bytes: skip empty tensors.
+  if (out && count != 0)
+    std::memcpy(out->mutableBytes(), bytes(), numBytes());
   return out;
 }
 
-Tensor Tensor::concat(const std::vector<Tensor> &parts, int64_t dim) {
+std::optional<Tensor> Tensor::inserted(const Tensor &piece,
+                                       const Shape &offset,
+                                       std::string &error) const {
+  std::optional<Tensor> out = copy(error);
+  if (out)
+    out->write(piece, offset);
+  return out;
+}
+
+std::optional<Tensor> Tensor::concat(const std::vector<Tensor> &parts,
+                                     int64_t dim, std::string &error) {
   Shape shape = parts.front().shape();
   shape[dim] = 0;
-  for (const Tensor &p : parts)
-    shape[dim] += p.shape()[dim];
-  Tensor out(parts.front().dtype(), shape);
+  for (const Tensor &p : parts) {
+    std::optional<int64_t> sum = llvm::checkedAdd(shape[dim], p.shape()[dim]);
+    if (!sum) {
+      error = "concatenating " + std::to_string(parts.size()) + " " +
+              describeTensor(p.dtype(), p.shape()) +
+              " tensors overflows dim " + std::to_string(dim);
+      return std::nullopt;
+    }
+    shape[dim] = *sum;
+  }
+  std::optional<Tensor> out = create(parts.front().dtype(), shape, error);
+  if (!out)
+    return std::nullopt;
   Shape offset(shape.size(), 0);
   for (const Tensor &p : parts) {
-    out.write(p, offset);
+    out->write(p, offset);
     offset[dim] += p.shape()[dim];
   }
   return out;
 }
 
 Tensor Tensor::reshaped(const Shape &shape) const {
+  assert(checkedNumElements(shape) == count && "reshape changes the count");
   Tensor out = *this;
   out.dims = shape;
   return out;
@@ -227,7 +361,7 @@ double Tensor::at(int64_t i) const {
 
 bool Tensor::sameContents(const Tensor &o) const {
   return type == o.type && dims == o.dims &&
-         std::memcmp(bytes(), o.bytes(), numBytes()) == 0;
+         (count == 0 || std::memcmp(bytes(), o.bytes(), numBytes()) == 0);
 }
 
 //===----------------------------------------------------------------------===//
@@ -286,33 +420,57 @@ const char *descrOf(DType dtype) {
   return "?";
 }
 
-/// The value of `key` in a .npy header dict, as text.
-std::optional<std::string> headerField(const std::string &header,
-                                       const std::string &key) {
-  size_t k = header.find("'" + key + "'");
-  if (k == std::string::npos)
+/// The value of `key` in a .npy header dict, as text: a parenthesized tuple
+/// with its parentheses, a quoted string without its quotes, or a bare word.
+std::optional<llvm::StringRef> headerField(llvm::StringRef header,
+                                           llvm::StringRef key) {
+  std::string quoted = "'" + key.str() + "'";
+  size_t k = header.find(quoted);
+  if (k == llvm::StringRef::npos)
     return std::nullopt;
-  size_t colon = header.find(':', k);
-  if (colon == std::string::npos)
+  llvm::StringRef rest = header.drop_front(k + quoted.size()).ltrim();
+  if (!rest.consume_front(":"))
     return std::nullopt;
-  size_t start = header.find_first_not_of(' ', colon + 1);
-  if (start == std::string::npos)
-    return std::nullopt;
-  size_t end;
-  if (header[start] == '(') {
-    end = header.find(')', start);
-    if (end == std::string::npos)
+  rest = rest.ltrim();
+  if (rest.starts_with("(")) {
+    size_t end = rest.find(')');
+    if (end == llvm::StringRef::npos)
       return std::nullopt;
-    return header.substr(start, end - start + 1);
+    return rest.take_front(end + 1);
   }
-  if (header[start] == '\'') {
-    end = header.find('\'', start + 1);
-    if (end == std::string::npos)
+  if (rest.consume_front("'")) {
+    size_t end = rest.find('\'');
+    if (end == llvm::StringRef::npos)
       return std::nullopt;
-    return header.substr(start + 1, end - start - 1);
+    return rest.take_front(end);
   }
-  end = header.find_first_of(",}", start);
-  return header.substr(start, end - start);
+  llvm::StringRef word = rest.take_until([](char c) {
+    return c == ',' || c == '}';
+  }).rtrim();
+  if (word.empty())
+    return std::nullopt;
+  return word;
+}
+
+/// The dims of a .npy shape tuple such as `(9, 4)`, `(3,)` or `()`;
+/// std::nullopt unless every item is a non-negative integer that fits in
+/// int64_t.
+std::optional<Shape> parseShapeTuple(llvm::StringRef text) {
+  if (!text.consume_front("(") || !text.consume_back(")"))
+    return std::nullopt;
+  Shape shape;
+  text = text.trim();
+  while (!text.empty()) {
+    auto [item, rest] = text.split(',');
+    int64_t dim;
+    // getAsInteger fails on empty text, trailing junk and overflow.
+    if (item.trim().getAsInteger(10, dim) || dim < 0)
+      return std::nullopt;
+    shape.push_back(dim);
+    // `(3,)`: one trailing comma is how Python writes a 1-tuple.
+    text = rest.trim();
+  }
+  return shape;
 }
 } // namespace
 
@@ -348,7 +506,8 @@ std::optional<Tensor> interp::readNpy(const std::string &path,
     return std::nullopt;
   }
   if (headerLen > (1u << 20)) {
-    error = "'" + path + "' has an implausible header length";
+    error = "'" + path + "' has an implausible header length of " +
+            std::to_string(headerLen) + " bytes";
     return std::nullopt;
   }
   std::string header(headerLen, '\0');
@@ -356,50 +515,66 @@ std::optional<Tensor> interp::readNpy(const std::string &path,
     error = "'" + path + "' is truncated in its header";
     return std::nullopt;
   }
-  std::optional<std::string> descr = headerField(header, "descr");
-  std::optional<std::string> fortran = headerField(header, "fortran_order");
-  std::optional<std::string> shapeText = headerField(header, "shape");
+  std::optional<llvm::StringRef> descr = headerField(header, "descr");
+  std::optional<llvm::StringRef> fortran = headerField(header, "fortran_order");
+  std::optional<llvm::StringRef> shapeText = headerField(header, "shape");
   if (!descr || !fortran || !shapeText) {
-    error = "'" + path + "' has a malformed .npy header";
+    error = "'" + path + "' has a malformed .npy header (it needs 'descr', "
+            "'fortran_order' and 'shape')";
     return std::nullopt;
   }
-  std::optional<DType> dtype = dtypeOfDescr(*descr);
+  std::optional<DType> dtype = dtypeOfDescr(descr->str());
   if (!dtype) {
-    error = "'" + path + "' has dtype '" + *descr +
+    error = "'" + path + "' has dtype '" + descr->str() +
             "'; supported: <f2, <f4, <f8, |b1, |i1, <i2, <i4, <i8";
     return std::nullopt;
   }
-  if (fortran->find("True") != std::string::npos) {
+  if (*fortran == "True") {
     error = "'" + path + "' is in Fortran order; save it in C order";
     return std::nullopt;
   }
-  Shape shape;
-  std::string dimsText = shapeText->substr(1, shapeText->size() - 2);
-  size_t pos = 0;
-  while (pos < dimsText.size()) {
-    size_t comma = dimsText.find(',', pos);
-    std::string item = dimsText.substr(pos, comma == std::string::npos
-                                                ? std::string::npos
-                                                : comma - pos);
-    item.erase(0, item.find_first_not_of(' '));
-    item.erase(item.find_last_not_of(' ') + 1);
-    if (!item.empty()) {
-      char *end = nullptr;
-      long long v = std::strtoll(item.c_str(), &end, 10);
-      if (*end != '\0' || v < 0) {
-        error = "'" + path + "' has a malformed shape " + *shapeText;
-        return std::nullopt;
-      }
-      shape.push_back(v);
-    }
-    if (comma == std::string::npos)
-      break;
-    pos = comma + 1;
+  if (*fortran != "False") {
+    error = "'" + path + "' has a malformed .npy header ('fortran_order' is " +
+            fortran->str() + ", not True or False)";
+    return std::nullopt;
   }
-  Tensor t(*dtype, shape);
-  if (!in.read(t.mutableBytes(), t.numBytes())) {
-    error = "'" + path + "' holds fewer bytes than its shape " + *shapeText +
-            " needs";
+  std::optional<Shape> shape = parseShapeTuple(*shapeText);
+  if (!shape) {
+    error = "'" + path + "' has a malformed shape " + shapeText->str() +
+            " (expected a tuple of non-negative integers)";
+    return std::nullopt;
+  }
+  std::optional<int64_t> needed = checkedNumBytes(*dtype, *shape);
+  if (!needed) {
+    error = "'" + path + "' claims shape " + shapeText->str() + " of " +
+            stringifyDType(*dtype) + ", more than 2^63 bytes";
+    return std::nullopt;
+  }
+  // The file must hold what the header claims before anything is allocated
+  // for it: a corrupt or hostile header costs nothing.
+  std::streamoff dataStart = in.tellg();
+  in.seekg(0, std::ios::end);
+  std::streamoff fileEnd = in.tellg();
+  in.seekg(dataStart);
+  if (dataStart < 0 || fileEnd < dataStart) {
+    error = "cannot read '" + path + "'";
+    return std::nullopt;
+  }
+  int64_t available = int64_t(fileEnd - dataStart);
+  if (available < *needed) {
+    error = "'" + path + "' holds " + std::to_string(available) +
+            " bytes of data, fewer than the " + std::to_string(*needed) +
+            " bytes its shape " + shapeText->str() + " of " +
+            stringifyDType(*dtype) + " needs";
+    return std::nullopt;
+  }
+  std::optional<Tensor> t = Tensor::create(*dtype, *shape, error);
+  if (!t) {
+    error = "'" + path + "': " + error;
+    return std::nullopt;
+  }
+  if (!in.read(t->mutableBytes(), t->numBytes())) {
+    error = "cannot read the data of '" + path + "'";
     return std::nullopt;
   }
   return t;
@@ -427,11 +602,16 @@ bool interp::writeNpy(const std::string &path, const Tensor &tensor,
   }
   if (tensor.dtype() == DType::BF16) {
     // Widened to f32, which holds every bf16 value exactly.
-    Tensor wide(DType::F32, tensor.shape());
+    std::optional<Tensor> wide = Tensor::create(DType::F32, tensor.shape(),
+                                                error);
+    if (!wide) {
+      error = "cannot write '" + path + "': " + error;
+      return false;
+    }
     for (int64_t i = 0; i < tensor.numElements(); ++i)
-      wide.mutableData<float>()[i] = float(tensor.data<BFloat16>()[i]);
+      wide->mutableData<float>()[i] = float(tensor.data<BFloat16>()[i]);
     out.close();
-    return writeNpy(path, wide, error);
+    return writeNpy(path, *wide, error);
   }
   out.write("\x93NUMPY\x01\x00", 8);
   unsigned char len[2] = {static_cast<unsigned char>(header.size() & 0xff),

@@ -23,6 +23,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -105,6 +107,17 @@ static cl::list<unsigned> showLines(
     cl::CommaSeparated, cl::value_desc("line,..."));
 static cl::opt<bool> printCompiled(
     "print-compiled", cl::desc("Print the compiled program of --verify"));
+static cl::opt<bool> reportMemory(
+    "report-memory",
+    cl::desc("Print the most bytes of tensors alive at once during the "
+             "runs (every rank's values, inputs and outputs included)"));
+static cl::opt<std::string> maxTensorBytes(
+    "max-tensor-bytes",
+    cl::desc("The most bytes one tensor (an input, a result, any rank's "
+             "value) may take; a larger one is an error naming it. A count, "
+             "or with a K, M, G or T suffix (powers of 1024). Default: 8G, "
+             "or half the physical memory when that is less"),
+    cl::value_desc("bytes"));
 
 static int fail(const llvm::Twine &message) {
   llvm::outs().flush();
@@ -119,12 +132,34 @@ static std::string shapeText(const Shape &s) {
   return out.empty() ? "scalar" : out;
 }
 
-/// Random tensor of a static type, reproducible from `seed`.
-static std::optional<Tensor> generate(RankedTensorType type, unsigned seed) {
+/// Parses --max-tensor-bytes: `1000`, `64K`, `8G` (powers of 1024).
+static std::optional<int64_t> parseByteCount(llvm::StringRef text) {
+  int64_t scale = 1;
+  char last = text.empty() ? 0 : llvm::toUpper(text.back());
+  if (last == 'K' || last == 'M' || last == 'G' || last == 'T') {
+    scale = int64_t(1) << (last == 'K' ? 10 : last == 'M' ? 20
+                                              : last == 'G' ? 30 : 40);
+    text = text.drop_back();
+  }
+  int64_t count;
+  if (text.getAsInteger(10, count) || count < 0)
+    return std::nullopt;
+  return llvm::checkedMul(count, scale);
+}
+
+/// Random tensor of a static type, reproducible from `seed`. std::nullopt
+/// with an empty `error` when the type cannot be generated (dynamic shape,
+/// unsupported element type), with the reason when it cannot be held.
+static std::optional<Tensor> generate(RankedTensorType type, unsigned seed,
+                                      std::string &error) {
   std::optional<DType> dt = dtypeOf(type.getElementType());
   if (!dt || !type.hasStaticShape())
     return std::nullopt;
-  Tensor t(*dt, Shape(type.getShape().begin(), type.getShape().end()));
+  std::optional<Tensor> made = Tensor::create(
+      *dt, Shape(type.getShape().begin(), type.getShape().end()), error);
+  if (!made)
+    return std::nullopt;
+  Tensor &t = *made;
   std::mt19937_64 rng(seed);
   dispatch(*dt, [&](auto v) {
     using T = decltype(v);
@@ -138,7 +173,7 @@ static std::optional<Tensor> generate(RankedTensorType type, unsigned seed) {
         x[i] = T(int64_t(rng() % 17) - 8);
     }
   });
-  return t;
+  return made;
 }
 
 static bool checkTensorType(const Tensor &t, RankedTensorType type,
@@ -209,8 +244,13 @@ static func::FuncOp findEntry(ModuleOp module) {
   return module.lookupSymbol<func::FuncOp>("main");
 }
 
-/// `[[1, 2], [3, 4]]`.
+/// `[[1, 2], [3, 4]]`; `[]` for an empty tensor (as numpy prints it: its
+/// other dims may be huge).
 static void printValuesOf(llvm::raw_ostream &os, const Tensor &t) {
+  if (t.numElements() == 0) {
+    os << "[]\n";
+    return;
+  }
   Shape strides(t.rank(), 1);
   for (int64_t d = t.rank() - 1; d > 0; --d)
     strides[d - 1] = strides[d] * t.shape()[d];
@@ -310,10 +350,15 @@ static bool writeOutputs(const std::vector<MValue> &results, Interpreter &I,
       const DistTensor &d = *m.on(0).dist;
       if (!writeNpy(base + ".npy", d.global, error))
         return false;
-      MValue shards = I.shardsOf(d.global, d.layout, d.layout.placements());
+      std::optional<MValue> shards =
+          I.shardsOf(d.global, d.layout, d.layout.placements(), error);
+      if (!shards) {
+        error = "output " + std::to_string(i) + ": cannot hold " + error;
+        return false;
+      }
       for (int64_t r = 0; r < I.numRanks(); ++r)
         if (!writeNpy(base + ".rank" + std::to_string(r) + ".npy",
-                      shards.on(r).tensor, error))
+                      shards->on(r).tensor, error))
           return false;
     } else if (m.uniform) {
       if (!writeNpy(base + ".npy", m.on(0).tensor, error))
@@ -339,17 +384,25 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry) {
   // Inputs: mesh handles are implicit; tensors from files or generated.
   std::map<unsigned, std::string> files;
   for (const std::string &spec : inputs) {
-    size_t eq = spec.find('=');
-    unsigned index;
-    if (eq == std::string::npos ||
-        llvm::StringRef(spec).substr(0, eq).getAsInteger(10, index))
+    auto [number, path] = llvm::StringRef(spec).split('=');
+    if (number.size() == spec.size() || number.empty() ||
+        !llvm::all_of(number, llvm::isDigit) || path.empty())
       return fail("--input '" + spec + "': expected N=path.npy");
-    if (index >= entry.getNumArguments())
-      return fail("--input " + std::to_string(index) + ": @" +
-                  entry.getName().str() + " has only " +
-                  std::to_string(entry.getNumArguments()) + " arguments");
-    files[index] = spec.substr(eq + 1);
+    // Digits only, so getAsInteger fails only when N overflows.
+    uint64_t index;
+    if (number.getAsInteger(10, index) || index >= entry.getNumArguments())
+      return fail("--input " + number.str() + ": @" + entry.getName().str() +
+                  " has only " + std::to_string(entry.getNumArguments()) +
+                  " arguments");
+    if (!files.emplace(unsigned(index), path.str()).second)
+      return fail("--input " + number.str() + " is given twice ('" +
+                  files[index] + "' and '" + path.str() + "')");
   }
+  for (unsigned index : reconcileOutputs)
+    if (index >= entry.getNumResults())
+      return fail("--reconcile " + std::to_string(index) + ": @" +
+                  entry.getName().str() + " has only " +
+                  std::to_string(entry.getNumResults()) + " results");
   std::vector<MValue> args;
   std::vector<std::optional<Tensor>> globals(entry.getNumArguments());
   for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
@@ -373,11 +426,15 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry) {
       value.uniform = false;
       for (int64_t r = 0; r < ranks; ++r) {
         std::string path = it->second;
-        path.replace(path.find("{rank}"), 6, std::to_string(r));
+        for (size_t at = path.find("{rank}"); at != std::string::npos;
+             at = path.find("{rank}", at))
+          path.replace(at, 6, std::to_string(r));
         std::optional<Tensor> t = readNpy(path, error);
         std::string why;
         if (!t)
-          return fail("argument " + std::to_string(i) + ": " + error);
+          return fail("argument " + std::to_string(i) + " on rank " +
+                      std::to_string(r) + " of " + std::to_string(ranks) +
+                      ": " + error);
         if (!checkTensorType(*t, plain, why))
           return fail("argument " + std::to_string(i) + " on rank " +
                       std::to_string(r) + ": '" + path + "' " + why);
@@ -394,9 +451,12 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry) {
           return fail("argument " + std::to_string(i) + ": '" + it->second +
                       "' " + why);
       } else {
-        t = generate(plain, seed + i);
+        t = generate(plain, seed + i, error);
         std::string typeText;
         llvm::raw_string_ostream(typeText) << tensorType;
+        if (!t && !error.empty())
+          return fail("argument " + std::to_string(i) + " of type " +
+                      typeText + " cannot be generated: " + error);
         if (!t)
           return fail("argument " + std::to_string(i) + " of type " +
                       typeText +
@@ -479,8 +539,12 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry) {
     for (auto [i, arg] : llvm::enumerate(args)) {
       if (!arg.values.empty() && arg.on(0).kind == RValue::Kind::Dist) {
         const DistTensor &d = *arg.on(0).dist;
-        localArgs.push_back(
-            compiledRun->shardsOf(d.global, d.layout, d.layout.placements()));
+        std::optional<MValue> shards = compiledRun->shardsOf(
+            d.global, d.layout, d.layout.placements(), error);
+        if (!shards)
+          return fail("argument " + std::to_string(i) +
+                      " of the compiled program: cannot hold " + error);
+        localArgs.push_back(std::move(*shards));
       } else {
         localArgs.push_back(arg);
       }
@@ -504,11 +568,14 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry) {
           return p.isPartial();
         });
         if (!partial) {
-          MValue shards =
-              compiledRun->shardsOf(d.global, d.layout, d.layout.placements());
+          std::optional<MValue> shards = compiledRun->shardsOf(
+              d.global, d.layout, d.layout.placements(), error);
+          if (!shards)
+            return fail("@" + entry.getName().str() + " output " +
+                        std::to_string(i) + ": cannot hold " + error);
           bool differs = false;
           for (int64_t r = 0; r < ranks && !differs; ++r)
-            if (auto diff = compare(got.on(r).tensor, shards.on(r).tensor)) {
+            if (auto diff = compare(got.on(r).tensor, shards->on(r).tensor)) {
               llvm::errs() << "@" << entry.getName() << " output " << i
                            << ": rank " << r << "'s shard differs: " << *diff
                            << "\n";
@@ -607,6 +674,13 @@ int main(int argc, char **argv) {
       argc, argv,
       "dtensor-run: runs a dtensor program for every rank of its mesh in one "
       "process (LocalTensor-style)\n");
+  if (!maxTensorBytes.empty()) {
+    std::optional<int64_t> limit = parseByteCount(maxTensorBytes);
+    if (!limit)
+      return fail("--max-tensor-bytes '" + maxTensorBytes +
+                  "': expected a byte count such as 1048576 or 8G");
+    setMaxTensorBytes(*limit);
+  }
 
   DialectRegistry registry;
   dtensor::registerAllDialects(registry);
@@ -676,5 +750,8 @@ int main(int argc, char **argv) {
     llvm::outs() << (verify ? "verified " : "ran ")
                  << entries.size() - failures << " of " << entries.size()
                  << " function(s)\n";
+  if (reportMemory)
+    llvm::outs() << "tensor memory: at most " << getTensorMemory().peak
+                 << " bytes alive at once\n";
   return failures ? 1 : 0;
 }

@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <functional>
@@ -129,8 +130,12 @@ public:
 
   /// The local shard each rank holds of the global tensor `global` under a
   /// spec (Partial dims split as DTensor does when going from R to P).
-  MValue shardsOf(const Tensor &global, const Layout &layout,
-                  const Placements &placements) const;
+  /// Ranks holding the same shard (replicas) share its storage, so memory
+  /// grows with the shards, not with ranks times the global tensor. Fails
+  /// with a message when a shard cannot be held.
+  std::optional<MValue> shardsOf(const Tensor &global, const Layout &layout,
+                                 const Placements &placements,
+                                 std::string &error) const;
   /// The logical global tensor of per-rank shards `local` under `layout`
   /// (replicas from coordinate 0, Partial terms reduced). Fails with a
   /// message when a rank's shard has the wrong shape.
@@ -146,6 +151,25 @@ public:
   // Used by kernels.
   const MValue &lookup(Value v) const { return env.find(v)->second; }
   void bind(Value v, MValue m) { env[v] = std::move(m); }
+  /// Whether `op` is the last op to read its operand `i` (the value is
+  /// released right after `op`) and reads it through no other operand.
+  bool isLastUse(Operation *op, unsigned i);
+  /// The tensor operand `i` of `op` holds on `rank`, moved out of the
+  /// environment when `op` may write it in place instead of copying it: it is
+  /// the value's last use and no handle outside it shares its storage.
+  /// `once` says the op runs once for all ranks (runsOnce); otherwise a
+  /// tensor several ranks share is never taken. std::nullopt when the op
+  /// must copy.
+  std::optional<Tensor> takeForUpdate(Operation *op, unsigned i, int64_t rank,
+                                      bool once);
+  /// Whether `op` computes the same on every rank, so it runs once and the
+  /// ranks share its results: every operand, and every value of `extra` (a
+  /// linalg body's captures), is the same on all ranks (sameOnAllRanks).
+  bool runsOnce(Operation *op, ValueRange extra = {}) const;
+  /// Whether `m` is the same on every rank: uniform, or one value per rank
+  /// that is the same tensor (a collective's result is one tensor shared by
+  /// its group, and so are the results of ops that ran once) or scalar.
+  bool sameOnAllRanks(const MValue &m) const;
   LogicalResult callFunction(func::FuncOp fn, std::vector<MValue> args,
                              std::vector<MValue> &results);
   /// Runs the entry block of `region` with `args`; `results` are the
@@ -157,12 +181,22 @@ public:
 
 private:
   LogicalResult runBlock(Block &block, std::vector<MValue> &results);
+  /// Finds, once per block, the op after which each value defined in the
+  /// block is dead (its last user, or the op that nests it).
+  void analyzeLiveness(Block &block);
 
   ModuleOp module;
   MeshOp meshDecl;
   Shape meshShape;
   SymbolTableCollection symbolTable;
   llvm::DenseMap<Value, MValue> env;
+  /// Liveness: the values to release after each op, and each value's last
+  /// user in its block. Without releasing, every intermediate of a run stays
+  /// alive to its end, and a chain of per-rank updates (the insert_slice
+  /// chain of an uneven all_gather) holds ranks x steps full-size copies.
+  llvm::DenseSet<Block *> analyzedBlocks;
+  llvm::DenseMap<Operation *, llvm::SmallVector<Value, 2>> releaseAfter;
+  llvm::DenseMap<Value, Operation *> lastUser;
   llvm::StringMap<Kernel> kernels;
   CommReport comm;
   bool tracing = false;
@@ -172,6 +206,11 @@ private:
 
 /// Converts an MLIR element type; std::nullopt when unsupported.
 std::optional<DType> dtypeOf(Type type);
+
+/// Reports at `op` that a tensor it makes on `rank` cannot be held; `why` is
+/// Tensor::create's message (the tensor's shape, type and size).
+InFlightDiagnostic emitCannotHold(Operation *op, int64_t rank,
+                                  llvm::StringRef why);
 
 } // namespace interp
 } // namespace dtensor

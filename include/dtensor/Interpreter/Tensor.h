@@ -8,12 +8,20 @@
 // the interpreter are SSA values: an op makes new tensors, never edits its
 // operands), N-D box copies for slicing, and .npy reading and writing.
 //
+// Every allocation goes through Tensor::create, which computes the element
+// and byte counts with checked arithmetic and holds them to a per-tensor
+// limit, so a huge or overflowing shape (from a type, a file header or a
+// runtime size) is an error naming its size, never a wrapped-around small
+// buffer, a failed allocation that aborts, or a heap overrun.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef DTENSOR_INTERPRETER_TENSOR_H
 #define DTENSOR_INTERPRETER_TENSOR_H
 
 #include "dtensor/Core/Layout.h"
+
+#include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
 #include <cstring>
@@ -58,6 +66,34 @@ const char *stringifyDType(DType dtype);
 int64_t byteWidth(DType dtype);
 bool isFloat(DType dtype);
 
+/// The element count of `shape`, or std::nullopt when a dim is negative or
+/// the product does not fit in int64_t. The one place that multiplies dims:
+/// every element and byte count of the interpreter comes from here.
+std::optional<int64_t> checkedNumElements(llvm::ArrayRef<int64_t> shape);
+/// The byte count of a `dtype` tensor of `shape`, checked the same way.
+std::optional<int64_t> checkedNumBytes(DType dtype,
+                                       llvm::ArrayRef<int64_t> shape);
+/// `4x5 f32` (`scalar f32` for rank 0), for messages.
+std::string describeTensor(DType dtype, llvm::ArrayRef<int64_t> shape);
+
+/// The most bytes one tensor may take (dtensor-run's --max-tensor-bytes).
+/// A limit below physical memory turns a tensor the machine cannot hold into
+/// an error naming it, instead of an allocation failure that aborts or the
+/// kernel killing the process when the pages are touched.
+int64_t getMaxTensorBytes();
+void setMaxTensorBytes(int64_t bytes);
+/// 8 GiB, or half the physical memory when that is less.
+int64_t defaultMaxTensorBytes();
+
+/// Bytes of tensor storage alive now, and the most alive at once since the
+/// process started (dtensor-run's --report-memory): how a run's memory
+/// grows with ranks, measured without the allocator's or the OS's noise.
+struct TensorMemory {
+  int64_t live = 0;
+  int64_t peak = 0;
+};
+TensorMemory getTensorMemory();
+
 /// Calls `fn` with a value of the C++ type that stores `dtype` (bool data is
 /// stored as uint8_t).
 template <typename Fn>
@@ -85,38 +121,64 @@ auto dispatch(DType dtype, Fn &&fn) {
   return fn(float());
 }
 
-/// A dense row-major tensor.
+/// A dense row-major tensor. A default-constructed one holds no elements.
 class Tensor {
 public:
   Tensor() = default;
-  /// Zero-filled.
-  Tensor(DType dtype, Shape shape);
+  /// A zero-filled tensor, or std::nullopt with `error` saying why it cannot
+  /// be held: a negative dim, a size that overflows, more bytes than
+  /// getMaxTensorBytes(), or an allocation the system refuses. Callers add
+  /// which value it was.
+  static std::optional<Tensor> create(DType dtype, Shape shape,
+                                      std::string &error);
 
   DType dtype() const { return type; }
   const Shape &shape() const { return dims; }
   int64_t rank() const { return dims.size(); }
-  int64_t numElements() const;
-  int64_t numBytes() const { return numElements() * byteWidth(type); }
+  /// Counted once by create (checked), so never an overflowed product.
+  int64_t numElements() const { return count; }
+  int64_t numBytes() const { return count * byteWidth(type); }
 
   template <typename T> const T *data() const {
-    return reinterpret_cast<const T *>(storage->data());
+    return reinterpret_cast<const T *>(bytes());
   }
-  /// Writable data: only for a tensor being built (not yet shared).
+  /// Writable data: only for a tensor being built, or one whose every
+  /// handle its writer holds (numHandles).
   template <typename T> T *mutableData() {
-    return reinterpret_cast<T *>(storage->data());
+    return reinterpret_cast<T *>(mutableBytes());
   }
-  const char *bytes() const { return storage->data(); }
-  char *mutableBytes() { return storage->data(); }
+  /// Never null for a created tensor, even an empty one (its buffer has at
+  /// least one byte), so pointer arithmetic and copies of zero bytes are
+  /// defined.
+  const char *bytes() const { return storage ? storage->data : nullptr; }
+  char *mutableBytes() { return storage ? storage->data : nullptr; }
+  /// How many handles share this tensor's storage: when they all belong to a
+  /// value at its last use, the op may write it in place instead of copying.
+  int64_t numHandles() const { return storage ? storage.use_count() : 0; }
+  /// Whether `o` is this very tensor: the same storage, viewed the same way.
+  bool isSameAs(const Tensor &o) const {
+    return storage == o.storage && type == o.type && dims == o.dims;
+  }
 
-  /// A copy of the box [offset, offset + sizes).
-  Tensor slice(const Shape &offset, const Shape &sizes) const;
+  /// A copy of the box [offset, offset + sizes) (in bounds: callers check).
+  std::optional<Tensor> slice(const Shape &offset, const Shape &sizes,
+                              std::string &error) const;
   /// A copy of this tensor with `piece` written at `offset`.
-  Tensor inserted(const Tensor &piece, const Shape &offset) const;
+  std::optional<Tensor> inserted(const Tensor &piece, const Shape &offset,
+                                 std::string &error) const;
+  /// A copy of this tensor.
+  std::optional<Tensor> copy(std::string &error) const;
   /// Writes `piece` at `offset` in place (for a tensor being built).
   void write(const Tensor &piece, const Shape &offset);
-  /// Concatenation along `dim`.
-  static Tensor concat(const std::vector<Tensor> &parts, int64_t dim);
-  /// The same data viewed with another shape of equal element count.
+  /// Writes the box [srcOffset, srcOffset + sizes) of `src` at `offset` in
+  /// place: a piece of another tensor, copied once, with no temporary.
+  void writeBox(const Tensor &src, const Shape &srcOffset, const Shape &sizes,
+                const Shape &offset);
+  /// Concatenation along `dim`; the result's size is checked.
+  static std::optional<Tensor> concat(const std::vector<Tensor> &parts,
+                                      int64_t dim, std::string &error);
+  /// The same data viewed with another shape of equal element count (callers
+  /// compare counts with checkedNumElements).
   Tensor reshaped(const Shape &shape) const;
   /// Element `i` (row-major) as a double (for printing and comparing).
   double at(int64_t i) const;
@@ -124,14 +186,27 @@ public:
   bool sameContents(const Tensor &o) const;
 
 private:
+  /// A calloc'ed buffer: zero pages of a large one are mapped lazily, and a
+  /// refused allocation is a null pointer to report, not an abort.
+  struct Buffer {
+    char *data = nullptr;
+    int64_t size = 0;
+    Buffer(char *data, int64_t size);
+    Buffer(const Buffer &) = delete;
+    Buffer &operator=(const Buffer &) = delete;
+    ~Buffer();
+  };
+
   DType type = DType::F32;
   Shape dims;
-  std::shared_ptr<std::vector<char>> storage;
+  int64_t count = 0;
+  std::shared_ptr<Buffer> storage;
 };
 
 /// Reads a .npy file (format 1.0-3.0, little-endian, C order) into a tensor.
-/// Returns std::nullopt and sets `error` on a missing or malformed file or an
-/// unsupported dtype.
+/// Returns std::nullopt and sets `error` on a missing or malformed file, an
+/// unsupported dtype, a file shorter than its header's shape needs (checked
+/// before anything is allocated) or a shape that cannot be held.
 std::optional<Tensor> readNpy(const std::string &path, std::string &error);
 /// Writes a tensor as .npy; false and `error` on failure.
 bool writeNpy(const std::string &path, const Tensor &tensor,
