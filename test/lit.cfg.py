@@ -23,3 +23,8 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 tool_dirs = [config.dtensor_tools_dir, config.llvm_tools_dir]
 tools = ["dtensor-opt", "dtensor-plan", "dtensor-run"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# A sanitizer build (scripts/sanitize.sh): its own signal handlers report
+# crashes, and tests that need our crash message are unsupported there.
+if "-fsanitize=address" in getattr(config, "dtensor_cxx_flags", ""):
+    config.available_features.add("asan")

@@ -9,6 +9,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "dtensor/Interpreter/Tensor.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -23,7 +25,7 @@ enum Op : uint16_t {
   FExp, FLog, FTanh, FSqrt, FRsqrt, FErf, FAbs, FSin, FCos, FFloor, FCeil,
   FPow, FCmp, FRound,
   IAdd, ISub, IMul, IDivS, IRemS, IMinS, IMaxS, IAnd, IOr, IXor, ICmp,
-  Select, SIToFP, FPToSI, Copy, Index,
+  Select, SIToFP, FPToSI, Copy, Index, Extract,
 };
 
 } // namespace
@@ -119,6 +121,35 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
     return r;
   };
   for (Operation &op : body) {
+    if (auto extract = llvm::dyn_cast<tensor::ExtractOp>(op)) {
+      // A read of a tensor from outside the body by computed indices (an
+      // embedding lookup): the caller puts the tensor in a register.
+      Value table = extract.getTensor();
+      if (table.getParentBlock() == &body)
+        return op.emitOpError() << "reads a tensor made inside the body, "
+                                   "which the interpreter does not support";
+      auto it = regOf.find(table);
+      int tableReg = it != regOf.end() ? it->second : p.registers++;
+      if (it == regOf.end()) {
+        regOf[table] = tableReg;
+        p.captured.push_back({tableReg, table});
+      }
+      ExtractInfo info{tableReg, {},
+                       llvm::isa<FloatType>(extract.getType())};
+      for (Value i : extract.getIndices()) {
+        int r = reg(i);
+        if (r < 0)
+          return op.emitOpError() << "uses an index the interpreter cannot "
+                                     "compute in a body";
+        info.indices.push_back(r);
+      }
+      Instr in{Extract, extract.getType().isF32(), p.registers,
+               int32_t(p.extracts.size()), -1, -1};
+      p.extracts.push_back(std::move(info));
+      regOf[extract.getResult()] = p.registers++;
+      p.code.push_back(in);
+      continue;
+    }
     if (auto y = llvm::dyn_cast<linalg::YieldOp>(op)) {
       for (Value v : y.getOperands()) {
         int r = reg(v);
@@ -218,6 +249,28 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
   return p;
 }
 
+template <typename RegAt>
+Reg BodyProgram::extractAt(const ExtractInfo &info, RegAt regAt) const {
+  Reg out;
+  out.i = 0;
+  auto *table = reinterpret_cast<const Tensor *>(regAt(info.table).i);
+  int64_t offset = 0;
+  for (auto [d, r] : llvm::enumerate(info.indices)) {
+    int64_t i = regAt(r).i, size = table->shape()[d];
+    if (i < 0 || i >= size) {
+      outOfBounds = true;
+      return out;
+    }
+    offset = offset * size + i;
+  }
+  double v = table->at(offset);
+  if (info.isFloat)
+    out.f = v;
+  else
+    out.i = int64_t(v);
+  return out;
+}
+
 void BodyProgram::init(Reg *regs) const {
   for (auto &[r, v] : constants)
     regs[r] = v;
@@ -273,6 +326,9 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
     case FPToSI: d.i = int64_t(a.f); break;
     case Copy: d = a; break;
     case Index: d.i = index[in.a]; break;
+    case Extract:
+      d = extractAt(extracts[in.a], [&](int k) { return r[k]; });
+      break;
     }
     if (in.f32 && in.op <= FPow)
       d.f = double(float(d.f));
@@ -343,6 +399,13 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     case SIToFP: COLUMN(d[i].f = double(a[i].i))
     case FPToSI: COLUMN(d[i].i = int64_t(a[i].f))
     case Copy: COLUMN(d[i] = a[i])
+    case Extract: {
+      const ExtractInfo &info = extracts[in.a];
+      auto at = [&](int64_t i) {
+        return [&, i](int k) { return block[k * stride + i]; };
+      };
+      COLUMN((d[i] = extractAt(info, at(i))))
+    }
     case Index:
       COLUMN(d[i].i = index[in.a] + (in.a == innerLoop ? i : 0))
     }

@@ -64,7 +64,8 @@ public:
   /// Whether argument `i` (and so the register) holds a float.
   bool isFloatArg(unsigned i) const { return floatArgs[i]; }
   /// Values from outside the body that it uses, and their registers: the
-  /// caller loads them (they may differ per rank) before running.
+  /// caller loads them (they may differ per rank) before running. A tensor
+  /// (read by `tensor.extract`) is loaded as a pointer to its interp::Tensor.
   const std::vector<std::pair<int, Value>> &captures() const {
     return captured;
   }
@@ -75,7 +76,23 @@ public:
     int32_t dst, a, b, c;
   };
 
+  /// Whether a `tensor.extract` in the body read out of bounds since the
+  /// program was compiled (it then reads 0).
+  bool readOutOfBounds() const { return outOfBounds; }
+
 private:
+  /// A `tensor.extract`: the register holding the tensor (a pointer to an
+  /// interp::Tensor the caller loads) and those of the indices.
+  struct ExtractInfo {
+    int table;
+    std::vector<int> indices;
+    bool isFloat;
+  };
+  template <typename RegAt>
+  Reg extractAt(const ExtractInfo &info, RegAt regAt) const;
+
+  std::vector<ExtractInfo> extracts;
+  mutable bool outOfBounds = false;
   std::vector<Instr> code;
   std::vector<std::pair<int, Reg>> constants;
   std::vector<int> yielded;

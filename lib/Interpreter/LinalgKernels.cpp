@@ -292,7 +292,9 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
   for (auto [k, capture] : llvm::enumerate(body.captures())) {
     const RValue *v = captured[k];
     Reg &r = regs[capture.first];
-    if (llvm::isa<FloatType>(capture.second.getType()))
+    if (llvm::isa<RankedTensorType>(capture.second.getType()))
+      r.i = int64_t(reinterpret_cast<intptr_t>(&v->tensor));
+    else if (llvm::isa<FloatType>(capture.second.getType()))
       r.f = v->kind == RValue::Kind::Float ? v->f : double(v->i);
     else
       r.i = v->kind == RValue::Kind::Int ? v->i : int64_t(v->f);
@@ -503,6 +505,10 @@ LogicalResult runLinalg(Interpreter &I, Operation *raw) {
         runStructured(op, *body, args, captured, std::move(outs), r);
     if (failed(out))
       return failure();
+    if (body->readOutOfBounds())
+      return raw->emitOpError()
+             << "reads a tensor out of bounds with tensor.extract in its body"
+             << (ranks > 1 ? " on rank " + std::to_string(r) : std::string());
     for (size_t i = 0; i < out->size(); ++i)
       results[i].values[r] = std::move((*out)[i]);
   }
