@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every system package dtensor-mlir needs to build and test.
 # Idempotent: when everything is present it prints one line and exits.
+# Arguments name extra packages to install with the same rules.
 set -euo pipefail
 
 PKGS=(
@@ -8,6 +9,8 @@ PKGS=(
   cmake ninja-build lld g++ libgtest-dev libopenblas-dev python3
   libzstd-dev zlib1g-dev libedit-dev libcurl4-openssl-dev libxml2-dev libffi-dev
 )
+# Extra packages a script needs (scripts/sanitize.sh: clang-22 and its runtimes).
+PKGS+=("$@")
 
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Builds dtensor-mlir (installing what it needs) and runs every test: the lit
-# regression tests and the GoogleTest unit tests, in one lit run.
+# regression tests and the GoogleTest unit tests, in one lit run; then the
+# same suite built with AddressSanitizer + UndefinedBehaviorSanitizer
+# (clang-22, build-san/) and a short fixed-seed run of every libFuzzer target
+# (scripts/sanitize.sh). DTENSOR_SKIP_SANITIZE=1 skips the second part.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${DTENSOR_BUILD_DIR:-$root/build}"
@@ -17,4 +20,9 @@ failed=$(awk -F: '/^ *(Failed|Unresolved|Timed Out) *:/ {v = $2; sub(/^ */, "", 
 echo "tests: ${passed:-0} passed, ${failed:-0} failed"
 if [ "$status" -ne 0 ] || [ "${passed:-0}" -eq 0 ]; then
   exit 1
+fi
+
+if [ "${DTENSOR_SKIP_SANITIZE:-0}" != 1 ]; then
+  bash "$root/scripts/sanitize.sh"
+  echo "sanitizers and fuzz smoke runs: clean"
 fi
