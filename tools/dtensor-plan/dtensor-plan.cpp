@@ -21,6 +21,9 @@
 // prints the planned steps (collective, mesh dims, logical shape, bytes per
 // rank, estimated time) and totals, next to DTensor's greedy plan.
 //
+// Sizes that cannot be counted in int64 (elements, bytes, padded buffers)
+// are errors, never wrapped-around answers (docs/Layout.md).
+//
 // Everything is computed by the semantic core, the same code the compiler's
 // verifiers and passes use.
 //
@@ -111,28 +114,6 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-/// Parses `2x4` (also `2,4`); an empty string is a rank-0 shape.
-static bool parseShape(llvm::StringRef text, bool positive, Shape &out,
-                       std::string &error) {
-  out.clear();
-  text = text.trim();
-  if (text.empty())
-    return true;
-  llvm::SmallVector<llvm::StringRef> parts;
-  text.split(parts, text.contains(',') ? ',' : 'x');
-  for (llvm::StringRef part : parts) {
-    int64_t v;
-    if (part.trim().getAsInteger(10, v) || v < 0 || (positive && v == 0)) {
-      error = "'" + text.str() + "' is not a shape: expected " +
-              (positive ? "positive" : "non-negative") +
-              " sizes separated by 'x', e.g. 2x4";
-      return false;
-    }
-    out.push_back(v);
-  }
-  return true;
-}
-
 static std::string join(const Shape &values, const char *sep) {
   std::string s;
   for (size_t i = 0; i < values.size(); ++i)
@@ -149,6 +130,8 @@ static int runLayout() {
   if (mesh.empty())
     return fail("--mesh needs at least one dim, e.g. --mesh 4");
   if (!parseShape(shapeOpt, /*positive=*/false, shape, error))
+    return fail("--shape " + error);
+  if (!verifyGlobalShape(shape, /*elementBytes=*/0, error))
     return fail("--shape " + error);
   if (!parsePlacements(placementsOpt, placements, error))
     return fail("--placements: " + error);
