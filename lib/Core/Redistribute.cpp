@@ -100,9 +100,11 @@ int64_t Plan::numCollectives() const {
 }
 
 int64_t Plan::bytesPerRank() const {
+  // The planners only return plans whose sum they checked, so this cannot
+  // overflow; saturate rather than wrap for hand-built plans.
   int64_t n = 0;
   for (const Step &s : steps)
-    n += s.bytesPerRank;
+    n = checkedAdd(n, s.bytesPerRank).value_or(INT64_MAX);
   return n;
 }
 
@@ -240,15 +242,26 @@ struct State {
   std::string format() const { return formatPlacements(placements()); }
 
   /// A compact identity (equal exactly when the states are), for the
-  /// search's state table.
+  /// search's state table. Dims and orders take 7 bits a byte, so that a
+  /// tensor of rank 256 cannot alias dim 0.
   std::string id() const {
     std::string k;
     k.reserve(kinds.size() * 4);
+    auto put = [&](int64_t v) {
+      uint64_t u = uint64_t(v);
+      while (u >= 0x80) {
+        k.push_back(char(0x80 | (u & 0x7f)));
+        u >>= 7;
+      }
+      k.push_back(char(u));
+    };
     for (const Placement &p : kinds) {
       k.push_back(char(p.kind));
-      k.push_back(char(p.dim));
       k.push_back(char(p.reduce));
-      k.push_back(char(p.isShard() ? p.order : -1));
+      if (p.isShard()) {
+        put(p.dim);
+        put(p.order);
+      }
     }
     return k;
   }
@@ -280,15 +293,15 @@ struct State {
 };
 
 /// Every size tensor dim `d` can have after chunking `length` by `meshDims`
-/// in order, over all coordinates.
+/// in order, over all coordinates (a few per level, whatever the mesh size).
 std::set<int64_t> sizesAfter(int64_t length, const Shape &mesh,
                              const std::vector<int64_t> &meshDims) {
   std::set<int64_t> sizes{length};
   for (int64_t m : meshDims) {
     std::set<int64_t> next;
     for (int64_t s : sizes)
-      for (int64_t c = 0; c < mesh[m]; ++c)
-        next.insert(chunk(s, mesh[m], c).size);
+      for (int64_t c : distinctChunkSizes(s, mesh[m]))
+        next.insert(c);
     sizes = std::move(next);
   }
   return sizes;
@@ -361,12 +374,12 @@ private:
     case StepKind::AllGather:
       base = &la;
       scaledDim = fromDim;
-      scaledSize = n * lb[fromDim];
+      scaledSize = checkedMul(n, lb[fromDim]).value_or(-1);
       break;
     case StepKind::ReduceScatter:
     case StepKind::AllToAll:
       scaledDim = toDim;
-      scaledSize = n * la[toDim];
+      scaledSize = checkedMul(n, la[toDim]).value_or(-1);
       break;
     default:
       break;
@@ -377,10 +390,17 @@ private:
         s.logicalShape[fromDim] = la[fromDim];
     }
     if (isCollective(kind)) {
-      int64_t elements = 1;
-      for (size_t d = 0; d < base->size(); ++d)
-        elements *= int64_t(d) == scaledDim ? scaledSize : (*base)[d];
-      s.bytesPerRank = elements * req.elementBytes;
+      // checkRequest bounds every padded buffer, so these cannot overflow;
+      // if one ever did, the planner reports it instead of a wrong count.
+      std::optional<int64_t> bytes = req.elementBytes;
+      if (scaledSize < 0)
+        bytes = std::nullopt;
+      for (size_t d = 0; d < base->size() && bytes; ++d)
+        bytes = checkedMul(*bytes,
+                           int64_t(d) == scaledDim ? scaledSize : (*base)[d]);
+      if (!bytes)
+        overflowed = true;
+      s.bytesPerRank = bytes.value_or(INT64_MAX);
     }
     s.timeUs =
         cost.collectiveTimeUs(kind, n, slowest(s.meshDims), s.bytesPerRank);
@@ -536,21 +556,52 @@ public:
   /// Whether the steps `make` and `expand` build carry their details (the
   /// search turns this off; see withDetails).
   bool detailed = true;
+  /// Set when a step's byte count did not fit in int64; checkRequest's bound
+  /// should make this impossible, and the planners fail rather than use it.
+  mutable bool overflowed = false;
 };
+
+/// Checks that every buffer a plan can use has a byte count that fits in
+/// int64. A step's buffer is the largest local shape (each dim at most its
+/// global size) with one dim scaled to `n` pieces of the largest chunk of
+/// its parent piece: n * ceil(p / n) < p + n <= size + ranks. So it is
+/// enough that the tensor with any one dim grown by the mesh's rank count
+/// fits.
+bool checkPaddedBytes(const RedistributeRequest &req, std::string &error) {
+  int64_t ranks = meshSize(req.mesh);
+  for (size_t d = 0; d < req.shape.size(); ++d) {
+    Shape grown = req.shape;
+    std::optional<int64_t> size = checkedAdd(req.shape[d], ranks);
+    std::optional<int64_t> elements;
+    if (size) {
+      grown[d] = *size;
+      elements = numElements(grown);
+    }
+    if (elements && checkedMul(*elements, req.elementBytes))
+      continue;
+    error = "the tensor is too large to plan: with tensor dim " +
+            std::to_string(d) + " padded by up to " + std::to_string(ranks) +
+            " (the mesh's rank count), as uneven collectives pad it, its "
+            "buffers would hold more bytes than fit in a signed 64-bit integer "
+            "(at most " +
+            std::to_string(INT64_MAX) + "); use a smaller shape";
+    return false;
+  }
+  return true;
+}
 
 /// Checks both specs and every mesh dim's transition.
 bool checkRequest(const RedistributeRequest &req, std::string &error) {
   int64_t rank = req.shape.size();
-  for (int64_t s : req.shape)
-    if (s < 0) {
-      error = "tensor sizes must be non-negative";
-      return false;
-    }
   if (req.elementBytes <= 0) {
     error = "element size must be positive";
     return false;
   }
   std::string why;
+  if (!verifyGlobalShape(req.shape, req.elementBytes, why)) {
+    error = "tensor shape " + why;
+    return false;
+  }
   if (!Layout::create(req.mesh, rank, req.from, why)) {
     error = "source placements " + formatPlacements(req.from) + " " + why;
     return false;
@@ -559,6 +610,8 @@ bool checkRequest(const RedistributeRequest &req, std::string &error) {
     error = "target placements " + formatPlacements(req.to) + " " + why;
     return false;
   }
+  if (!checkPaddedBytes(req, error))
+    return false;
   Placements from = normalizePlacements(req.from, rank);
   Placements to = normalizePlacements(req.to, rank);
   for (size_t m = 0; m < from.size(); ++m) {
@@ -596,6 +649,63 @@ std::vector<Step> legalSteps(const RedistributeRequest &request,
 //===----------------------------------------------------------------------===//
 // DTensor's greedy plan
 //===----------------------------------------------------------------------===//
+
+namespace {
+/// Replays one-mesh-dim moves (mesh dim, placement it ends in) from the
+/// request's source through the state model, which prices them and checks
+/// that each is legal, and that they end in the target. `what` names the
+/// plan in errors.
+std::optional<Plan>
+replayMoves(const RedistributeRequest &req, const CostModel &cost,
+            const std::string &what,
+            const std::vector<std::pair<int64_t, Placement>> &moves,
+            std::string &error) {
+  int64_t rank = req.shape.size();
+  StepBuilder builder(req, cost);
+  builder.detailed = false;
+  PlanOptions single;
+  single.mergeGroups = false;
+  single.prunePartials = false;
+  State state = State::of(req.from, req.mesh, rank);
+  Plan plan;
+  int64_t bytes = 0;
+  for (auto &[m, target] : moves) {
+    std::vector<std::pair<Step, State>> options;
+    builder.expand(state, single, std::nullopt, options);
+    bool found = false;
+    for (auto &[step, next] : options) {
+      Placement got = next.kindAt(m);
+      if (step.meshDims == std::vector<int64_t>{m} && got == target) {
+        plan.steps.push_back(builder.withDetails(step, state, next));
+        state = next;
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      error = what + " move " + formatPlacement(state.kindAt(m)) + " -> " +
+              formatPlacement(target) + " on mesh dim " + std::to_string(m) +
+              " is not legal from " + state.format();
+      return std::nullopt;
+    }
+    std::optional<int64_t> sum =
+        checkedAdd(bytes, plan.steps.back().bytesPerRank);
+    if (!sum || builder.overflowed) {
+      error = what + " plan moves more bytes per rank than fit in a signed "
+                     "64-bit integer; use a smaller shape";
+      return std::nullopt;
+    }
+    bytes = *sum;
+  }
+  if (!(state == State::of(req.to, req.mesh, rank))) {
+    error = what + " plan ends in " + state.format() + ", not " +
+            formatPlacements(req.to);
+    return std::nullopt;
+  }
+  return plan;
+}
+
+} // namespace
 
 std::optional<Plan> planGreedy(const RedistributeRequest &req,
                                const CostModel &cost, std::string &error) {
@@ -650,41 +760,7 @@ std::optional<Plan> planGreedy(const RedistributeRequest &req,
       cur[m] = to[m];
     }
 
-  // Replay the moves through the state model, which prices them and checks
-  // that each is legal.
-  StepBuilder builder(req, cost);
-  builder.detailed = false;
-  PlanOptions single;
-  single.mergeGroups = false;
-  single.prunePartials = false;
-  State state = State::of(from, req.mesh, rank);
-  Plan plan;
-  for (auto &[m, target] : moves) {
-    std::vector<std::pair<Step, State>> options;
-    builder.expand(state, single, std::nullopt, options);
-    bool found = false;
-    for (auto &[step, next] : options) {
-      Placement got = next.kindAt(m);
-      if (step.meshDims == std::vector<int64_t>{m} && got == target) {
-        plan.steps.push_back(builder.withDetails(step, state, next));
-        state = next;
-        found = true;
-        break;
-      }
-    }
-    if (!found) {
-      error = "DTensor's greedy move " + formatPlacement(state.kindAt(m)) +
-              " -> " + formatPlacement(target) + " on mesh dim " +
-              std::to_string(m) + " is not legal from " + state.format();
-      return std::nullopt;
-    }
-  }
-  if (!(state == State::of(to, req.mesh, rank))) {
-    error = "DTensor's greedy plan ends in " + state.format() + ", not " +
-            formatPlacements(to);
-    return std::nullopt;
-  }
-  return plan;
+  return replayMoves(req, cost, "DTensor's greedy", moves, error);
 }
 
 //===----------------------------------------------------------------------===//
@@ -769,6 +845,7 @@ std::optional<Plan> planRedistribute(const RedistributeRequest &req,
   queue.push(0);
   int64_t goalId = stateId(goal);
 
+  bool droppedForBytes = false;
   std::vector<std::pair<Step, State>> moves;
   while (!queue.empty()) {
     int64_t li = queue.top();
@@ -788,11 +865,23 @@ std::optional<Plan> planRedistribute(const RedistributeRequest &req,
     moves.clear();
     State here = states[labels[li].state];
     builder.expand(here, options, targetPartial, moves);
+    if (builder.overflowed) {
+      error = "a step's buffer holds more bytes than fit in a signed 64-bit "
+              "integer; use a smaller shape";
+      return std::nullopt;
+    }
     for (auto &[step, next] : moves) {
       Label l;
       l.time = labels[li].time + step.timeUs;
       l.collectives = labels[li].collectives + isCollective(step.kind);
-      l.bytes = labels[li].bytes + step.bytesPerRank;
+      std::optional<int64_t> bytes =
+          checkedAdd(labels[li].bytes, step.bytesPerRank);
+      if (!bytes) {
+        // No plan through here can report its bytes.
+        droppedForBytes = true;
+        continue;
+      }
+      l.bytes = *bytes;
       l.steps = labels[li].steps + 1;
       if ((maxCollectives && l.collectives > *maxCollectives) ||
           (maxBytes && l.bytes > *maxBytes))
@@ -817,8 +906,14 @@ std::optional<Plan> planRedistribute(const RedistributeRequest &req,
       queue.push(id);
     }
   }
-  error = "no sequence of legal steps leads from " +
-          formatPlacements(req.from) + " to " + formatPlacements(req.to);
+  error = droppedForBytes
+              ? "every plan from " + formatPlacements(req.from) + " to " +
+                    formatPlacements(req.to) +
+                    " moves more bytes per rank than fit in a signed 64-bit "
+                    "integer; use a smaller shape"
+              : "no sequence of legal steps leads from " +
+                    formatPlacements(req.from) + " to " +
+                    formatPlacements(req.to);
   return std::nullopt;
 }
 

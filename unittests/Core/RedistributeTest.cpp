@@ -672,4 +672,67 @@ TEST(PlannerMinimality, MatchesBruteForceOnSmallMeshes) {
   EXPECT_GT(compared, 100);
 }
 
+//===----------------------------------------------------------------------===//
+// Sizes that do not fit in int64 (issue 10): errors, never wrapped counts
+//===----------------------------------------------------------------------===//
+
+TEST(PlannerSizes, ExactUpToTheBound) {
+  CostModel cost;
+  std::string error;
+  // 2^60 f32 elements: 2^62 bytes gathered, exactly.
+  std::optional<Plan> plan = planRedistribute(
+      request({2}, {int64_t(1) << 60}, "[S(0)]", "[R]"), cost, error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(plan->bytesPerRank(), int64_t(1) << 62);
+  // The issue's uneven case: INT64_MAX / 4 rows of i8 on 4 ranks pad to
+  // 2^61 * 4 bytes (it fits: no error, no wrap).
+  plan = planRedistribute(
+      request({4}, {INT64_MAX / 2}, "[S(0)]", "[R]", /*elementBytes=*/1), cost,
+      error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(plan->bytesPerRank(), int64_t(1) << 62);
+}
+
+TEST(PlannerSizes, TooLargeIsAnError) {
+  CostModel cost;
+  auto expectError = [&](const RedistributeRequest &req,
+                         const std::string &message) {
+    std::string error;
+    std::optional<Plan> plan = planRedistribute(req, cost, error);
+    EXPECT_FALSE(plan) << "planned " << kinds(*plan) << " with "
+                       << plan->bytesPerRank() << " bytes/rank";
+    EXPECT_NE(error.find(message), std::string::npos) << error;
+    std::optional<Plan> greedy = planGreedy(req, cost, error);
+    EXPECT_FALSE(greedy);
+  };
+  // The tensor itself: 2^61 f32 elements are 2^63 bytes.
+  expectError(request({2}, {int64_t(1) << 61}, "[S(0)]", "[R]"),
+              "more bytes than fit in a signed 64-bit integer");
+  // Its element count.
+  expectError(request({2}, {int64_t(1) << 62, 4}, "[S(0)]", "[R]", 1),
+              "has more elements than fit");
+  // A padded buffer: 2^61 - 1 f32 rows fit (2^63 - 4 bytes), but the
+  // gathered buffer pads to 2 * 2^60 rows (before: -2^63 bytes/rank).
+  expectError(request({2}, {(int64_t(1) << 61) - 1}, "[S(0)]", "[R]"),
+              "the tensor is too large to plan");
+  // Totals: every plan moves more than INT64_MAX bytes over its steps.
+  expectError(request({2, 2, 2}, {1879048192, 1073741824},
+                      "[S(0), S(1), P(sum)]", "[S(1), S(0), R]"),
+              "moves more bytes per rank than fit");
+}
+
+TEST(PlannerStates, TensorDimsBeyond255AreDistinct) {
+  // States were keyed by one byte per dim: S(256) aliased S(0), and this
+  // all_to_all was planned as nothing.
+  Shape shape(257, 1);
+  shape[0] = 2;
+  shape[256] = 2;
+  CostModel cost;
+  std::string error;
+  std::optional<Plan> plan =
+      planRedistribute(request({2}, shape, "[S(0)]", "[S(256)]"), cost, error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(kinds(*plan), "all_to_all[0]");
+}
+
 } // namespace

@@ -108,13 +108,17 @@ struct Step {
 struct Plan {
   std::vector<Step> steps;
   int64_t numCollectives() const;
+  /// The sum of the steps' bytes; the planners check that it fits in int64.
   int64_t bytesPerRank() const;
   double timeUs() const;
   /// Collectives by kind name.
   std::map<std::string, int64_t> counts() const;
 };
 
-/// One redistribution question.
+/// One redistribution question. The planner accepts tensors whose byte size
+/// fits in int64 even with one dim padded by the mesh's rank count (the most
+/// a gathered or scattered buffer can grow), and reports an error otherwise
+/// (docs/Layout.md, "Size bounds").
 struct RedistributeRequest {
   Shape mesh;
   Shape shape;
@@ -140,8 +144,9 @@ struct PlanOptions {
 int64_t elementBytesOf(const std::string &dtype);
 
 /// The minimum-cost plan, or std::nullopt with `error` set when a spec is
-/// invalid or a mesh dim asks for an illegal transition (S -> P,
-/// P(x) -> P(y), R -> P(product)).
+/// invalid, a mesh dim asks for an illegal transition (S -> P,
+/// P(x) -> P(y), R -> P(product)), or the tensor is too large to count its
+/// bytes in int64.
 std::optional<Plan> planRedistribute(const RedistributeRequest &request,
                                      const CostModel &cost, std::string &error,
                                      const PlanOptions &options = {});
