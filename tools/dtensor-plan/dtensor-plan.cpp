@@ -19,7 +19,9 @@
 //       --from '[S(0), S(1)]' --to '[S(1), S(0)]'
 //
 // prints the planned steps (collective, mesh dims, logical shape, bytes per
-// rank, estimated time) and totals, next to DTensor's greedy plan.
+// rank, estimated time) and totals, next to DTensor's greedy plan. The search
+// is bounded (--max-search-steps, --search-time-ms); a plan found when a
+// bound stopped it is printed with a note that it may not be optimal.
 //
 // Sizes that cannot be counted in int64 (elements, bytes, padded buffers)
 // are errors, never wrapped-around answers (docs/Layout.md).
@@ -108,6 +110,18 @@ static cl::opt<bool>
 static cl::opt<bool> rJsonOpt("json",
                               cl::desc("Print JSON instead of a table"),
                               cl::sub(redistributeCmd), cl::cat(redistCat));
+static cl::opt<int64_t> maxSearchStepsOpt(
+    "max-search-steps",
+    cl::desc("Stop the search after pricing this many candidate steps and "
+             "print the best plan found, marked as maybe not optimal (0: no "
+             "limit; default 200000)"),
+    cl::init(PlanOptions().maxSearchSteps), cl::sub(redistributeCmd),
+    cl::cat(redistCat));
+static cl::opt<double> searchTimeMsOpt(
+    "search-time-ms",
+    cl::desc("Stop the search after this many milliseconds, as "
+             "--max-search-steps does (0: no limit, the default)"),
+    cl::init(0), cl::sub(redistributeCmd), cl::cat(redistCat));
 
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "dtensor-plan") << message << "\n";
@@ -239,10 +253,16 @@ static int runRedistribute() {
     return fail("--to: " + error);
   if (devicesPerHostOpt <= 0)
     return fail("--devices-per-host must be positive");
+  if (maxSearchStepsOpt < 0)
+    return fail("--max-search-steps must be 0 (no limit) or positive");
+  if (!(searchTimeMsOpt >= 0))
+    return fail("--search-time-ms must be 0 (no limit) or positive");
   CostModel cost;
   cost.devicesPerHost = devicesPerHostOpt;
   PlanOptions options;
   options.mergeGroups = !noMergeOpt;
+  options.maxSearchSteps = maxSearchStepsOpt;
+  options.searchTimeMs = searchTimeMsOpt;
 
   std::optional<Plan> plan = greedyOpt ? planGreedy(req, cost, error)
                                        : planRedistribute(req, cost, error,
@@ -269,7 +289,8 @@ static int runRedistribute() {
       first = false;
     }
     os << "}, \"bytes_per_rank\": " << plan->bytesPerRank()
-       << ", \"time_us\": " << formatTime(plan->timeUs()) << "}\n";
+       << ", \"time_us\": " << formatTime(plan->timeUs())
+       << ", \"optimal\": " << (plan->optimal ? "true" : "false") << "}\n";
     return 0;
   }
   os << "mesh " << join(req.mesh, "x") << ", shape "
@@ -283,6 +304,10 @@ static int runRedistribute() {
   printPlanTable(os, *plan);
   os << (greedyOpt ? "DTensor greedy: " : "total: ") << summarize(*plan)
      << "\n";
+  if (!plan->optimal)
+    os << "note: " << plan->note
+       << "; raise --max-search-steps or --search-time-ms (0: no limit) to "
+          "search further\n";
   if (!greedyOpt) {
     std::string ignored;
     if (std::optional<Plan> greedy = planGreedy(req, cost, ignored))
