@@ -8,9 +8,127 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cctype>
 
 namespace mlir {
 namespace dtensor {
+
+//===----------------------------------------------------------------------===//
+// Sizes
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> checkedMul(int64_t a, int64_t b) {
+  int64_t out;
+  if (__builtin_mul_overflow(a, b, &out))
+    return std::nullopt;
+  return out;
+}
+
+std::optional<int64_t> checkedAdd(int64_t a, int64_t b) {
+  int64_t out;
+  if (__builtin_add_overflow(a, b, &out))
+    return std::nullopt;
+  return out;
+}
+
+std::optional<int64_t> numElements(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) {
+    if (s < 0)
+      return std::nullopt;
+    std::optional<int64_t> next = checkedMul(n, s);
+    if (!next)
+      return std::nullopt;
+    n = *next;
+  }
+  return n;
+}
+
+/// `2x4` for messages.
+static std::string formatShape(const Shape &shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s;
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(shape[i]);
+  return s;
+}
+
+bool verifyGlobalShape(const Shape &shape, int64_t elementBytes,
+                       std::string &error) {
+  std::string name = "'" + formatShape(shape) + "'";
+  for (size_t d = 0; d < shape.size(); ++d)
+    if (shape[d] < 0) {
+      error = name + " has the negative size " + std::to_string(shape[d]) +
+              " in dim " + std::to_string(d) + "; sizes must be >= 0";
+      return false;
+    }
+  std::optional<int64_t> elements = numElements(shape);
+  if (!elements) {
+    error = name +
+            " has more elements than fit in a signed 64-bit integer (at most " +
+            std::to_string(INT64_MAX) + "); use a smaller shape";
+    return false;
+  }
+  if (elementBytes > 0 && !checkedMul(*elements, elementBytes)) {
+    error = name + " has " + std::to_string(*elements) + " elements of " +
+            std::to_string(elementBytes) +
+            " bytes, more bytes than fit in a signed 64-bit integer (at most " +
+            std::to_string(INT64_MAX) + "); use a smaller shape";
+    return false;
+  }
+  return true;
+}
+
+bool parseShape(std::string_view text, bool positive, Shape &out,
+                std::string &error) {
+  out.clear();
+  auto isSpace = [](char c) { return std::isspace((unsigned char)c) != 0; };
+  auto trim = [&](std::string_view t) {
+    while (!t.empty() && isSpace(t.front()))
+      t.remove_prefix(1);
+    while (!t.empty() && isSpace(t.back()))
+      t.remove_suffix(1);
+    return t;
+  };
+  std::string_view all = trim(text);
+  if (all.empty())
+    return true;
+  auto bad = [&](const std::string &why) {
+    out.clear();
+    error = "'" + std::string(text) + "' is not a shape: " + why +
+            "; expected " + (positive ? "positive" : "non-negative") +
+            " sizes separated by 'x', e.g. 2x4";
+    return false;
+  };
+  char sep = all.find(',') != std::string_view::npos ? ',' : 'x';
+  while (true) {
+    size_t end = all.find(sep);
+    std::string_view part = trim(all.substr(0, end));
+    if (part.empty())
+      return bad("a size is missing");
+    int64_t v = 0;
+    for (char c : part) {
+      if (c < '0' || c > '9')
+        return bad("'" + std::string(part) + "' is not a size");
+      int digit = c - '0';
+      if (v > (INT64_MAX - digit) / 10)
+        return bad("size " + std::string(part) + " is larger than " +
+                   std::to_string(INT64_MAX));
+      v = v * 10 + digit;
+    }
+    if (positive && v == 0)
+      return bad("a size is 0");
+    out.push_back(v);
+    if (end == std::string_view::npos)
+      return true;
+    all.remove_prefix(end + 1);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Meshes
+//===----------------------------------------------------------------------===//
 
 bool verifyMeshShape(const Shape &mesh, std::string &error) {
   if (mesh.empty()) {
@@ -96,10 +214,28 @@ meshGroups(const Shape &mesh, const std::vector<int64_t> &meshDims) {
 }
 
 Chunk chunk(int64_t length, int64_t parts, int64_t index) {
-  int64_t full = (length + parts - 1) / parts;
-  int64_t start = std::min(full * index, length);
-  int64_t size = std::max<int64_t>(0, std::min(length, start + full) - start);
+  // (length + parts - 1) / parts and full * index overflow for lengths near
+  // INT64_MAX; these forms never exceed length.
+  int64_t full = ceilDiv(length, parts);
+  int64_t start = full == 0 || index > length / full ? length : full * index;
+  int64_t size = std::min(full, length - start);
   return {size, start};
+}
+
+std::vector<int64_t> distinctChunkSizes(int64_t length, int64_t parts) {
+  int64_t full = ceilDiv(length, parts);
+  if (full == 0)
+    return {0};
+  // Pieces 0 .. length / full - 1 are full; then a tail (if any), then
+  // empty pieces (if pieces are left).
+  int64_t fullPieces = length / full, tail = length % full;
+  int64_t used = fullPieces + (tail != 0);
+  std::vector<int64_t> sizes{full};
+  if (tail != 0)
+    sizes.push_back(tail);
+  if (used < parts)
+    sizes.push_back(0);
+  return sizes;
 }
 
 Chunk nestedChunk(int64_t length, const Shape &mesh,
@@ -156,32 +292,21 @@ std::vector<int64_t> Layout::sizeTable(const Shape &global,
 
 std::vector<int64_t> Layout::distinctSizes(const Shape &global,
                                            int64_t dim) const {
-  // Level by level over the distinct lengths of the previous level, never
-  // over ranks: torch.chunk of a length gives at most three sizes (full
-  // chunks, one remainder, empty ones), so a million ranks cost as little as
-  // two.
-  std::vector<int64_t> lengths = {global[dim]};
+  // A piece's size depends only on the size of its parent piece, so the
+  // sizes of one level are the chunk sizes of each distinct size of the
+  // level above: a few sizes per level instead of one shard per coordinate
+  // (2^24 of them on the largest mesh).
+  std::vector<int64_t> sizes{global[dim]};
   for (int64_t m : orders[dim]) {
-    int64_t parts = meshShape[m];
     std::vector<int64_t> next;
-    for (int64_t length : lengths) {
-      Chunk first = chunk(length, parts, 0);
-      next.push_back(first.size);
-      if (first.size == 0)
-        continue;
-      // Pieces 0 .. whole-1 are full; then a remainder; then empties.
-      int64_t whole = length / first.size;
-      int64_t rest = length - whole * first.size;
-      if (whole < parts && rest > 0)
-        next.push_back(rest);
-      if (whole + (rest > 0 ? 1 : 0) < parts)
-        next.push_back(0);
-    }
+    for (int64_t s : sizes)
+      for (int64_t c : distinctChunkSizes(s, meshShape[m]))
+        next.push_back(c);
     std::sort(next.begin(), next.end());
     next.erase(std::unique(next.begin(), next.end()), next.end());
-    lengths = std::move(next);
+    sizes = std::move(next);
   }
-  return lengths;
+  return sizes;
 }
 
 std::optional<int64_t> Layout::uniformSize(const Shape &global,

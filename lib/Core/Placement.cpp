@@ -130,9 +130,12 @@ public:
     size_t digits = pos;
     int64_t v = 0;
     while (pos < text.size() && std::isdigit((unsigned char)text[pos])) {
-      if (v > (INT64_MAX - 9) / 10)
-        return fail("integer too large");
-      v = v * 10 + (text[pos] - '0');
+      int digit = text[pos] - '0';
+      if (v > (INT64_MAX - digit) / 10) {
+        pos = start;
+        return fail("integer larger than " + std::to_string(INT64_MAX));
+      }
+      v = v * 10 + digit;
       ++pos;
     }
     if (pos == digits) {

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <numeric>
@@ -100,9 +101,11 @@ int64_t Plan::numCollectives() const {
 }
 
 int64_t Plan::bytesPerRank() const {
+  // The planners only return plans whose sum they checked, so this cannot
+  // overflow; saturate rather than wrap for hand-built plans.
   int64_t n = 0;
   for (const Step &s : steps)
-    n += s.bytesPerRank;
+    n = checkedAdd(n, s.bytesPerRank).value_or(INT64_MAX);
   return n;
 }
 
@@ -240,15 +243,26 @@ struct State {
   std::string format() const { return formatPlacements(placements()); }
 
   /// A compact identity (equal exactly when the states are), for the
-  /// search's state table.
+  /// search's state table. Dims and orders take 7 bits a byte, so that a
+  /// tensor of rank 256 cannot alias dim 0.
   std::string id() const {
     std::string k;
     k.reserve(kinds.size() * 4);
+    auto put = [&](int64_t v) {
+      uint64_t u = uint64_t(v);
+      while (u >= 0x80) {
+        k.push_back(char(0x80 | (u & 0x7f)));
+        u >>= 7;
+      }
+      k.push_back(char(u));
+    };
     for (const Placement &p : kinds) {
       k.push_back(char(p.kind));
-      k.push_back(char(p.dim));
       k.push_back(char(p.reduce));
-      k.push_back(char(p.isShard() ? p.order : -1));
+      if (p.isShard()) {
+        put(p.dim);
+        put(p.order);
+      }
     }
     return k;
   }
@@ -280,19 +294,78 @@ struct State {
 };
 
 /// Every size tensor dim `d` can have after chunking `length` by `meshDims`
-/// in order, over all coordinates.
+/// in order, over all coordinates (a few per level, whatever the mesh size).
 std::set<int64_t> sizesAfter(int64_t length, const Shape &mesh,
                              const std::vector<int64_t> &meshDims) {
   std::set<int64_t> sizes{length};
   for (int64_t m : meshDims) {
     std::set<int64_t> next;
     for (int64_t s : sizes)
-      for (int64_t c = 0; c < mesh[m]; ++c)
-        next.insert(chunk(s, mesh[m], c).size);
+      for (int64_t c : distinctChunkSizes(s, mesh[m]))
+        next.insert(c);
     sizes = std::move(next);
   }
   return sizes;
 }
+
+/// Limits of one search: a count of priced steps, an optional deadline,
+/// and a limit for the current phase (the plain-order phase). Expansions
+/// check it between steps, so that even one state with millions of merged
+/// moves (every order of many Partial mesh dims) stops in time.
+class SearchBudget {
+public:
+  explicit SearchBudget(const PlanOptions &options)
+      : maxSteps(options.maxSearchSteps) {
+    if (options.searchTimeMs > 0)
+      deadline =
+          std::chrono::steady_clock::now() +
+          std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+              std::chrono::duration<double, std::milli>(options.searchTimeMs));
+  }
+
+  /// Starts a phase that may price at most `limit` steps (0: no limit of
+  /// its own).
+  void startPhase(int64_t limit) {
+    phaseLimit = limit;
+    phaseSteps = 0;
+  }
+
+  /// Counts one priced step.
+  void charge() {
+    ++steps;
+    ++phaseSteps;
+    if (maxSteps > 0 && steps >= maxSteps)
+      hitSteps = true;
+    // The clock costs about as much as pricing a step: read it rarely.
+    if (deadline && (steps & 255) == 0 &&
+        std::chrono::steady_clock::now() >= *deadline)
+      hitTime = true;
+  }
+
+  /// Whether the whole search must stop.
+  bool spent() const { return hitSteps || hitTime; }
+  /// Whether the current phase must stop.
+  bool exhausted() const {
+    return spent() || (phaseLimit > 0 && phaseSteps >= phaseLimit);
+  }
+  int64_t priced() const { return steps; }
+
+  /// Why the search stopped, for Plan::note.
+  std::string reason() const {
+    if (hitSteps)
+      return "the search stopped after pricing " + std::to_string(steps) +
+             " candidate steps (its limit, PlanOptions::maxSearchSteps)";
+    return "the search stopped at its time budget after pricing " +
+           std::to_string(steps) + " candidate steps";
+  }
+
+private:
+  int64_t maxSteps;
+  int64_t steps = 0;
+  int64_t phaseLimit = 0, phaseSteps = 0;
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  bool hitSteps = false, hitTime = false;
+};
 
 /// Builds steps out of states; one instance per request.
 class StepBuilder {
@@ -321,9 +394,14 @@ public:
   Step make(StepKind kind, std::vector<int64_t> dims, int64_t fromDim,
             int64_t toDim, ReduceKind reduce, const State &before,
             const State &after) const {
+    if (budget)
+      budget->charge();
     return build(kind, std::move(dims), fromDim, toDim, reduce, before, after,
                  detailed);
   }
+
+  /// Whether the search's budget is spent: expansions stop offering steps.
+  bool stopped() const { return budget && budget->exhausted(); }
 
   /// `kept` (made without details) with its details: the search prices
   /// many more steps than it keeps and details only those it returns.
@@ -361,12 +439,12 @@ private:
     case StepKind::AllGather:
       base = &la;
       scaledDim = fromDim;
-      scaledSize = n * lb[fromDim];
+      scaledSize = checkedMul(n, lb[fromDim]).value_or(-1);
       break;
     case StepKind::ReduceScatter:
     case StepKind::AllToAll:
       scaledDim = toDim;
-      scaledSize = n * la[toDim];
+      scaledSize = checkedMul(n, la[toDim]).value_or(-1);
       break;
     default:
       break;
@@ -377,10 +455,17 @@ private:
         s.logicalShape[fromDim] = la[fromDim];
     }
     if (isCollective(kind)) {
-      int64_t elements = 1;
-      for (size_t d = 0; d < base->size(); ++d)
-        elements *= int64_t(d) == scaledDim ? scaledSize : (*base)[d];
-      s.bytesPerRank = elements * req.elementBytes;
+      // checkRequest bounds every padded buffer, so these cannot overflow;
+      // if one ever did, the planner reports it instead of a wrong count.
+      std::optional<int64_t> bytes = req.elementBytes;
+      if (scaledSize < 0)
+        bytes = std::nullopt;
+      for (size_t d = 0; d < base->size() && bytes; ++d)
+        bytes = checkedMul(*bytes,
+                           int64_t(d) == scaledDim ? scaledSize : (*base)[d]);
+      if (!bytes)
+        overflowed = true;
+      s.bytesPerRank = bytes.value_or(INT64_MAX);
     }
     s.timeUs =
         cost.collectiveTimeUs(kind, n, slowest(s.meshDims), s.bytesPerRank);
@@ -395,7 +480,7 @@ public:
     int64_t meshRank = req.mesh.size();
     int64_t rank = req.shape.size();
     std::optional<ReduceKind> partial = s.partialKind();
-    for (int64_t m = 0; m < meshRank; ++m) {
+    for (int64_t m = 0; m < meshRank && !stopped(); ++m) {
       const Placement &p = s.kinds[m];
       if (p.isShard()) {
         int64_t d = p.dim;
@@ -456,7 +541,7 @@ private:
     int64_t rank = req.shape.size();
     // all_gather of the innermost k mesh dims of one tensor dim, gathered in
     // one group ordered as applied: exact when every piece has one size.
-    for (int64_t d = 0; d < rank; ++d) {
+    for (int64_t d = 0; d < rank && !stopped(); ++d) {
       // Size-1 dims sit last and split nothing: merge over the others.
       std::vector<int64_t> order, trivial;
       for (int64_t m : s.orderOf(d))
@@ -491,7 +576,8 @@ private:
       return;
     ReduceKind reduce = *s.partialKind();
     int64_t count = partials.size();
-    for (int64_t mask = 1; mask < (int64_t(1) << count); ++mask) {
+    // At most 24 mesh dims have size > 1 (kMaxMeshRanks), so the mask fits.
+    for (int64_t mask = 1; mask < (int64_t(1) << count) && !stopped(); ++mask) {
       std::vector<int64_t> dims;
       for (int64_t i = 0; i < count; ++i)
         if (mask & (int64_t(1) << i))
@@ -523,7 +609,7 @@ private:
           out.emplace_back(
               make(StepKind::ReduceScatter, perm, -1, d, reduce, s, t), t);
         }
-      } while (std::next_permutation(perm.begin(), perm.end()));
+      } while (!stopped() && std::next_permutation(perm.begin(), perm.end()));
     }
   }
 
@@ -536,21 +622,54 @@ public:
   /// Whether the steps `make` and `expand` build carry their details (the
   /// search turns this off; see withDetails).
   bool detailed = true;
+  /// Counts priced steps and stops expansions when spent (the search's).
+  SearchBudget *budget = nullptr;
+  /// Set when a step's byte count did not fit in int64; checkRequest's bound
+  /// should make this impossible, and the planners fail rather than use it.
+  mutable bool overflowed = false;
 };
+
+/// Checks that every buffer a plan can use has a byte count that fits in
+/// int64. A step's buffer is the largest local shape (each dim at most its
+/// global size) with one dim scaled to `n` pieces of the largest chunk of
+/// its parent piece: n * ceil(p / n) < p + n <= size + ranks. So it is
+/// enough that the tensor with any one dim grown by the mesh's rank count
+/// fits.
+bool checkPaddedBytes(const RedistributeRequest &req, std::string &error) {
+  int64_t ranks = meshSize(req.mesh);
+  for (size_t d = 0; d < req.shape.size(); ++d) {
+    Shape grown = req.shape;
+    std::optional<int64_t> size = checkedAdd(req.shape[d], ranks);
+    std::optional<int64_t> elements;
+    if (size) {
+      grown[d] = *size;
+      elements = numElements(grown);
+    }
+    if (elements && checkedMul(*elements, req.elementBytes))
+      continue;
+    error = "the tensor is too large to plan: with tensor dim " +
+            std::to_string(d) + " padded by up to " + std::to_string(ranks) +
+            " (the mesh's rank count), as uneven collectives pad it, its "
+            "buffers would hold more bytes than fit in a signed 64-bit integer "
+            "(at most " +
+            std::to_string(INT64_MAX) + "); use a smaller shape";
+    return false;
+  }
+  return true;
+}
 
 /// Checks both specs and every mesh dim's transition.
 bool checkRequest(const RedistributeRequest &req, std::string &error) {
   int64_t rank = req.shape.size();
-  for (int64_t s : req.shape)
-    if (s < 0) {
-      error = "tensor sizes must be non-negative";
-      return false;
-    }
   if (req.elementBytes <= 0) {
     error = "element size must be positive";
     return false;
   }
   std::string why;
+  if (!verifyGlobalShape(req.shape, req.elementBytes, why)) {
+    error = "tensor shape " + why;
+    return false;
+  }
   if (!Layout::create(req.mesh, rank, req.from, why)) {
     error = "source placements " + formatPlacements(req.from) + " " + why;
     return false;
@@ -559,6 +678,8 @@ bool checkRequest(const RedistributeRequest &req, std::string &error) {
     error = "target placements " + formatPlacements(req.to) + " " + why;
     return false;
   }
+  if (!checkPaddedBytes(req, error))
+    return false;
   Placements from = normalizePlacements(req.from, rank);
   Placements to = normalizePlacements(req.to, rank);
   for (size_t m = 0; m < from.size(); ++m) {
@@ -596,6 +717,96 @@ std::vector<Step> legalSteps(const RedistributeRequest &request,
 //===----------------------------------------------------------------------===//
 // DTensor's greedy plan
 //===----------------------------------------------------------------------===//
+
+namespace {
+/// Replays one-mesh-dim moves (mesh dim, placement it ends in) from the
+/// request's source through the state model, which prices them and checks
+/// that each is legal, and that they end in the target. `what` names the
+/// plan in errors.
+std::optional<Plan>
+replayMoves(const RedistributeRequest &req, const CostModel &cost,
+            const std::string &what,
+            const std::vector<std::pair<int64_t, Placement>> &moves,
+            std::string &error) {
+  int64_t rank = req.shape.size();
+  StepBuilder builder(req, cost);
+  builder.detailed = false;
+  PlanOptions single;
+  single.mergeGroups = false;
+  single.prunePartials = false;
+  State state = State::of(req.from, req.mesh, rank);
+  Plan plan;
+  int64_t bytes = 0;
+  for (auto &[m, target] : moves) {
+    std::vector<std::pair<Step, State>> options;
+    builder.expand(state, single, std::nullopt, options);
+    bool found = false;
+    for (auto &[step, next] : options) {
+      Placement got = next.kindAt(m);
+      if (step.meshDims == std::vector<int64_t>{m} && got == target) {
+        plan.steps.push_back(builder.withDetails(step, state, next));
+        state = next;
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      error = what + " move " + formatPlacement(state.kindAt(m)) + " -> " +
+              formatPlacement(target) + " on mesh dim " + std::to_string(m) +
+              " is not legal from " + state.format();
+      return std::nullopt;
+    }
+    std::optional<int64_t> sum =
+        checkedAdd(bytes, plan.steps.back().bytesPerRank);
+    if (!sum || builder.overflowed) {
+      error = what + " plan moves more bytes per rank than fit in a signed "
+                     "64-bit integer; use a smaller shape";
+      return std::nullopt;
+    }
+    bytes = *sum;
+  }
+  if (!(state == State::of(req.to, req.mesh, rank))) {
+    error = what + " plan ends in " + state.format() + ", not " +
+            formatPlacements(req.to);
+    return std::nullopt;
+  }
+  return plan;
+}
+
+/// A plan that exists for every legal request, for when the search stops
+/// early and DTensor's greedy plan is undefined (explicit shard orders):
+/// reduce the Partial mesh dims that change, unshard every tensor dim down to
+/// the prefix of its shard order that the target keeps (innermost first),
+/// then shard in the target's order and make the target's Partials locally.
+std::optional<Plan> planThroughReplicate(const RedistributeRequest &req,
+                                         const CostModel &cost,
+                                         std::string &error) {
+  int64_t rank = req.shape.size(), meshRank = req.mesh.size();
+  State from = State::of(req.from, req.mesh, rank);
+  State to = State::of(req.to, req.mesh, rank);
+  std::vector<std::pair<int64_t, Placement>> moves;
+  for (int64_t m = 0; m < meshRank; ++m)
+    if (from.kinds[m].isPartial() && from.kindAt(m) != to.kindAt(m))
+      moves.push_back({m, Placement::replicate()});
+  std::vector<std::vector<int64_t>> reshard(rank);
+  for (int64_t d = 0; d < rank; ++d) {
+    std::vector<int64_t> have = from.orderOf(d), want = to.orderOf(d);
+    size_t keep = 0;
+    while (keep < have.size() && keep < want.size() && have[keep] == want[keep])
+      ++keep;
+    for (size_t k = have.size(); k-- > keep;)
+      moves.push_back({have[k], Placement::replicate()});
+    reshard[d].assign(want.begin() + keep, want.end());
+  }
+  for (int64_t d = 0; d < rank; ++d)
+    for (int64_t m : reshard[d])
+      moves.push_back({m, Placement::shard(d)});
+  for (int64_t m = 0; m < meshRank; ++m)
+    if (to.kinds[m].isPartial() && from.kindAt(m) != to.kindAt(m))
+      moves.push_back({m, to.kindAt(m)});
+  return replayMoves(req, cost, "the fallback", moves, error);
+}
+} // namespace
 
 std::optional<Plan> planGreedy(const RedistributeRequest &req,
                                const CostModel &cost, std::string &error) {
@@ -650,41 +861,7 @@ std::optional<Plan> planGreedy(const RedistributeRequest &req,
       cur[m] = to[m];
     }
 
-  // Replay the moves through the state model, which prices them and checks
-  // that each is legal.
-  StepBuilder builder(req, cost);
-  builder.detailed = false;
-  PlanOptions single;
-  single.mergeGroups = false;
-  single.prunePartials = false;
-  State state = State::of(from, req.mesh, rank);
-  Plan plan;
-  for (auto &[m, target] : moves) {
-    std::vector<std::pair<Step, State>> options;
-    builder.expand(state, single, std::nullopt, options);
-    bool found = false;
-    for (auto &[step, next] : options) {
-      Placement got = next.kindAt(m);
-      if (step.meshDims == std::vector<int64_t>{m} && got == target) {
-        plan.steps.push_back(builder.withDetails(step, state, next));
-        state = next;
-        found = true;
-        break;
-      }
-    }
-    if (!found) {
-      error = "DTensor's greedy move " + formatPlacement(state.kindAt(m)) +
-              " -> " + formatPlacement(target) + " on mesh dim " +
-              std::to_string(m) + " is not legal from " + state.format();
-      return std::nullopt;
-    }
-  }
-  if (!(state == State::of(to, req.mesh, rank))) {
-    error = "DTensor's greedy plan ends in " + state.format() + ", not " +
-            formatPlacements(to);
-    return std::nullopt;
-  }
-  return plan;
+  return replayMoves(req, cost, "DTensor's greedy", moves, error);
 }
 
 //===----------------------------------------------------------------------===//
@@ -701,6 +878,9 @@ struct Label {
   int64_t parent = -1;
   Step step;
   bool dead = false;
+  /// Lower bounds on the time and collectives still needed from `state`.
+  double timeToGo = 0;
+  int64_t collectivesToGo = 0;
 };
 
 constexpr double kTimeEps = 1e-9;
@@ -722,6 +902,223 @@ bool dominates(const Label &a, const Label &b) {
   return a.time <= b.time + kTimeEps && a.collectives <= b.collectives &&
          a.bytes <= b.bytes && a.steps <= b.steps;
 }
+
+/// The search's queue order: `better` on the totals plus the lower bounds
+/// of what is still to go (A*).
+bool betterEstimate(const Label &a, const Label &b) {
+  double ta = a.time + a.timeToGo, tb = b.time + b.timeToGo;
+  if (ta < tb - kTimeEps)
+    return true;
+  if (ta > tb + kTimeEps)
+    return false;
+  int64_t ca = a.collectives + a.collectivesToGo;
+  int64_t cb = b.collectives + b.collectivesToGo;
+  if (ca != cb)
+    return ca < cb;
+  if (a.bytes != b.bytes)
+    return a.bytes < b.bytes;
+  return a.steps < b.steps;
+}
+
+/// A lower bound on the collectives any path from `s` to `goal` needs.
+/// Only collectives leave a Shard or a Partial on a mesh dim that splits
+/// anything. Every mesh dim that must leave S(d) needs a collective whose
+/// source dim is d (all_gather, all_to_all; a merged all_gather covers one d
+/// only), and a Partial that must go needs an all_reduce or reduce_scatter,
+/// which has no source dim: so one collective per such d, plus one if any
+/// Partial must go. A step changes this count by at most one, and local steps
+/// only raise it, which makes the bound consistent.
+int64_t collectivesToGo(const State &s, const State &goal, const Shape &mesh) {
+  bool reduce = false;
+  std::vector<int64_t> dims;
+  for (size_t m = 0; m < mesh.size(); ++m) {
+    if (mesh[m] == 1)
+      continue;
+    const Placement &p = s.kinds[m], &g = goal.kinds[m];
+    if (p.isPartial() && !(g.isPartial() && g.reduce == p.reduce))
+      reduce = true;
+    if (p.isShard() && !g.isShard(p.dim))
+      dims.push_back(p.dim);
+  }
+  std::sort(dims.begin(), dims.end());
+  return int64_t(reduce) +
+         (std::unique(dims.begin(), dims.end()) - dims.begin());
+}
+
+/// A lower bound on the time of one collective: the base latency and one hop
+/// over the fastest link (or 0 when the cost model has negative terms).
+double minCollectiveUs(const CostModel &cost, const Shape &mesh) {
+  std::vector<LinkParams> links = cost.links(mesh);
+  double lat = -1;
+  for (size_t m = 0; m < mesh.size(); ++m)
+    if (mesh[m] > 1 && (lat < 0 || links[m].latencyUs < lat))
+      lat = links[m].latencyUs;
+  if (lat < 0 || cost.baseLatencyUs < 0)
+    return 0;
+  return cost.baseLatencyUs + lat;
+}
+} // namespace
+
+/// Lexicographic order of whole plans, as of labels.
+static bool betterPlan(const Plan &a, const Plan &b) {
+  Label la, lb;
+  la.time = a.timeUs();
+  la.collectives = a.numCollectives();
+  la.bytes = a.bytesPerRank();
+  la.steps = a.steps.size();
+  lb.time = b.timeUs();
+  lb.collectives = b.numCollectives();
+  lb.bytes = b.bytesPerRank();
+  lb.steps = b.steps.size();
+  return better(la, lb);
+}
+
+namespace {
+/// What one run of the search found.
+struct SearchOutcome {
+  /// The cheapest plan, when the search ran to the goal.
+  std::optional<Plan> optimal;
+  /// The cheapest complete plan it had seen when its budget ran out.
+  std::optional<Plan> bestSeen;
+  /// Some path was dropped because its bytes overflowed int64.
+  bool droppedForBytes = false;
+  /// A step's bytes overflowed int64 (checkRequest should prevent this).
+  bool overflowed = false;
+};
+
+/// One label-setting search from `start` to `goal` within the greedy bounds
+/// and the budget, in plain cost order or, with `estimate`, in order of cost
+/// plus a lower bound of the cost to go.
+SearchOutcome search(const RedistributeRequest &req, const CostModel &cost,
+                     const PlanOptions &options, const State &start,
+                     const State &goal, std::optional<int64_t> maxCollectives,
+                     std::optional<int64_t> maxBytes, SearchBudget &budget,
+                     bool estimate) {
+  SearchOutcome out;
+  StepBuilder builder(req, cost);
+  builder.detailed = false;
+  builder.budget = &budget;
+  std::optional<ReduceKind> targetPartial = goal.partialKind();
+  std::vector<State> states;
+  std::unordered_map<std::string, int64_t> ids;
+  // The live (undominated) labels of each state.
+  std::vector<std::vector<int64_t>> labelsAt;
+  std::vector<Label> labels;
+  // Lower bounds of the collectives left, per state (-1: not computed yet).
+  std::vector<int64_t> toGo;
+  double collectiveUs = estimate ? minCollectiveUs(cost, req.mesh) : 0;
+  auto stateId = [&](const State &s) {
+    auto [it, inserted] = ids.emplace(s.id(), (int64_t)states.size());
+    if (inserted) {
+      states.push_back(s);
+      labelsAt.emplace_back();
+      toGo.push_back(-1);
+    }
+    return it->second;
+  };
+  auto setToGo = [&](Label &l) {
+    if (!estimate)
+      return;
+    if (toGo[l.state] < 0)
+      toGo[l.state] = collectivesToGo(states[l.state], goal, req.mesh);
+    l.collectivesToGo = toGo[l.state];
+    l.timeToGo = double(l.collectivesToGo) * collectiveUs;
+  };
+  // Without estimates these are zero and the order is plain `better`.
+  auto cmp = [&](int64_t a, int64_t b) {
+    return betterEstimate(labels[b], labels[a]);
+  };
+  std::priority_queue<int64_t, std::vector<int64_t>, decltype(cmp)> queue(cmp);
+
+  /// The plan of the path that ends in label `li`.
+  auto planOf = [&](int64_t li) {
+    Plan plan;
+    for (int64_t i = li; labels[i].parent >= 0; i = labels[i].parent)
+      plan.steps.push_back(builder.withDetails(
+          labels[i].step, states[labels[labels[i].parent].state],
+          states[labels[i].state]));
+    std::reverse(plan.steps.begin(), plan.steps.end());
+    return plan;
+  };
+
+  Label first;
+  first.state = stateId(start);
+  setToGo(first);
+  labels.push_back(first);
+  labelsAt[first.state].push_back(0);
+  queue.push(0);
+  int64_t goalId = stateId(goal);
+
+  std::vector<std::pair<Step, State>> moves;
+  while (!queue.empty() && !budget.exhausted()) {
+    int64_t li = queue.top();
+    queue.pop();
+    if (labels[li].dead)
+      continue;
+    // Labels leave the queue in order of a consistent estimate (or of their
+    // cost), so the first at the goal is optimal.
+    if (labels[li].state == goalId) {
+      out.optimal = planOf(li);
+      return out;
+    }
+    moves.clear();
+    State here = states[labels[li].state];
+    builder.expand(here, options, targetPartial, moves);
+    if (builder.overflowed) {
+      out.overflowed = true;
+      return out;
+    }
+    for (auto &[step, next] : moves) {
+      Label l;
+      l.time = labels[li].time + step.timeUs;
+      l.collectives = labels[li].collectives + isCollective(step.kind);
+      std::optional<int64_t> bytes =
+          checkedAdd(labels[li].bytes, step.bytesPerRank);
+      if (!bytes) {
+        // No plan through here can report its bytes.
+        out.droppedForBytes = true;
+        continue;
+      }
+      l.bytes = *bytes;
+      l.steps = labels[li].steps + 1;
+      if ((maxCollectives && l.collectives > *maxCollectives) ||
+          (maxBytes && l.bytes > *maxBytes))
+        continue;
+      l.state = stateId(next);
+      setToGo(l);
+      if (maxCollectives && l.collectives + l.collectivesToGo > *maxCollectives)
+        continue;
+      std::vector<int64_t> &at = labelsAt[l.state];
+      if (std::any_of(at.begin(), at.end(), [&](int64_t other) {
+            return dominates(labels[other], l);
+          }))
+        continue;
+      // Drop the labels this one dominates from the state's live list, so
+      // that the list stays the Pareto front and each check stays short.
+      size_t kept = 0;
+      for (int64_t other : at) {
+        if (dominates(l, labels[other]))
+          labels[other].dead = true;
+        else
+          at[kept++] = other;
+      }
+      at.resize(kept);
+      l.parent = li;
+      l.step = std::move(step);
+      labels.push_back(std::move(l));
+      int64_t id = (int64_t)labels.size() - 1;
+      at.push_back(id);
+      queue.push(id);
+    }
+  }
+  int64_t best = -1;
+  for (int64_t li : labelsAt[goalId])
+    if (best < 0 || better(labels[li], labels[best]))
+      best = li;
+  if (best >= 0)
+    out.bestSeen = planOf(best);
+  return out;
+}
 } // namespace
 
 std::optional<Plan> planRedistribute(const RedistributeRequest &req,
@@ -735,91 +1132,90 @@ std::optional<Plan> planRedistribute(const RedistributeRequest &req,
   if (start == goal)
     return Plan{};
 
+  std::string greedyError;
+  std::optional<Plan> greedy = planGreedy(req, cost, greedyError);
   std::optional<int64_t> maxCollectives, maxBytes;
-  if (options.boundByGreedy) {
-    std::string ignored;
-    if (std::optional<Plan> greedy = planGreedy(req, cost, ignored)) {
-      maxCollectives = greedy->numCollectives();
-      maxBytes = greedy->bytesPerRank();
-    }
+  if (options.boundByGreedy && greedy) {
+    maxCollectives = greedy->numCollectives();
+    maxBytes = greedy->bytesPerRank();
   }
 
-  StepBuilder builder(req, cost);
-  builder.detailed = false;
-  std::optional<ReduceKind> targetPartial = goal.partialKind();
-  std::vector<State> states;
-  std::unordered_map<std::string, int64_t> ids;
-  std::vector<std::vector<int64_t>> labelsAt;
-  std::vector<Label> labels;
-  auto stateId = [&](const State &s) {
-    auto [it, inserted] = ids.emplace(s.id(), (int64_t)states.size());
-    if (inserted) {
-      states.push_back(s);
-      labelsAt.emplace_back();
-    }
-    return it->second;
-  };
-  auto cmp = [&](int64_t a, int64_t b) { return better(labels[b], labels[a]); };
-  std::priority_queue<int64_t, std::vector<int64_t>, decltype(cmp)> queue(cmp);
+  // Plain cost order first: it is the order this planner has always used,
+  // so the many small problems it finishes keep their exact plans (among
+  // equally cheap plans the two orders may pick different ones). A problem
+  // it cannot finish within plainSearchSteps is searched again with the
+  // lower bound (A*), which explores far fewer states.
+  SearchBudget budget(options);
+  bool twoPhases = options.lowerBound && options.plainSearchSteps > 0;
+  budget.startPhase(twoPhases ? options.plainSearchSteps : 0);
+  SearchOutcome run =
+      search(req, cost, options, start, goal, maxCollectives, maxBytes, budget,
+             /*estimate=*/options.lowerBound && !twoPhases);
+  std::vector<Plan> seen;
+  if (twoPhases && !run.optimal && !run.overflowed && !budget.spent() &&
+      budget.exhausted()) {
+    if (run.bestSeen)
+      seen.push_back(*run.bestSeen);
+    budget.startPhase(0);
+    bool dropped = run.droppedForBytes;
+    run = search(req, cost, options, start, goal, maxCollectives, maxBytes,
+                 budget, /*estimate=*/true);
+    run.droppedForBytes |= dropped;
+  }
+  if (run.overflowed) {
+    error = "a step's buffer holds more bytes than fit in a signed 64-bit "
+            "integer; use a smaller shape";
+    return std::nullopt;
+  }
+  if (run.optimal) {
+    run.optimal->searchedSteps = budget.priced();
+    return run.optimal;
+  }
+  if (!budget.spent()) {
+    error = run.droppedForBytes
+                ? "every plan from " + formatPlacements(req.from) + " to " +
+                      formatPlacements(req.to) +
+                      " moves more bytes per rank than fit in a signed 64-bit "
+                      "integer; use a smaller shape"
+                : "no sequence of legal steps leads from " +
+                      formatPlacements(req.from) + " to " +
+                      formatPlacements(req.to);
+    return std::nullopt;
+  }
 
-  Label first;
-  first.state = stateId(start);
-  labels.push_back(first);
-  labelsAt[first.state].push_back(0);
-  queue.push(0);
-  int64_t goalId = stateId(goal);
-
-  std::vector<std::pair<Step, State>> moves;
-  while (!queue.empty()) {
-    int64_t li = queue.top();
-    queue.pop();
-    if (labels[li].dead)
-      continue;
-    if (labels[li].state == goalId) {
-      Plan plan;
-      for (int64_t i = li; labels[i].parent >= 0; i = labels[i].parent)
-        plan.steps.push_back(
-            builder.withDetails(labels[i].step,
-                                states[labels[labels[i].parent].state],
-                                states[labels[i].state]));
-      std::reverse(plan.steps.begin(), plan.steps.end());
-      return plan;
-    }
-    moves.clear();
-    State here = states[labels[li].state];
-    builder.expand(here, options, targetPartial, moves);
-    for (auto &[step, next] : moves) {
-      Label l;
-      l.time = labels[li].time + step.timeUs;
-      l.collectives = labels[li].collectives + isCollective(step.kind);
-      l.bytes = labels[li].bytes + step.bytesPerRank;
-      l.steps = labels[li].steps + 1;
-      if ((maxCollectives && l.collectives > *maxCollectives) ||
-          (maxBytes && l.bytes > *maxBytes))
-        continue;
-      l.state = stateId(next);
-      bool dominated = false;
-      for (int64_t other : labelsAt[l.state])
-        if (!labels[other].dead && dominates(labels[other], l)) {
-          dominated = true;
-          break;
-        }
-      if (dominated)
-        continue;
-      for (int64_t other : labelsAt[l.state])
-        if (dominates(l, labels[other]))
-          labels[other].dead = true;
-      l.parent = li;
-      l.step = std::move(step);
-      labels.push_back(std::move(l));
-      int64_t id = (int64_t)labels.size() - 1;
-      labelsAt[labels[id].state].push_back(id);
-      queue.push(id);
+  // The search stopped early. Its best complete plans, if any, are within
+  // the greedy bound; so is the greedy plan. Where greedy is undefined, a
+  // plan through Replicate always exists.
+  if (run.bestSeen)
+    seen.push_back(*run.bestSeen);
+  std::optional<Plan> best;
+  for (Plan &p : seen)
+    if (!best || betterPlan(p, *best))
+      best = p;
+  std::optional<Plan> fallback = greedy;
+  if (!fallback) {
+    std::string why;
+    fallback = planThroughReplicate(req, cost, why);
+    if (!fallback && !best) {
+      error = "the search stopped before finding a plan, and " + why;
+      return std::nullopt;
     }
   }
-  error = "no sequence of legal steps leads from " +
-          formatPlacements(req.from) + " to " + formatPlacements(req.to);
-  return std::nullopt;
+  bool fallbackAllowed =
+      fallback &&
+      (!maxCollectives || (fallback->numCollectives() <= *maxCollectives &&
+                           fallback->bytesPerRank() <= *maxBytes));
+  bool useFallback = fallbackAllowed && (!best || betterPlan(*fallback, *best));
+  if (useFallback)
+    best = fallback;
+  best->optimal = false;
+  best->searchedSteps = budget.priced();
+  best->note = budget.reason() + "; this is the best plan found by then" +
+               (!useFallback ? ""
+                : greedy     ? " (DTensor's greedy plan)"
+                             : " (through Replicate)") +
+               " and may not be optimal";
+  return best;
 }
 
 } // namespace dtensor

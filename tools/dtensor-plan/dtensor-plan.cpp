@@ -19,7 +19,12 @@
 //       --from '[S(0), S(1)]' --to '[S(1), S(0)]'
 //
 // prints the planned steps (collective, mesh dims, logical shape, bytes per
-// rank, estimated time) and totals, next to DTensor's greedy plan.
+// rank, estimated time) and totals, next to DTensor's greedy plan. The search
+// is bounded (--max-search-steps, --search-time-ms); a plan found when a
+// bound stopped it is printed with a note that it may not be optimal.
+//
+// Sizes that cannot be counted in int64 (elements, bytes, padded buffers)
+// are errors, never wrapped-around answers (docs/Layout.md).
 //
 // Everything is computed by the semantic core, the same code the compiler's
 // verifiers and passes use.
@@ -106,32 +111,22 @@ static cl::opt<bool>
 static cl::opt<bool> rJsonOpt("json",
                               cl::desc("Print JSON instead of a table"),
                               cl::sub(redistributeCmd), cl::cat(redistCat));
+static cl::opt<int64_t> maxSearchStepsOpt(
+    "max-search-steps",
+    cl::desc("Stop the search after pricing this many candidate steps and "
+             "print the best plan found, marked as maybe not optimal (0: no "
+             "limit; default 200000)"),
+    cl::init(PlanOptions().maxSearchSteps), cl::sub(redistributeCmd),
+    cl::cat(redistCat));
+static cl::opt<double> searchTimeMsOpt(
+    "search-time-ms",
+    cl::desc("Stop the search after this many milliseconds, as "
+             "--max-search-steps does (0: no limit, the default)"),
+    cl::init(0), cl::sub(redistributeCmd), cl::cat(redistCat));
 
 static int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "dtensor-plan") << message << "\n";
   return 1;
-}
-
-/// Parses `2x4` (also `2,4`); an empty string is a rank-0 shape.
-static bool parseShape(llvm::StringRef text, bool positive, Shape &out,
-                       std::string &error) {
-  out.clear();
-  text = text.trim();
-  if (text.empty())
-    return true;
-  llvm::SmallVector<llvm::StringRef> parts;
-  text.split(parts, text.contains(',') ? ',' : 'x');
-  for (llvm::StringRef part : parts) {
-    int64_t v;
-    if (part.trim().getAsInteger(10, v) || v < 0 || (positive && v == 0)) {
-      error = "'" + text.str() + "' is not a shape: expected " +
-              (positive ? "positive" : "non-negative") +
-              " sizes separated by 'x', e.g. 2x4";
-      return false;
-    }
-    out.push_back(v);
-  }
-  return true;
 }
 
 static std::string join(const Shape &values, const char *sep) {
@@ -150,6 +145,8 @@ static int runLayout() {
   if (mesh.empty())
     return fail("--mesh needs at least one dim, e.g. --mesh 4");
   if (!parseShape(shapeOpt, /*positive=*/false, shape, error))
+    return fail("--shape " + error);
+  if (!verifyGlobalShape(shape, /*elementBytes=*/0, error))
     return fail("--shape " + error);
   if (!parsePlacements(placementsOpt, placements, error))
     return fail("--placements: " + error);
@@ -257,10 +254,16 @@ static int runRedistribute() {
     return fail("--to: " + error);
   if (devicesPerHostOpt <= 0)
     return fail("--devices-per-host must be positive");
+  if (maxSearchStepsOpt < 0)
+    return fail("--max-search-steps must be 0 (no limit) or positive");
+  if (!(searchTimeMsOpt >= 0))
+    return fail("--search-time-ms must be 0 (no limit) or positive");
   CostModel cost;
   cost.devicesPerHost = devicesPerHostOpt;
   PlanOptions options;
   options.mergeGroups = !noMergeOpt;
+  options.maxSearchSteps = maxSearchStepsOpt;
+  options.searchTimeMs = searchTimeMsOpt;
 
   std::optional<Plan> plan = greedyOpt ? planGreedy(req, cost, error)
                                        : planRedistribute(req, cost, error,
@@ -287,7 +290,8 @@ static int runRedistribute() {
       first = false;
     }
     os << "}, \"bytes_per_rank\": " << plan->bytesPerRank()
-       << ", \"time_us\": " << formatTime(plan->timeUs()) << "}\n";
+       << ", \"time_us\": " << formatTime(plan->timeUs())
+       << ", \"optimal\": " << (plan->optimal ? "true" : "false") << "}\n";
     return 0;
   }
   os << "mesh " << join(req.mesh, "x") << ", shape "
@@ -301,6 +305,10 @@ static int runRedistribute() {
   printPlanTable(os, *plan);
   os << (greedyOpt ? "DTensor greedy: " : "total: ") << summarize(*plan)
      << "\n";
+  if (!plan->optimal)
+    os << "note: " << plan->note
+       << "; raise --max-search-steps or --search-time-ms (0: no limit) to "
+          "search further\n";
   if (!greedyOpt) {
     std::string ignored;
     if (std::optional<Plan> greedy = planGreedy(req, cost, ignored))

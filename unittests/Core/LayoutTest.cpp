@@ -1027,3 +1027,310 @@ TEST(NestedChunk, AppliesMeshDimsInOrder) {
   EXPECT_EQ(c.offset, 0);
 }
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// Sizes near INT64_MAX (issue 10): exact or an error, never wrapped around
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// torch.chunk in 128-bit arithmetic, where nothing near INT64_MAX overflows.
+Chunk reference128(int64_t length, int64_t parts, int64_t index) {
+  __int128 full = ((__int128)length + parts - 1) / parts;
+  __int128 start = std::min<__int128>(full * index, length);
+  __int128 size =
+      std::max<__int128>(0, std::min<__int128>(length, start + full) - start);
+  return {(int64_t)size, (int64_t)start};
+}
+
+TEST(ChunkTest, LengthsNearInt64Max) {
+  // The issue's example: ceil-div overflow gave both halves an empty shard.
+  expectChunks(INT64_MAX, 2, {int64_t(1) << 62, (int64_t(1) << 62) - 1},
+               {0, int64_t(1) << 62});
+  std::mt19937_64 rng(10);
+  std::vector<int64_t> lengths{INT64_MAX, INT64_MAX - 1, INT64_MAX - 6,
+                               int64_t(1) << 62, (int64_t(1) << 62) + 1};
+  for (int i = 0; i < 200; ++i)
+    lengths.push_back(int64_t(rng() >> 1));
+  for (int64_t length : lengths) {
+    for (int64_t parts : {int64_t(1), int64_t(2), int64_t(3), int64_t(7),
+                          int64_t(1000), kMaxMeshRanks}) {
+      for (int64_t index :
+           {int64_t(0), int64_t(1), parts / 2, parts - 2, parts - 1}) {
+        if (index < 0 || index >= parts)
+          continue;
+        Chunk got = chunk(length, parts, index);
+        Chunk want = reference128(length, parts, index);
+        ASSERT_EQ(got.size, want.size)
+            << length << " on " << parts << " piece " << index;
+        ASSERT_EQ(got.offset, want.offset)
+            << length << " on " << parts << " piece " << index;
+        ASSERT_GE(got.size, 0);
+        ASSERT_LE(got.offset + got.size, length);
+      }
+      // The distinct sizes are those of the first piece, of the piece
+      // after the full ones (the tail, if any) and of the last (empty, if
+      // any pieces are left over).
+      std::vector<int64_t> want{reference128(length, parts, 0).size};
+      int64_t fullPieces = length / want.front();
+      if (fullPieces < parts)
+        want.push_back(reference128(length, parts, fullPieces).size);
+      want.push_back(reference128(length, parts, parts - 1).size);
+      std::sort(want.begin(), want.end());
+      want.erase(std::unique(want.begin(), want.end()), want.end());
+      std::vector<int64_t> got = distinctChunkSizes(length, parts);
+      std::sort(got.begin(), got.end());
+      EXPECT_EQ(got, want) << length << " on " << parts;
+    }
+  }
+}
+
+TEST(ChunkTest, DistinctChunkSizesMatchEveryPiece) {
+  for (int64_t length = 0; length <= 40; ++length)
+    for (int64_t parts = 1; parts <= 9; ++parts) {
+      std::vector<int64_t> all;
+      for (int64_t i = 0; i < parts; ++i)
+        all.push_back(chunk(length, parts, i).size);
+      std::sort(all.begin(), all.end());
+      all.erase(std::unique(all.begin(), all.end()), all.end());
+      std::vector<int64_t> got = distinctChunkSizes(length, parts);
+      std::sort(got.begin(), got.end());
+      EXPECT_EQ(got, all) << length << " on " << parts;
+    }
+}
+
+TEST(LayoutHugeSizes, ShardsOfTheLargestDims) {
+  std::string error;
+  Placements ps;
+  ASSERT_TRUE(parsePlacements("[S(0), S(0)]", ps, error)) << error;
+  std::optional<Layout> layout = Layout::create({2, 3}, 1, ps, error);
+  ASSERT_TRUE(layout) << error;
+  // Every rank's shard is exact, and the shards tile [0, INT64_MAX).
+  std::vector<std::pair<int64_t, int64_t>> pieces;
+  std::vector<int64_t> sizes;
+  for (int64_t r = 0; r < 6; ++r) {
+    Shard s = layout->shardOf({INT64_MAX}, r);
+    Shape coord = rankToCoord({2, 3}, r);
+    Chunk outer = reference128(INT64_MAX, 2, coord[0]);
+    Chunk inner = reference128(outer.size, 3, coord[1]);
+    EXPECT_EQ(s.shape[0], inner.size) << "rank " << r;
+    EXPECT_EQ(s.offset[0], outer.offset + inner.offset) << "rank " << r;
+    pieces.push_back({s.offset[0], s.shape[0]});
+    sizes.push_back(s.shape[0]);
+  }
+  std::sort(pieces.begin(), pieces.end());
+  int64_t next = 0;
+  for (auto [offset, size] : pieces) {
+    EXPECT_EQ(offset, next);
+    next = offset + size;
+  }
+  EXPECT_EQ(next, INT64_MAX);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  EXPECT_EQ(layout->distinctSizes({INT64_MAX}, 0), sizes);
+  EXPECT_EQ(sizes.size(), 3u);
+}
+
+TEST(LayoutHugeSizes, DistinctSizesOnTheLargestMeshAreCheap) {
+  // 2^24 ranks on one mesh dim: the sizes come from three chunk sizes, not
+  // from 2^24 shards.
+  std::string error;
+  Placements ps{Placement::shard(0)};
+  std::optional<Layout> layout = Layout::create({kMaxMeshRanks}, 1, ps, error);
+  ASSERT_TRUE(layout) << error;
+  EXPECT_EQ(layout->distinctSizes({kMaxMeshRanks + 1}, 0),
+            (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_EQ(layout->distinctSizes({INT64_MAX}, 0),
+            (std::vector<int64_t>{549755813887, 549755813888}));
+}
+
+TEST(SizeArithmetic, CheckedOperations) {
+  EXPECT_EQ(checkedMul(int64_t(1) << 31, int64_t(1) << 31),
+            std::optional<int64_t>(int64_t(1) << 62));
+  EXPECT_EQ(checkedMul(int64_t(1) << 62, 2), std::nullopt);
+  EXPECT_EQ(checkedMul(INT64_MAX, -1), std::optional<int64_t>(-INT64_MAX));
+  EXPECT_EQ(checkedAdd(INT64_MAX - 1, 1), std::optional<int64_t>(INT64_MAX));
+  EXPECT_EQ(checkedAdd(INT64_MAX, 1), std::nullopt);
+  EXPECT_EQ(ceilDiv(INT64_MAX, 2), int64_t(1) << 62);
+  EXPECT_EQ(ceilDiv(0, 5), 0);
+  EXPECT_EQ(ceilDiv(10, 5), 2);
+  EXPECT_EQ(numElements({}), std::optional<int64_t>(1));
+  EXPECT_EQ(numElements({3, 0, INT64_MAX}), std::optional<int64_t>(0));
+  EXPECT_EQ(numElements({int64_t(1) << 62, 2}), std::nullopt);
+  EXPECT_EQ(numElements({int64_t(1) << 62, 4}), std::nullopt); // wraps to 0
+  EXPECT_EQ(numElements({-1}), std::nullopt);
+}
+
+TEST(SizeArithmetic, VerifyGlobalShape) {
+  std::string error;
+  EXPECT_TRUE(verifyGlobalShape({INT64_MAX}, 1, error)) << error;
+  EXPECT_TRUE(verifyGlobalShape({INT64_MAX}, 0, error)) << error;
+  EXPECT_TRUE(verifyGlobalShape({int64_t(1) << 61, 3}, 1, error)) << error;
+  EXPECT_FALSE(verifyGlobalShape({INT64_MAX}, 2, error));
+  EXPECT_NE(error.find("more bytes than fit in a signed 64-bit integer"),
+            std::string::npos)
+      << error;
+  error.clear();
+  EXPECT_FALSE(verifyGlobalShape({int64_t(1) << 62, 4}, 0, error));
+  EXPECT_NE(error.find("'4611686018427387904x4' has more elements"),
+            std::string::npos)
+      << error;
+  error.clear();
+  EXPECT_FALSE(verifyGlobalShape({2, -3}, 4, error));
+  EXPECT_NE(error.find("negative size -3 in dim 1"), std::string::npos)
+      << error;
+}
+
+//===----------------------------------------------------------------------===//
+// Shape parsing
+//===----------------------------------------------------------------------===//
+
+TEST(ParseShapeTest, Accepted) {
+  auto parsed = [](const std::string &text, bool positive) {
+    Shape s;
+    std::string error;
+    EXPECT_TRUE(parseShape(text, positive, s, error)) << text << ": " << error;
+    return s;
+  };
+  EXPECT_EQ(parsed("2x4", true), (Shape{2, 4}));
+  EXPECT_EQ(parsed(" 2 x 4 ", true), (Shape{2, 4}));
+  EXPECT_EQ(parsed("2,4,8", true), (Shape{2, 4, 8}));
+  EXPECT_EQ(parsed("", false), Shape{});
+  EXPECT_EQ(parsed("  ", false), Shape{});
+  EXPECT_EQ(parsed("0x5", false), (Shape{0, 5}));
+  EXPECT_EQ(parsed("007", false), (Shape{7}));
+  EXPECT_EQ(parsed("9223372036854775807", false), (Shape{INT64_MAX}));
+}
+
+TEST(ParseShapeTest, Rejected) {
+  for (const char *text : {"x",
+                           "2x",
+                           "x2",
+                           "2xx4",
+                           "2x-4",
+                           "-1",
+                           "+1",
+                           "2x4x",
+                           "2 4",
+                           "2.5",
+                           "2x4,8",
+                           "0x",
+                           "1e3",
+                           "abc",
+                           "2\t4",
+                           "9223372036854775808",
+                           "99999999999999999999999",
+                           "2,,4",
+                           ",",
+                           "2x 4 x",
+                           "\xff"}) {
+    Shape s{1};
+    std::string error;
+    EXPECT_FALSE(parseShape(text, false, s, error))
+        << "accepted '" << text << "'";
+    EXPECT_NE(error.find("is not a shape"), std::string::npos) << error;
+    EXPECT_TRUE(s.empty()) << "left sizes behind for '" << text << "'";
+  }
+  Shape s;
+  std::string error;
+  EXPECT_FALSE(parseShape("2x0", true, s, error));
+  EXPECT_NE(error.find("a size is 0; expected positive sizes"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(parseShape("9223372036854775808", false, s, error));
+  EXPECT_NE(error.find("larger than 9223372036854775807"), std::string::npos)
+      << error;
+}
+
+/// Random strings over the characters of shapes and placement lists: the
+/// parsers must return an answer for each (no crash, no assertion; run the
+/// unit tests under -fsanitize=address,undefined for UB), an error message
+/// whenever they reject, and what they accept must print and parse back to
+/// the same value and go through Layout::create and shardOf.
+TEST(ParserRobustness, RandomStrings) {
+  std::mt19937 rng(20261122);
+  const std::vector<std::string> tokens{"S",
+                                        "R",
+                                        "P",
+                                        "Shard",
+                                        "Replicate",
+                                        "Partial",
+                                        "(",
+                                        ")",
+                                        "[",
+                                        "]",
+                                        ",",
+                                        " ",
+                                        "x",
+                                        "-",
+                                        "+",
+                                        "0",
+                                        "1",
+                                        "2",
+                                        "9",
+                                        "sum",
+                                        "avg",
+                                        "max",
+                                        "prod",
+                                        "foo",
+                                        std::string(1, '\0'),
+                                        "\xff",
+                                        "9223372036854775807",
+                                        "9223372036854775808",
+                                        "-9223372036854775808",
+                                        "18446744073709551616"};
+  std::uniform_int_distribution<size_t> pick(0, tokens.size() - 1);
+  std::uniform_int_distribution<int> length(0, 12);
+  int64_t parsedLists = 0, parsedShapes = 0, laidOut = 0;
+  for (int i = 0; i < 20000; ++i) {
+    std::string text;
+    for (int n = length(rng); n > 0; --n)
+      text += tokens[pick(rng)];
+    Placements ps;
+    std::string error;
+    if (parsePlacements(text, ps, error)) {
+      ++parsedLists;
+      Placements again;
+      std::string printed = formatPlacements(ps);
+      ASSERT_TRUE(parsePlacements(printed, again, error)) << printed;
+      EXPECT_EQ(again, ps) << text;
+    } else {
+      EXPECT_FALSE(error.empty()) << "no error for '" << text << "'";
+    }
+    Shape shape;
+    error.clear();
+    if (parseShape(text, /*positive=*/false, shape, error)) {
+      ++parsedShapes;
+      for (int64_t s : shape)
+        EXPECT_GE(s, 0);
+    } else {
+      EXPECT_FALSE(error.empty()) << "no error for '" << text << "'";
+    }
+    // A parsed list on a small mesh, over a parsed (or a huge) shape.
+    if (ps.empty() || ps.size() > 3)
+      continue;
+    Shape global = !shape.empty() ? shape
+                   : i % 2        ? Shape{INT64_MAX, 1}
+                                  : Shape{9, 5};
+    std::optional<Layout> layout =
+        Layout::create(Shape(ps.size(), 3), global.size(), ps, error);
+    if (!layout || !verifyGlobalShape(global, 0, error))
+      continue;
+    ++laidOut;
+    for (int64_t r = 0; r < layout->numRanks(); ++r) {
+      Shard s = layout->shardOf(global, r);
+      for (size_t d = 0; d < global.size(); ++d) {
+        EXPECT_GE(s.shape[d], 0);
+        EXPECT_LE(s.shape[d], global[d]);
+      }
+    }
+    for (size_t d = 0; d < global.size(); ++d)
+      EXPECT_FALSE(layout->distinctSizes(global, d).empty());
+  }
+  // The generator must reach the interesting paths, or this tests nothing.
+  EXPECT_GT(parsedLists, 100);
+  EXPECT_GT(parsedShapes, 100);
+  EXPECT_GT(laidOut, 20);
+}
+
+} // namespace

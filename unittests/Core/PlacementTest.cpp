@@ -182,6 +182,32 @@ TEST(ParsePlacementsTest, Malformed) {
     expectParseError(text);
 }
 
+TEST(ParsePlacementsTest, IntegersAtTheEdgeOfInt64) {
+  // Every int64 parses exactly; one more is an error, not a wrapped value.
+  expectSame(parseOk("S(9223372036854775807)"), {S(INT64_MAX)}, "max dim");
+  expectSame(parseOk("S(-9223372036854775807)"), {S(-INT64_MAX)}, "min dim");
+  expectSame(parseOk("S(0)[9223372036854775807]"), {S(0, INT64_MAX)},
+             "max order");
+  for (const char *text :
+       {"S(9223372036854775808)", "S(-9223372036854775808)",
+        "S(99999999999999999999)", "S(0)[9223372036854775808]", "S(0)[-1]",
+        "S(-)", "S(+)", "S(--1)"}) {
+    expectParseError(text);
+  }
+  Placements ps;
+  std::string error;
+  EXPECT_FALSE(parsePlacements("S(9223372036854775808)", ps, error));
+  EXPECT_NE(error.find("integer larger than 9223372036854775807"),
+            std::string::npos)
+      << error;
+  // Parsed, then rejected with a reason by the checks that know the rank.
+  EXPECT_FALSE(verifyPlacementsForRank({S(INT64_MAX)}, 2, error));
+  EXPECT_NE(error.find("out of range"), std::string::npos) << error;
+  EXPECT_FALSE(verifyPlacementsForRank({S(-INT64_MAX)}, 2, error));
+  EXPECT_FALSE(structureOk({S(0, INT64_MAX), S(0, 0)}, &error));
+  EXPECT_NE(error.find("not a permutation"), std::string::npos) << error;
+}
+
 //===----------------------------------------------------------------------===//
 // Printing
 //===----------------------------------------------------------------------===//

@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -670,6 +671,250 @@ TEST(PlannerMinimality, MatchesBruteForceOnSmallMeshes) {
     }
   }
   EXPECT_GT(compared, 100);
+}
+
+//===----------------------------------------------------------------------===//
+// The lower bound (A*) finds plans exactly as cheap as plain cost order
+//===----------------------------------------------------------------------===//
+
+/// Plans every legal pair (every `sampleEvery`-th) both ways and expects the
+/// same totals, and A*'s plan to compute the target.
+void compareWithPlainOrder(const Shape &mesh, const Shape &shape,
+                           bool withOrders, int64_t sampleEvery,
+                           const CostModel &cost) {
+  PlanOptions plain, astar;
+  plain.lowerBound = false;
+  plain.maxSearchSteps = 0;
+  astar.plainSearchSteps = 0; // the lower bound from the first step
+  astar.maxSearchSteps = 0;
+  std::mt19937 rng(7);
+  int64_t compared = 0, index = 0;
+  for (ReduceKind partial : {ReduceKind::Sum, ReduceKind::Max}) {
+    std::vector<Placements> specs =
+        enumeratePlacements(mesh.size(), shape.size(), partial, withOrders);
+    for (const Placements &from : specs)
+      for (const Placements &to : specs) {
+        if (!legalPair(from, to) || index++ % sampleEvery)
+          continue;
+        RedistributeRequest req{mesh, shape, 4, from, to};
+        std::string error;
+        std::optional<Plan> a = planRedistribute(req, cost, error, plain);
+        ASSERT_TRUE(a) << error;
+        std::optional<Plan> b = planRedistribute(req, cost, error, astar);
+        ASSERT_TRUE(b) << error;
+        ASSERT_TRUE(a->optimal && b->optimal);
+        std::string what = formatPlacements(from) + " -> " +
+                           formatPlacements(to) + ": plain " + kinds(*a) +
+                           ", A* " + kinds(*b);
+        EXPECT_NEAR(a->timeUs(), b->timeUs(), 1e-6) << what;
+        EXPECT_EQ(a->numCollectives(), b->numCollectives()) << what;
+        EXPECT_EQ(a->bytesPerRank(), b->bytesPerRank()) << what;
+        checkPlanComputes(req, *b, rng);
+        ++compared;
+      }
+  }
+  EXPECT_GT(compared, 10);
+}
+
+TEST(PlannerLowerBound, SameCostsAsPlainOrder) {
+  CostModel cost;
+  compareWithPlainOrder({4}, {9, 2}, true, 1, cost);
+  compareWithPlainOrder({2, 2}, {9, 5}, true, 1, cost);
+  compareWithPlainOrder({2, 3}, {6, 7}, true, 1, cost);
+  compareWithPlainOrder({2, 1, 3}, {4, 5}, true, 3, cost);
+  compareWithPlainOrder({2, 2, 2}, {8, 3}, true, 11, cost);
+  compareWithPlainOrder({2, 2, 2, 2}, {8, 4}, false, 101, cost);
+  // Inter-host links on the outer dims make the bound's fastest link matter.
+  CostModel hosts;
+  hosts.devicesPerHost = 2;
+  compareWithPlainOrder({2, 2, 2}, {16, 5}, false, 3, hosts);
+}
+
+//===----------------------------------------------------------------------===//
+// A bounded search (issue 10): never a hang, never worse than greedy
+//===----------------------------------------------------------------------===//
+
+/// A 6-D case that takes plain cost order millions of priced steps.
+RedistributeRequest sixDimRequest() {
+  return request({2, 2, 2, 2, 2, 2}, {8, 8, 8},
+                 "[P(sum), P(sum), P(sum), P(sum), P(sum), P(sum)]",
+                 "[S(0), S(1), S(2), S(0), S(1), S(2)]");
+}
+
+TEST(PlannerBudget, StopsAtTheStepLimitWithALegalPlanNoWorseThanGreedy) {
+  CostModel cost;
+  RedistributeRequest req = sixDimRequest();
+  std::string error;
+  std::optional<Plan> greedy = planGreedy(req, cost, error);
+  ASSERT_TRUE(greedy) << error;
+  std::mt19937 rng(3);
+  for (int64_t limit : {1, 100, 5000, 30000}) {
+    PlanOptions options;
+    options.maxSearchSteps = limit;
+    std::optional<Plan> plan = planRedistribute(req, cost, error, options);
+    ASSERT_TRUE(plan) << error;
+    EXPECT_FALSE(plan->optimal) << "limit " << limit;
+    EXPECT_NE(plan->note.find("may not be optimal"), std::string::npos)
+        << plan->note;
+    // One expansion checks the budget between mesh dims: a few steps over.
+    EXPECT_LE(plan->searchedSteps, limit + 16);
+    EXPECT_LE(plan->numCollectives(), greedy->numCollectives());
+    EXPECT_LE(plan->bytesPerRank(), greedy->bytesPerRank());
+    EXPECT_LE(plan->timeUs(), greedy->timeUs() + 1e-9);
+    checkPlanComputes(req, *plan, rng);
+  }
+  // Unbounded, the search proves a cheaper plan than greedy's.
+  PlanOptions unbounded;
+  unbounded.maxSearchSteps = 0;
+  std::optional<Plan> best = planRedistribute(req, cost, error, unbounded);
+  ASSERT_TRUE(best) << error;
+  EXPECT_TRUE(best->optimal);
+  EXPECT_TRUE(best->note.empty());
+  EXPECT_LT(best->timeUs(), greedy->timeUs());
+  checkPlanComputes(req, *best, rng);
+}
+
+TEST(PlannerBudget, KeepsTheBestCompletePlanItFound) {
+  // Plain order only, stopped late: some complete plans have been seen, and
+  // the best of them beats greedy's.
+  CostModel cost;
+  RedistributeRequest req = request({2, 2, 2, 2, 2, 2}, {64, 64, 64},
+                                    "[S(0), S(1), S(2), P(sum), S(0), R]",
+                                    "[R, S(0), S(2), S(1), R, S(0)]");
+  std::string error;
+  std::optional<Plan> greedy = planGreedy(req, cost, error);
+  ASSERT_TRUE(greedy) << error;
+  PlanOptions options;
+  options.lowerBound = false;
+  options.maxSearchSteps = 400000;
+  std::optional<Plan> plan = planRedistribute(req, cost, error, options);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_FALSE(plan->optimal);
+  EXPECT_EQ(plan->note.find("greedy"), std::string::npos) << plan->note;
+  EXPECT_LT(plan->timeUs(), greedy->timeUs());
+  EXPECT_LE(plan->numCollectives(), greedy->numCollectives());
+  EXPECT_LE(plan->bytesPerRank(), greedy->bytesPerRank());
+}
+
+TEST(PlannerBudget, TimeBudgetEndsALargeSearch) {
+  // 8-D: the complete search takes minutes and gigabytes; 50 ms it is.
+  CostModel cost;
+  RedistributeRequest req =
+      request({2, 2, 2, 2, 2, 2, 2, 2}, {60, 60, 60},
+              "[S(0), S(0), S(1), S(1), S(2), S(2), R, R]",
+              "[S(2), S(1), S(0), S(2), S(1), S(0), S(1), S(0)]");
+  PlanOptions options;
+  options.maxSearchSteps = 0;
+  options.searchTimeMs = 50;
+  std::string error;
+  auto start = std::chrono::steady_clock::now();
+  std::optional<Plan> plan = planRedistribute(req, cost, error, options);
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  ASSERT_TRUE(plan) << error;
+  EXPECT_FALSE(plan->optimal);
+  EXPECT_NE(plan->note.find("time budget"), std::string::npos) << plan->note;
+  EXPECT_LT(seconds, 20) << "the budget was not honoured";
+  std::optional<Plan> greedy = planGreedy(req, cost, error);
+  ASSERT_TRUE(greedy) << error;
+  EXPECT_LE(plan->timeUs(), greedy->timeUs() + 1e-9);
+}
+
+TEST(PlannerBudget, ExplicitOrdersFallBackThroughReplicate) {
+  // No greedy plan for explicit orders: a search stopped at once returns a
+  // plan through Replicate, which must still compute the target.
+  CostModel cost;
+  PlanOptions options;
+  options.maxSearchSteps = 1;
+  std::mt19937 rng(5);
+  int64_t checked = 0;
+  for (Shape mesh : {Shape{2, 2}, Shape{2, 1, 3}, Shape{2, 2, 2}}) {
+    Shape shape = mesh.size() == 2 ? Shape{9, 4} : Shape{7, 6};
+    for (ReduceKind partial : {ReduceKind::Sum, ReduceKind::Min}) {
+      std::vector<Placements> specs =
+          enumeratePlacements(mesh.size(), shape.size(), partial, true);
+      int64_t index = 0;
+      for (const Placements &from : specs)
+        for (const Placements &to : specs) {
+          if (!legalPair(from, to) || (mesh.size() > 2 && index++ % 13))
+            continue;
+          RedistributeRequest req{mesh, shape, 4, from, to};
+          std::string error;
+          std::optional<Plan> plan =
+              planRedistribute(req, cost, error, options);
+          ASSERT_TRUE(plan) << formatPlacements(from) << " -> "
+                            << formatPlacements(to) << ": " << error;
+          checkPlanComputes(req, *plan, rng);
+          if (plan->note.find("through Replicate") != std::string::npos)
+            ++checked;
+        }
+    }
+  }
+  EXPECT_GT(checked, 500);
+}
+
+//===----------------------------------------------------------------------===//
+// Sizes that do not fit in int64 (issue 10): errors, never wrapped counts
+//===----------------------------------------------------------------------===//
+
+TEST(PlannerSizes, ExactUpToTheBound) {
+  CostModel cost;
+  std::string error;
+  // 2^60 f32 elements: 2^62 bytes gathered, exactly.
+  std::optional<Plan> plan = planRedistribute(
+      request({2}, {int64_t(1) << 60}, "[S(0)]", "[R]"), cost, error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(plan->bytesPerRank(), int64_t(1) << 62);
+  // The issue's uneven case: INT64_MAX / 4 rows of i8 on 4 ranks pad to
+  // 2^61 * 4 bytes (it fits: no error, no wrap).
+  plan = planRedistribute(
+      request({4}, {INT64_MAX / 2}, "[S(0)]", "[R]", /*elementBytes=*/1), cost,
+      error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(plan->bytesPerRank(), int64_t(1) << 62);
+}
+
+TEST(PlannerSizes, TooLargeIsAnError) {
+  CostModel cost;
+  auto expectError = [&](const RedistributeRequest &req,
+                         const std::string &message) {
+    std::string error;
+    std::optional<Plan> plan = planRedistribute(req, cost, error);
+    EXPECT_FALSE(plan) << "planned " << kinds(*plan) << " with "
+                       << plan->bytesPerRank() << " bytes/rank";
+    EXPECT_NE(error.find(message), std::string::npos) << error;
+    std::optional<Plan> greedy = planGreedy(req, cost, error);
+    EXPECT_FALSE(greedy);
+  };
+  // The tensor itself: 2^61 f32 elements are 2^63 bytes.
+  expectError(request({2}, {int64_t(1) << 61}, "[S(0)]", "[R]"),
+              "more bytes than fit in a signed 64-bit integer");
+  // Its element count.
+  expectError(request({2}, {int64_t(1) << 62, 4}, "[S(0)]", "[R]", 1),
+              "has more elements than fit");
+  // A padded buffer: 2^61 - 1 f32 rows fit (2^63 - 4 bytes), but the
+  // gathered buffer pads to 2 * 2^60 rows (before: -2^63 bytes/rank).
+  expectError(request({2}, {(int64_t(1) << 61) - 1}, "[S(0)]", "[R]"),
+              "the tensor is too large to plan");
+  // Totals: every plan moves more than INT64_MAX bytes over its steps.
+  expectError(request({2, 2, 2}, {1879048192, 1073741824},
+                      "[S(0), S(1), P(sum)]", "[S(1), S(0), R]"),
+              "moves more bytes per rank than fit");
+}
+
+TEST(PlannerStates, TensorDimsBeyond255AreDistinct) {
+  // States were keyed by one byte per dim: S(256) aliased S(0), and this
+  // all_to_all was planned as nothing.
+  Shape shape(257, 1);
+  shape[0] = 2;
+  shape[256] = 2;
+  CostModel cost;
+  std::string error;
+  std::optional<Plan> plan =
+      planRedistribute(request({2}, shape, "[S(0)]", "[S(256)]"), cost, error);
+  ASSERT_TRUE(plan) << error;
+  EXPECT_EQ(kinds(*plan), "all_to_all[0]");
 }
 
 } // namespace

@@ -19,12 +19,48 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mlir {
 namespace dtensor {
 
 using Shape = std::vector<int64_t>;
+
+//===----------------------------------------------------------------------===//
+// Sizes
+//
+// Every size the core computes (a dim, an element count, a byte count, a
+// padded buffer) is an int64_t. Rather than wrap around silently, the core
+// checks each product and sum that user sizes can drive past INT64_MAX and
+// reports an error; see docs/Layout.md for the bound this enforces.
+//===----------------------------------------------------------------------===//
+
+/// `a * b`, or std::nullopt when it overflows int64. (The core links no LLVM,
+/// so this is its own llvm::checkedMul.)
+std::optional<int64_t> checkedMul(int64_t a, int64_t b);
+/// `a + b`, or std::nullopt when it overflows int64.
+std::optional<int64_t> checkedAdd(int64_t a, int64_t b);
+
+/// ceil(a / b) for a >= 0 and b > 0, without the overflow of (a + b - 1) / b.
+inline int64_t ceilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
+
+/// The number of elements of `shape`, or std::nullopt when a size is negative
+/// or the count does not fit in int64.
+std::optional<int64_t> numElements(const Shape &shape);
+
+/// Checks a global tensor shape: sizes non-negative, and the element count
+/// and (with `elementBytes` > 0) the byte size fit in int64. The error says
+/// which does not and by how much to shrink.
+bool verifyGlobalShape(const Shape &shape, int64_t elementBytes,
+                       std::string &error);
+
+/// Parses a shape written `2x4` (or `2,4`, spaces allowed around sizes); an
+/// empty string is the rank-0 shape. Sizes must be non-negative, or positive
+/// with `positive` (mesh shapes), and fit in int64. Never fails on any input
+/// but by returning false with `error` set.
+bool parseShape(std::string_view text, bool positive, Shape &out,
+                std::string &error);
 
 //===----------------------------------------------------------------------===//
 // Meshes
@@ -38,7 +74,8 @@ constexpr int64_t kMaxMeshRanks = int64_t(1) << 24;
 /// and the mesh has at most kMaxMeshRanks ranks.
 bool verifyMeshShape(const Shape &mesh, std::string &error);
 
-/// Number of ranks of a mesh (product of its sizes).
+/// Number of ranks of a mesh (product of its sizes). Requires a mesh that
+/// verifyMeshShape accepts, so the product cannot overflow.
 int64_t meshSize(const Shape &mesh);
 
 /// Row-major coordinate of `rank`.
@@ -69,8 +106,13 @@ struct Chunk {
 };
 
 /// Piece `index` of `length` split into `parts` torch.chunk pieces: every
-/// piece holds ceil(length / parts) except at the tail.
+/// piece holds ceil(length / parts) except at the tail. Exact for every
+/// length in [0, INT64_MAX], parts > 0 and index in [0, parts).
 Chunk chunk(int64_t length, int64_t parts, int64_t index);
+
+/// The distinct sizes of the `parts` torch.chunk pieces of `length`, largest
+/// first (at most three: full pieces, the tail, empty pieces), in O(1).
+std::vector<int64_t> distinctChunkSizes(int64_t length, int64_t parts);
 
 /// The piece of a dim of `length` held at mesh coordinate `coord` when mesh
 /// dims `meshDims` split it in that order (each re-chunking the current

@@ -107,14 +107,28 @@ struct Step {
 /// A redistribution plan and its totals.
 struct Plan {
   std::vector<Step> steps;
+  /// False when the search reached a limit of PlanOptions (maxSearchSteps,
+  /// searchTimeMs) before it could prove a plan the cheapest. The plan is
+  /// then the cheaper of the best complete plan the search had found and
+  /// DTensor's greedy plan (or, where greedy is undefined, a plan through
+  /// Replicate): legal, never worse than greedy, but maybe not optimal.
+  bool optimal = true;
+  /// Why the plan may not be optimal (empty when it is), for messages.
+  std::string note;
+  /// Candidate steps the search priced (0 when there was nothing to search).
+  int64_t searchedSteps = 0;
   int64_t numCollectives() const;
+  /// The sum of the steps' bytes; the planners check that it fits in int64.
   int64_t bytesPerRank() const;
   double timeUs() const;
   /// Collectives by kind name.
   std::map<std::string, int64_t> counts() const;
 };
 
-/// One redistribution question.
+/// One redistribution question. The planner accepts tensors whose byte size
+/// fits in int64 even with one dim padded by the mesh's rank count (the most
+/// a gathered or scattered buffer can grow), and reports an error otherwise
+/// (docs/Layout.md, "Size bounds").
 struct RedistributeRequest {
   Shape mesh;
   Shape shape;
@@ -133,15 +147,41 @@ struct PlanOptions {
   /// Only offer R -> P(op) for the Partial kind of the target (other Partial
   /// intermediates can only add collectives).
   bool prunePartials = true;
+  /// Let the search order states by cost so far plus a lower bound of the
+  /// cost still to go (A*: the collectives that must still happen, each at
+  /// least one hop's latency). It finds a plan as cheap as plain cost order
+  /// (Dijkstra) does, exploring far fewer states on large meshes, but may
+  /// pick another among equally cheap plans.
+  bool lowerBound = true;
+  /// With lowerBound, the steps to price in plain cost order before the
+  /// search restarts with the lower bound; 0 to use the bound from the
+  /// start. Plain order first keeps the plans this planner has always given
+  /// wherever it finishes quickly (every planner-benchmark and test case
+  /// needs under 10,000 priced steps).
+  int64_t plainSearchSteps = 20000;
+  /// The most candidate steps the search may price before it stops and
+  /// returns the best plan it has (Plan::optimal is then false); 0 for no
+  /// limit. Each priced step costs bounded time and at most one stored
+  /// label, so this bounds both time and memory, and unlike a clock it gives
+  /// the same plan on every machine. The default costs at most about 1 s and
+  /// 50 MB on this project's machine; no planner-benchmark or test case needs
+  /// more than 8,200, while some 8-D meshes would take minutes and gigabytes
+  /// (docs/Redistribution.md, "Bounding the search").
+  int64_t maxSearchSteps = 200000;
+  /// A wall-clock budget for the search in milliseconds, checked as steps
+  /// are priced; 0 for none. Plans then depend on the machine's speed, so
+  /// the compiler leaves it off; interactive tools may set it.
+  double searchTimeMs = 0;
 };
 
 /// Element size of a dtype name (f32, f64, f16, bf16, i1, i8, i16, i32, i64),
 /// or 0 when unknown.
 int64_t elementBytesOf(const std::string &dtype);
 
-/// The minimum-cost plan, or std::nullopt with `error` set when a spec is
-/// invalid or a mesh dim asks for an illegal transition (S -> P,
-/// P(x) -> P(y), R -> P(product)).
+/// The minimum-cost plan (see PlanOptions::maxSearchSteps for when it may
+/// not be), or std::nullopt with `error` set when a spec is invalid, a mesh
+/// dim asks for an illegal transition (S -> P, P(x) -> P(y),
+/// R -> P(product)), or the tensor is too large to count its bytes in int64.
 std::optional<Plan> planRedistribute(const RedistributeRequest &request,
                                      const CostModel &cost, std::string &error,
                                      const PlanOptions &options = {});

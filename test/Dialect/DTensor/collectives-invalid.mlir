@@ -556,3 +556,47 @@ func.func @f(%m: !dtensor.device_mesh<@mesh>, %f: !dtensor.device_mesh<@mesh[(0,
   %3 = dtensor.shard_offset %f mesh_dims = [0, 1] size = 9 : !dtensor.device_mesh<@mesh[(0, 1)]> -> index
   return
 }
+
+//===----------------------------------------------------------------------===//
+// Sizes that do not fit in int64 (issue 10): errors, never wrapped around
+//===----------------------------------------------------------------------===//
+
+// -----
+
+// 2^62 elements from each of 4 ranks wrapped around to 0, so this result
+// type was accepted.
+dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]
+func.func @f(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4611686018427387904xi8>) {
+  // expected-error@+1 {{'dtensor.all_gather' op gather_dim 0 of the result would have 4611686018427387904 elements from each of the 4 rank(s) of the group, more than fit in a signed 64-bit integer (at most 9223372036854775807); use a smaller input}}
+  %0 = dtensor.all_gather %x, %m mesh_dims = [1] gather_dim = 0 : tensor<4611686018427387904xi8>, !dtensor.device_mesh<@mesh> -> tensor<0xi8>
+  return
+}
+
+// -----
+
+// The same with i32: the input's bytes do not fit already.
+dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]
+func.func @f(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4611686018427387904xi32>) {
+  // expected-error@+1 {{'dtensor.all_gather' op a tensor of 4611686018427387904 'i32' elements holds more bytes than fit in a signed 64-bit integer (at most 9223372036854775807), which communication is counted in; use smaller dims}}
+  %0 = dtensor.all_gather %x, %m mesh_dims = [1] gather_dim = 0 : tensor<4611686018427387904xi32>, !dtensor.device_mesh<@mesh> -> tensor<0xi32>
+  return
+}
+
+// -----
+
+// With a dynamic split dim the input fits, but its concatenated dim does not.
+dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]
+func.func @f(%m: !dtensor.device_mesh<@mesh>, %x: tensor<?x4611686018427387904xi8>) {
+  // expected-error@+1 {{'dtensor.all_to_all' op concat_dim 1 of the result would have 4611686018427387904 elements from each of the 4 rank(s) of the group, more than fit in a signed 64-bit integer (at most 9223372036854775807); use a smaller input}}
+  %0 = dtensor.all_to_all %x, %m mesh_dims = [1] split_dim = 0 concat_dim = 1 : tensor<?x4611686018427387904xi8>, !dtensor.device_mesh<@mesh> -> tensor<?x0xi8>
+  return
+}
+
+// -----
+
+// The largest gather that fits verifies.
+dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]
+func.func @f(%m: !dtensor.device_mesh<@mesh>, %x: tensor<1152921504606846976xi8>) {
+  %0 = dtensor.all_gather %x, %m mesh_dims = [1] gather_dim = 0 : tensor<1152921504606846976xi8>, !dtensor.device_mesh<@mesh> -> tensor<4611686018427387904xi8>
+  return
+}

@@ -968,3 +968,26 @@ func.func @reshard_illegal(%m: !dtensor.device_mesh<@mesh>, %l: tensor<8x8xf32>)
   %a = dtensor.reshard %l, %m to #dtensor.spec<@mesh, [P(sum), R]> from tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>> : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32>
   return
 }
+
+// -----
+
+// Sizes that do not fit in int64 (issue 10), reported by the encoding
+// verification of the tensor type: the element count...
+// expected-error@+1 {{a tensor of shape 4611686018427387904x4 has more elements than fit in a signed 64-bit integer (at most 9223372036854775807), which sizes and offsets are computed in; use smaller dims}}
+func.func private @f(tensor<4611686018427387904x4xf32, #dtensor.spec<@mesh, [S(0)]>>)
+
+// -----
+
+// ... and the byte size, counting static dims only.
+// expected-error@+1 {{a tensor of 2305843009213693952 'f32' elements holds more bytes than fit in a signed 64-bit integer (at most 9223372036854775807), which communication is counted in; use smaller dims}}
+func.func private @f(tensor<?x2305843009213693952xf32, #dtensor.spec<@mesh, [S(0)]>>)
+
+// -----
+
+// expected-error@+1 {{a tensor of 2305843009213693951 'complex<f32>' elements holds more bytes than fit in a signed 64-bit integer}}
+func.func private @f(tensor<2305843009213693951xcomplex<f32>, #dtensor.spec<@mesh, [S(0)]>>)
+
+// -----
+
+// The largest that fits: 2^61 f32 elements less one.
+func.func private @f(tensor<2305843009213693951xf32, #dtensor.spec<@mesh, [S(0)]>>)

@@ -16,6 +16,7 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallSet.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace mlir::dtensor;
@@ -105,7 +106,8 @@ FailureOr<Shape> mlir::dtensor::resolveGroupMesh(
   return shape;
 }
 
-/// The number of ranks in a group over `meshDims`.
+/// The number of ranks in a group over `meshDims`. resolveMeshView has
+/// checked the mesh (at most kMaxMeshRanks ranks), so this cannot overflow.
 static int64_t groupSize(const Shape &mesh, ArrayRef<int64_t> meshDims) {
   int64_t n = 1;
   for (int64_t d : meshDims)
@@ -146,6 +148,12 @@ static LogicalResult verifyCollective(OpT op, ArrayRef<int64_t> changed = {}) {
     return failure();
   RankedTensorType input = op.getInput().getType();
   RankedTensorType result = op.getResultTensorType();
+  auto errorAt = [op]() mutable { return op.emitOpError(); };
+  if (failed(verifyTensorSizeFits(input.getShape(), input.getElementType(),
+                                  errorAt)) ||
+      failed(verifyTensorSizeFits(result.getShape(), result.getElementType(),
+                                  errorAt)))
+    return failure();
   if (input.getElementType() != result.getElementType())
     return op.emitOpError()
            << "result element type " << result.getElementType()
@@ -206,9 +214,24 @@ static LogicalResult verifyResultDim(Operation *op, StringRef name, int64_t dim,
                            << " (" << why << "), not " << size;
 }
 
-/// `size * n`, or dynamic when `size` is.
-static int64_t scaled(int64_t size, int64_t n) {
-  return ShapedType::isDynamic(size) ? ShapedType::kDynamic : size * n;
+/// `size * n`, dynamic when `size` is, or std::nullopt when the product
+/// does not fit in int64 (it would wrap around to a size that a wrong result
+/// type could match).
+static std::optional<int64_t> scaled(int64_t size, int64_t n) {
+  if (ShapedType::isDynamic(size))
+    return ShapedType::kDynamic;
+  return llvm::checkedMul(size, n);
+}
+
+/// The error for a gathered dim whose size does not fit in int64.
+static LogicalResult emitScaledOverflow(Operation *op, StringRef name,
+                                        int64_t dim, int64_t size, int64_t n) {
+  return op->emitOpError()
+         << name << " " << dim << " of the result would have " << size
+         << " elements from each of the " << n
+         << " rank(s) of the group, more than fit in a signed 64-bit integer "
+            "(at most "
+         << INT64_MAX << "); use a smaller input";
 }
 
 /// `size / n`, or dynamic when `size` is.
@@ -242,8 +265,11 @@ LogicalResult AllGatherOp::verifySymbolUses(SymbolTableCollection &symbols) {
   if (failed(n))
     return failure();
   int64_t dim = getGatherDim(), size = getInput().getType().getDimSize(dim);
+  std::optional<int64_t> expected = scaled(size, *n);
+  if (!expected)
+    return emitScaledOverflow(*this, "gather_dim", dim, size, *n);
   return verifyResultDim(*this, "gather_dim", dim, getResultTensorType(),
-                         scaled(size, *n), gatheredWhy(size, *n));
+                         *expected, gatheredWhy(size, *n));
 }
 
 //===----------------------------------------------------------------------===//
@@ -310,8 +336,11 @@ LogicalResult AllToAllOp::verifySymbolUses(SymbolTableCollection &symbols) {
   if (failed(verifyResultDim(*this, "split_dim", split, result,
                              divided(splitSize, *n), splitWhy(splitSize, *n))))
     return failure();
-  return verifyResultDim(*this, "concat_dim", concat, result,
-                         scaled(concatSize, *n), gatheredWhy(concatSize, *n));
+  std::optional<int64_t> expected = scaled(concatSize, *n);
+  if (!expected)
+    return emitScaledOverflow(*this, "concat_dim", concat, concatSize, *n);
+  return verifyResultDim(*this, "concat_dim", concat, result, *expected,
+                         gatheredWhy(concatSize, *n));
 }
 
 //===----------------------------------------------------------------------===//

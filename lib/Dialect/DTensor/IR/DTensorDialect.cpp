@@ -10,6 +10,7 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 
 using namespace mlir;
 using namespace mlir::dtensor;
@@ -37,6 +38,54 @@ void DTensorDialect::initialize() {
 #define GET_OP_LIST
 #include "dtensor/Dialect/DTensor/IR/DTensorOps.cpp.inc"
       >();
+}
+
+//===----------------------------------------------------------------------===//
+// Size bounds
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> mlir::dtensor::getElementByteSize(Type type) {
+  if (llvm::isa<IndexType>(type))
+    return 8;
+  if (type.isIntOrFloat())
+    return (int64_t(type.getIntOrFloatBitWidth()) + 7) / 8;
+  if (auto complex = llvm::dyn_cast<ComplexType>(type))
+    if (std::optional<int64_t> part =
+            getElementByteSize(complex.getElementType()))
+      return 2 * *part;
+  return std::nullopt;
+}
+
+LogicalResult mlir::dtensor::verifyTensorSizeFits(
+    ArrayRef<int64_t> shape, Type elementType,
+    llvm::function_ref<InFlightDiagnostic()> emitError) {
+  // Dynamic dims are counted at run time; the static ones must fit already.
+  std::optional<int64_t> elements = 1;
+  for (int64_t size : shape)
+    if (!ShapedType::isDynamic(size) && elements)
+      elements = llvm::checkedMul(*elements, size);
+  if (!elements) {
+    std::string dims;
+    for (int64_t size : shape)
+      dims += (dims.empty() ? "" : "x") + (ShapedType::isDynamic(size)
+                                               ? std::string("?")
+                                               : std::to_string(size));
+    return emitError() << "a tensor of shape " << dims
+                       << " has more elements than fit in a signed 64-bit "
+                          "integer (at most "
+                       << INT64_MAX
+                       << "), which sizes and offsets are computed in; use "
+                          "smaller dims";
+  }
+  std::optional<int64_t> bytes = getElementByteSize(elementType);
+  if (bytes && !llvm::checkedMul(*elements, *bytes))
+    return emitError() << "a tensor of " << *elements << " " << elementType
+                       << " elements holds more bytes than fit in a signed "
+                          "64-bit integer (at most "
+                       << INT64_MAX
+                       << "), which communication is counted in; use "
+                          "smaller dims";
+  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -271,9 +320,11 @@ LogicalResult SpecAttr::verify(llvm::function_ref<InFlightDiagnostic()> emitErro
   return success();
 }
 
-LogicalResult
-SpecAttr::verifyEncoding(ArrayRef<int64_t> shape, Type,
-                         llvm::function_ref<InFlightDiagnostic()> emitError) const {
+LogicalResult SpecAttr::verifyEncoding(
+    ArrayRef<int64_t> shape, Type elementType,
+    llvm::function_ref<InFlightDiagnostic()> emitError) const {
+  if (failed(verifyTensorSizeFits(shape, elementType, emitError)))
+    return failure();
   Placements ps(getPlacements().begin(), getPlacements().end());
   int64_t rank = shape.size();
   std::string error;

@@ -40,6 +40,12 @@ mlir::dtensor::resolveMeshView(Operation *from, const MeshViewRef &view,
   ResolvedMeshView resolved;
   resolved.mesh = mesh;
   ArrayRef<int64_t> meshShape = mesh.getShape();
+  // The mesh op's verifier says the same, but symbol uses can be checked
+  // before it ran (or on IR built without verifying): every product of mesh
+  // sizes below relies on the mesh's bound.
+  std::string meshError;
+  if (!verifyMeshShape(Shape(meshShape.begin(), meshShape.end()), meshError))
+    return emitError() << "mesh " << view.mesh << ": " << meshError;
   if (view.dims.empty()) {
     for (int64_t d = 0, e = meshShape.size(); d < e; ++d) {
       resolved.shape.push_back(meshShape[d]);

@@ -164,6 +164,18 @@ LogicalResult verifyLocalType(RankedTensorType local, RankedTensorType global,
                               const Layout &layout,
                               llvm::function_ref<InFlightDiagnostic()> emitError);
 
+/// The bytes of one element of `type` (integers and floats rounded up to
+/// whole bytes, index as 8, complex as two parts), or std::nullopt for types
+/// whose size the dialect does not know.
+std::optional<int64_t> getElementByteSize(Type type);
+
+/// Checks the size bound of docs/IR.md: the element count of the static dims
+/// of `shape` and, where the element size is known, its byte size fit in
+/// int64 (layouts, collectives and the planner count in int64).
+LogicalResult
+verifyTensorSizeFits(ArrayRef<int64_t> shape, Type elementType,
+                     llvm::function_ref<InFlightDiagnostic()> emitError);
+
 /// Resolves the mesh behind the handle `mesh` for a collective or query over
 /// `meshDims` (dims of the mesh symbol, already checked against the handle's
 /// view by the op's verifier) and checks that they exist. Returns the mesh
