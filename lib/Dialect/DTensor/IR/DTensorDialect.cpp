@@ -45,6 +45,10 @@ void DTensorDialect::initialize() {
 //===----------------------------------------------------------------------===//
 
 std::optional<int64_t> mlir::dtensor::getElementByteSize(Type type) {
+  // The parser verifies an encoding before it knows a malformed element
+  // type: null here.
+  if (!type)
+    return std::nullopt;
   if (llvm::isa<IndexType>(type))
     return 8;
   if (type.isIntOrFloat())
