@@ -39,6 +39,8 @@ for t in "${targets[@]}"; do
     *) runs=1500; maxlen=16384 ;;
   esac
   corpus="$work/corpus/$t"; artifacts="$work/artifacts/$t"
+  # Only this run's crashes are counted (re-run older ones by hand).
+  rm -rf "$artifacts"
   mkdir -p "$corpus" "$artifacts"
   log="$work/$t.log"
   if [ "$mode" = "--smoke" ]; then
