@@ -15,7 +15,10 @@
 // CHECK: verified @stencil_2d:
 // CHECK-NEXT: communication: 4 collectives, 80 bytes/rank
 // CHECK-NEXT: permute 4 80 bytes mesh dims [0], [1]
-// CHECK: verified 4 of 4 function(s)
+// CHECK: verified @shift_reverse_2d:
+// CHECK-NEXT: communication: 2 collectives, 120 bytes/rank
+// CHECK-NEXT: permute 2 120 bytes mesh dims [0]
+// CHECK: verified 5 of 5 function(s)
 
 dtensor.mesh @mesh shape = [2, 2]
 
@@ -93,4 +96,21 @@ func.func @stencil_2d(%m: !dtensor.device_mesh<@mesh>, %a: tensor<7x9xf32, #dten
   } -> tensor<5x7xf32>
   %d = dtensor.distribute_tensor %r, %m : tensor<5x7xf32>, !dtensor.device_mesh<@mesh> -> tensor<5x7xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
   return %d : tensor<5x7xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
+}
+
+// A shift along the dim sharded on "dim 1" and a reversal along the dim
+// sharded on "dim 0", uneven (7 and 9 over 2). The shifted columns are
+// already held (input chunks of 5 | 4 cover output windows [1, 5) and
+// [5, 9)): only the reversal exchanges.
+func.func @shift_reverse_2d(%m: !dtensor.device_mesh<@mesh>, %a: tensor<7x9xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>)
+    -> tensor<7x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>> {
+  %e = tensor.empty() : tensor<7x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (6 - i, j + 1)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<7x9xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>) outs(%e : tensor<7x8xf32>) {
+  ^bb0(%x: f32, %y: f32):
+    linalg.yield %x : f32
+  } -> tensor<7x8xf32>
+  %d = dtensor.distribute_tensor %r, %m : tensor<7x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<7x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
+  return %d : tensor<7x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
 }
