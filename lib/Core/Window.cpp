@@ -87,12 +87,8 @@ std::map<int64_t, int64_t> mlir::dtensor::haloShifts(const WindowRead &w,
     if (full == 0 || lo >= hi)
       continue;
     for (int64_t h = lo / full; h <= (hi - 1) / full && h < parts; ++h) {
-      if (h == g)
-        continue;
-      Chunk owned = chunk(w.inputSize, parts, h);
-      int64_t size = std::min(hi, owned.offset + owned.size) -
-                     std::max(lo, owned.offset);
-      if (size <= 0)
+      int64_t size = windowPiece(w, parts, g, h).size();
+      if (h == g || size == 0)
         continue;
       int64_t &best = shifts[h - g];
       best = std::max(best, size);
