@@ -15,6 +15,7 @@
 #define DTENSOR_FUZZ_FUZZCOMMON_H
 
 #include "dtensor/InitAll.h"
+#include "dtensor/Support/InputScreen.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -42,11 +43,14 @@ inline mlir::MLIRContext &context() {
   return *ctx;
 }
 
-/// Parses and verifies `data` as a module; null when either fails.
+/// Screens, parses and verifies `data` as a module, as our tools do; null
+/// when any step fails.
 inline mlir::OwningOpRef<mlir::ModuleOp> parse(mlir::MLIRContext &ctx,
                                                const uint8_t *data,
                                                size_t size) {
   llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  if (mlir::dtensor::screenForParserCrashes(text))
+    return nullptr;
   mlir::ParserConfig config(&ctx);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceString<mlir::ModuleOp>(text, config, "fuzz-input");

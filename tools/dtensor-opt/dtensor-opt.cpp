@@ -3,16 +3,66 @@
 // Part of dtensor-mlir.
 //
 //===----------------------------------------------------------------------===//
+//
+// mlir-opt with our dialects and passes, and one step before parsing: the
+// input screen (dtensor/Support/InputScreen.h) rejects, with an error at the
+// location, the few malformed spellings that crash MLIR 22's own parsers.
+//
+//===----------------------------------------------------------------------===//
 
 #include "dtensor/InitAll.h"
+#include "dtensor/Support/InputScreen.h"
 
+#include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
   mlir::dtensor::setCrashReportMessage();
   mlir::DialectRegistry registry;
   mlir::dtensor::registerAllDialects(registry);
   mlir::dtensor::registerAllPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "dtensor-mlir optimizer driver\n", registry));
+
+  auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
+      argc, argv, "dtensor-mlir optimizer driver\n", registry);
+  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  // Listings read no input: mlir-opt's own driver prints them.
+  if (config.shouldShowDialects() || config.shouldListPasses())
+    return mlir::asMainReturnCode(mlir::MlirOptMain(
+        argc, argv, inputFilename, outputFilename, registry));
+
+  llvm::InitLLVM initLLVM(argc, argv);
+  std::string errorMessage;
+  std::unique_ptr<llvm::MemoryBuffer> file =
+      mlir::openInputFile(inputFilename, &errorMessage);
+  if (!file) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  {
+    // The screen reads the buffer in place; the SourceMgr only borrows it
+    // for the error's file:line:col.
+    llvm::SourceMgr sourceMgr;
+    unsigned id = sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBuffer(file->getMemBufferRef(),
+                                         /*RequiresNullTerminator=*/false),
+        llvm::SMLoc());
+    if (!mlir::dtensor::screenSourceBuffer(sourceMgr, id))
+      return 1;
+  }
+  std::unique_ptr<llvm::ToolOutputFile> output =
+      mlir::openOutputFile(outputFilename, &errorMessage);
+  if (!output) {
+    llvm::errs() << errorMessage << "\n";
+    return 1;
+  }
+  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(file), registry,
+                                     config)))
+    return 1;
+  output->keep();
+  return 0;
 }

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/InitAll.h"
+#include "dtensor/Support/InputScreen.h"
 #include "dtensor/Interpreter/Interpreter.h"
 
 #include "mlir/IR/AsmState.h"
@@ -692,7 +693,11 @@ int main(int argc, char **argv) {
   if (!file)
     return fail(error);
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  unsigned bufferId =
+      sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  // Spellings that crash MLIR's own parsers are errors here instead.
+  if (!dtensor::screenSourceBuffer(sourceMgr, bufferId))
+    return 1;
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
@@ -714,7 +719,15 @@ int main(int argc, char **argv) {
   OwningOpRef<ModuleOp> compiled;
   if (verify) {
     if (!compiledFile.empty()) {
-      compiled = parseSourceFile<ModuleOp>(compiledFile, &context);
+      auto compiledBuffer = openInputFile(compiledFile, &error);
+      if (!compiledBuffer)
+        return fail(error);
+      llvm::SourceMgr compiledSourceMgr;
+      unsigned compiledId = compiledSourceMgr.AddNewSourceBuffer(
+          std::move(compiledBuffer), llvm::SMLoc());
+      if (!dtensor::screenSourceBuffer(compiledSourceMgr, compiledId))
+        return 1;
+      compiled = parseSourceFile<ModuleOp>(compiledSourceMgr, &context);
       if (!compiled)
         return 1;
     } else {

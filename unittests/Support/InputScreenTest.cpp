@@ -1,0 +1,103 @@
+//===- InputScreenTest.cpp - Tests for the input screen ---------*- C++ -*-===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// The screen must reject every spelling that crashes MLIR 22's linalg and
+// tensor parsers (InputScreen.h) and accept everything valid, including the
+// same words in strings, comments, attribute dictionaries and generic form.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Support/InputScreen.h"
+
+#include "gtest/gtest.h"
+
+#include <string>
+
+using mlir::dtensor::screenForParserCrashes;
+
+namespace {
+
+const char *kTranspose =
+    "%t = linalg.transpose ins(%a : tensor<2x3xf32>) "
+    "outs(%b : tensor<3x2xf32>) permutation = ";
+
+bool rejects(const std::string &text) {
+  return screenForParserCrashes(text).has_value();
+}
+
+TEST(InputScreen, AcceptsValidLists) {
+  for (const char *list :
+       {"[1, 0]", "[]", "[ ]", "[0]", "[-1, 2]", "[0x1, 0]", "[\n 1 ,\n 0 ]",
+        "[1, // a comment\n 0]", "[9223372036854775807]",
+        "[-9223372036854775808]", "[- 1]"})
+    EXPECT_FALSE(rejects(std::string(kTranspose) + list)) << list;
+}
+
+TEST(InputScreen, RejectsMalformedLists) {
+  for (const char *list :
+       {"1, 0", "[1, 0", "[1,]", "[,]", "[a]", "[1.5]", "[1e3]", "[0x]",
+        "[9223372036854775808]", "[-9223372036854775809]",
+        "[99999999999999999999999]", "array<i64: 1, 0>", "", "[1 0]",
+        "[1, %x]", "[\"1\"]"}) {
+    std::string text = std::string(kTranspose) + list;
+    auto finding = screenForParserCrashes(text);
+    ASSERT_TRUE(finding.has_value()) << list;
+    // The error points at the value, right after `permutation = `.
+    EXPECT_EQ(finding->offset, std::string(kTranspose).size()) << list;
+    EXPECT_NE(finding->message.find("permutation"), std::string::npos);
+  }
+}
+
+TEST(InputScreen, BroadcastAndReduce) {
+  EXPECT_TRUE(rejects("linalg.broadcast ins(%a : tensor<2xf32>) outs(%b : "
+                      "tensor<2x3xf32>) dimensions = 1"));
+  EXPECT_FALSE(rejects("linalg.broadcast ins(%a : tensor<2xf32>) outs(%b : "
+                       "tensor<2x3xf32>) dimensions = [1]"));
+  // The short form puts the combiner before the operands.
+  EXPECT_TRUE(rejects("linalg.reduce { arith.addf } ins(%a : tensor<2x3xf32>) "
+                      "outs(%b : tensor<2xf32>) dimensions = [1,"));
+  EXPECT_FALSE(rejects("linalg.reduce ins(%a : tensor<2x3xf32>) outs(%b : "
+                       "tensor<2xf32>) dimensions = [1] (%x: f32, %y: f32) "
+                       "{ %s = arith.addf %x, %y : f32 linalg.yield %s : f32 }"));
+  // Without `=` the op parser fails cleanly on its own.
+  EXPECT_FALSE(rejects("linalg.reduce ins(%a : t) outs(%b : t) dimensions"));
+}
+
+TEST(InputScreen, LeavesOtherSpellingsAlone) {
+  // Attribute dictionaries and generic form use `array<i64: ...>`, which the
+  // generic attribute parser handles without crashing.
+  EXPECT_FALSE(rejects("\"linalg.transpose\"(%a, %b) <{permutation = "
+                       "array<i64: 1, 0>}> : (t, t) -> t"));
+  EXPECT_FALSE(rejects("foo.op {dimensions = 3 : i64}"));
+  EXPECT_FALSE(rejects("foo.op(%a) {dimensions = 3 : i64}"));
+  // Strings and comments are not code.
+  EXPECT_FALSE(rejects("foo.op() {s = \") permutation = 1\"}"));
+  EXPECT_FALSE(rejects("// outs(%b) permutation = 1\nfoo.op"));
+  EXPECT_FALSE(rejects("foo.op() {s = \"\\\") permutation = 1\"}"));
+  // Sigil names and longer identifiers are not the keyword.
+  EXPECT_FALSE(rejects("f(%a) %permutation = 1"));
+  EXPECT_FALSE(rejects("f(%a) permutations = 1"));
+}
+
+TEST(InputScreen, ConcatDimension) {
+  EXPECT_TRUE(rejects("%c = tensor.concat dim(-1) %a, %b : (t, t) -> t"));
+  EXPECT_TRUE(rejects("%c = tensor.concat dim( - 1) %a, %b : (t, t) -> t"));
+  EXPECT_FALSE(rejects("%c = tensor.concat dim(0) %a, %b : (t, t) -> t"));
+  EXPECT_FALSE(rejects("%c = \"tensor.concat\"(%a) <{dim = 0 : i64}> : t"));
+  EXPECT_FALSE(rejects("%c = tensor.concat dimension(-1)"));
+}
+
+TEST(InputScreen, TruncatedInputsDoNotOverrun) {
+  std::string text = std::string(kTranspose) + "[1, 0]";
+  for (size_t n = 0; n <= text.size(); ++n)
+    (void)screenForParserCrashes(llvm::StringRef(text.data(), n));
+  for (const char *t : {"\"", "\"\\", "//", "tensor.concat", "tensor.concat dim",
+                        "tensor.concat dim(", "f() dimensions =", "0x", "%"})
+    (void)screenForParserCrashes(t);
+  SUCCEED();
+}
+
+} // namespace
