@@ -8,6 +8,7 @@ PKGS=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   cmake ninja-build lld g++ libgtest-dev libopenblas-dev python3
   libzstd-dev zlib1g-dev libedit-dev libcurl4-openssl-dev libxml2-dev libffi-dev
+  libopenmpi-dev openmpi-bin
 )
 # Extra packages a script needs (scripts/sanitize.sh: clang-22 and its runtimes).
 PKGS+=("$@")

@@ -21,7 +21,8 @@ llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.dtensor_tools_dir, config.llvm_tools_dir]
-tools = ["dtensor-opt", "dtensor-plan", "dtensor-run"]
+tools = ["dtensor-opt", "dtensor-plan", "dtensor-run", "dtensor-translate",
+         "dtensor-build"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # A sanitizer build (scripts/sanitize.sh): its own signal handlers report

@@ -17,6 +17,7 @@
 #include "dtensor/InitAll.h"
 #include "dtensor/Support/InputScreen.h"
 #include "dtensor/Interpreter/Interpreter.h"
+#include "dtensor/Target/Cpp.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
@@ -30,6 +31,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
@@ -38,6 +41,7 @@
 #include <cmath>
 #include <functional>
 #include <random>
+#include <unistd.h>
 
 using namespace mlir;
 using namespace mlir::dtensor;
@@ -119,6 +123,21 @@ static cl::opt<std::string> maxTensorBytes(
              "or with a K, M, G or T suffix (powers of 1024). Default: 8G, "
              "or half the physical memory when that is less"),
     cl::value_desc("bytes"));
+
+static cl::opt<std::string> target(
+    "target",
+    cl::desc("With --verify: also run the compiled program for real. 'mpi': "
+             "emit it as C++ (dtensor-translate --dtensor-to-cpp), build it "
+             "(dtensor-build) and run it as an mpirun job with one process "
+             "per rank on the same inputs; every rank's outputs are compared "
+             "with the interpreter's. DTENSOR_MPIRUN names the launcher, "
+             "DTENSOR_MPIRUN_FLAGS replaces its flags"),
+    cl::value_desc("interp|mpi"), cl::init("interp"));
+static cl::opt<std::string> keepTargetDir(
+    "keep-target-dir",
+    cl::desc("With --target=mpi: build and run in this directory and keep "
+             "it (default: a temporary directory, removed afterwards)"),
+    cl::value_desc("dir"));
 
 static int fail(const llvm::Twine &message) {
   llvm::outs().flush();
@@ -372,6 +391,227 @@ static bool writeOutputs(const std::vector<MValue> &results, Interpreter &I,
     }
   }
   return true;
+}
+
+/// Tolerance of a real run against the interpreter: the interpreter computes
+/// float ops in double and BLAS sums in another order, so f32 gets 1e-4
+/// relative (plus absolute); integers are exact.
+static std::optional<std::string> compareTarget(const Tensor &got,
+                                                const Tensor &want) {
+  if (got.shape() != want.shape())
+    return "shape " + shapeText(got.shape()) + ", expected " +
+           shapeText(want.shape());
+  if (got.dtype() != want.dtype())
+    return std::string("dtype ") + stringifyDType(got.dtype()) + ", expected " +
+           stringifyDType(want.dtype());
+  double tol = got.dtype() == DType::F32 ? 1e-4
+               : got.dtype() == DType::F64 ? 1e-10
+                                           : 0;
+  for (int64_t i = 0; i < got.numElements(); ++i) {
+    double a = got.at(i), b = want.at(i);
+    if (std::fabs(a - b) > tol * (1 + std::fabs(b)) ||
+        std::isnan(a) != std::isnan(b)) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << "element " << i << " is " << llvm::format("%g", a)
+         << ", expected " << llvm::format("%g", b) << " (tolerance "
+         << llvm::format("%g", tol) << ")";
+      return s;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Runs `program` with `args`; its stdout and stderr go to `log`. Returns
+/// the exit code (-1 when it could not start or crashed), after `timeout`
+/// seconds at most.
+static int runProgram(StringRef program, ArrayRef<std::string> args,
+                      StringRef log, unsigned timeout, std::string &error) {
+  SmallVector<StringRef> argv;
+  argv.push_back(program);
+  for (const std::string &a : args)
+    argv.push_back(a);
+  std::optional<StringRef> redirects[] = {std::nullopt, log, log};
+  bool failedToRun = false;
+  int rc = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects,
+                                     timeout, 0, &error, &failedToRun);
+  if (failedToRun)
+    return -1;
+  return rc;
+}
+
+static std::string readLog(StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return "";
+  StringRef text = (*buffer)->getBuffer();
+  // The end says what went wrong.
+  if (text.size() > 4000)
+    text = text.take_back(4000);
+  return text.str();
+}
+
+/// --target=mpi: emits, builds and runs the compiled entry as an mpirun job
+/// and compares every rank's outputs with the interpreter's run of the same
+/// compiled program (`localResults`).
+static int runOnTarget(ModuleOp compiled, func::FuncOp entry,
+                       const std::vector<MValue> &args,
+                       const std::vector<std::optional<Tensor>> &globals,
+                       const std::map<unsigned, std::string> &files,
+                       const std::vector<MValue> &localResults,
+                       int64_t ranks) {
+  std::string error;
+  SmallString<128> dir;
+  if (!keepTargetDir.empty()) {
+    dir = keepTargetDir;
+    if (auto ec = llvm::sys::fs::create_directories(dir))
+      return fail("--keep-target-dir '" + keepTargetDir + "': " + ec.message());
+  } else if (auto ec = llvm::sys::fs::createUniqueDirectory("dtensor-run", dir)) {
+    return fail("cannot make a temporary directory: " + ec.message());
+  }
+  struct Cleanup {
+    SmallString<128> dir;
+    bool keep;
+    ~Cleanup() {
+      if (!keep)
+        llvm::sys::fs::remove_directories(dir);
+    }
+  } cleanup{dir, !keepTargetDir.empty()};
+  auto path = [&](const Twine &name) {
+    SmallString<128> p(dir);
+    llvm::sys::path::append(p, name);
+    return std::string(p);
+  };
+
+  // Emit.
+  OwningOpRef<ModuleOp> program = compiled.clone();
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(path("program.cpp"), ec);
+    if (ec)
+      return fail("cannot write '" + path("program.cpp") + "': " + ec.message());
+    if (failed(prepareForCpp(*program)) || failed(emitCpp(*program, os)))
+      return fail("the compiled program cannot be emitted as C++ (see the "
+                  "error above)");
+  }
+  // Build, with dtensor-build next to this executable.
+  std::string self = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&runOnTarget));
+  SmallString<128> build(llvm::sys::path::parent_path(self));
+  llvm::sys::path::append(build, "dtensor-build");
+  if (!llvm::sys::fs::can_execute(build))
+    return fail("--target=mpi needs dtensor-build next to dtensor-run ('" +
+                build + "' is missing)");
+  int rc = runProgram("/bin/bash",
+                      {std::string(build), path("program.cpp"), "-o",
+                       path("program")},
+                      path("build.log"), 600, error);
+  if (rc != 0)
+    return fail("building the emitted program failed (" +
+                (error.empty() ? "exit " + std::to_string(rc) : error) +
+                "):\n" + readLog(path("build.log")));
+
+  // Inputs: each tensor argument's global tensor (or its per-rank files).
+  std::vector<std::string> runArgs;
+  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
+    if (llvm::isa<DeviceMeshType>(type))
+      continue;
+    auto it = files.find(i);
+    if (it != files.end() && it->second.find("{rank}") != std::string::npos) {
+      runArgs.push_back("--input");
+      runArgs.push_back(std::to_string(i) + "=" + it->second);
+      continue;
+    }
+    if (!globals[i])
+      return fail("argument " + std::to_string(i) +
+                  " cannot be given to the emitted program");
+    std::string file = path("in" + std::to_string(i) + ".npy");
+    if (!writeNpy(file, *globals[i], error))
+      return fail(error);
+    runArgs.push_back("--input");
+    runArgs.push_back(std::to_string(i) + "=" + file);
+  }
+  runArgs.push_back("--entry");
+  runArgs.push_back(entry.getName().str());
+  runArgs.push_back("--output-dir");
+  runArgs.push_back(path("out"));
+
+  // Run.
+  std::string launcher = "mpirun";
+  if (const char *e = std::getenv("DTENSOR_MPIRUN"))
+    launcher = e;
+  auto found = llvm::sys::findProgramByName(launcher);
+  if (!found)
+    return fail("--target=mpi needs '" + launcher +
+                "' (install openmpi-bin, or set DTENSOR_MPIRUN)");
+  std::vector<std::string> mpiArgs;
+  if (const char *flags = std::getenv("DTENSOR_MPIRUN_FLAGS")) {
+    SmallVector<StringRef> parts;
+    StringRef(flags).split(parts, ' ', -1, false);
+    for (StringRef p : parts)
+      mpiArgs.push_back(p.str());
+  } else {
+    // Open MPI's: as many processes as ranks on any machine, also as root.
+    mpiArgs = {"--oversubscribe"};
+    if (::getuid() == 0)
+      mpiArgs.push_back("--allow-run-as-root");
+  }
+  mpiArgs.push_back("-np");
+  mpiArgs.push_back(std::to_string(ranks));
+  mpiArgs.push_back(path("program"));
+  mpiArgs.insert(mpiArgs.end(), runArgs.begin(), runArgs.end());
+  // One thread per process unless the user chose: ranks share the cores.
+  ::setenv("OMP_NUM_THREADS", "1", /*overwrite=*/0);
+  ::setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/0);
+  rc = runProgram(*found, mpiArgs, path("run.log"), 600, error);
+  if (rc != 0)
+    return fail("the mpirun job failed (" +
+                (error.empty() ? "exit " + std::to_string(rc) : error) +
+                "):\n" + readLog(path("run.log")));
+
+  // Compare every rank's outputs.
+  int mismatches = 0;
+  for (size_t i = 0; i < localResults.size(); ++i) {
+    for (int64_t r = 0; r < ranks; ++r) {
+      std::string file = path("out/out" + std::to_string(i) + ".rank" +
+                              std::to_string(r) + ".npy");
+      std::optional<Tensor> got = readNpy(file, error);
+      if (!got) {
+        llvm::errs() << "@" << entry.getName() << " output " << i << ": rank "
+                     << r << " wrote nothing readable: " << error << "\n";
+        ++mismatches;
+        break;
+      }
+      const RValue &want = localResults[i].on(r);
+      std::optional<std::string> diff;
+      if (want.kind == RValue::Kind::Tensor) {
+        diff = compareTarget(*got, want.tensor);
+      } else if (want.kind == RValue::Kind::Int ||
+                 want.kind == RValue::Kind::Float) {
+        double a = got->numElements() == 1 ? got->at(0) : NAN;
+        double b = want.kind == RValue::Kind::Int ? double(want.i) : want.f;
+        if (std::fabs(a - b) > 1e-5 * (1 + std::fabs(b)))
+          diff = "scalar " + std::to_string(a) + ", expected " +
+                 std::to_string(b);
+      } else {
+        diff = "an output the target cannot return";
+      }
+      if (diff) {
+        llvm::errs() << "@" << entry.getName() << " output " << i << ": rank "
+                     << r << " of the mpirun job differs: " << *diff << "\n";
+        ++mismatches;
+        break;
+      }
+    }
+  }
+  if (mismatches)
+    return fail(std::to_string(mismatches) +
+                " output(s) of the mpirun job differ from the interpreter");
+  if (!quiet)
+    llvm::outs() << "verified @" << entry.getName() << " on target mpi: "
+                 << localResults.size() << " output(s) of " << ranks
+                 << " MPI process(es) match the interpreter\n";
+  return 0;
 }
 
 /// Runs one entry (and checks it against the compiled program when there is
@@ -636,6 +876,11 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry) {
                  << " output(s) of the compiled program match the original on "
                  << ranks << " rank(s)\n";
     reported = compiledRun.get();
+    if (target == "mpi") {
+      if (int rc = runOnTarget(compiled, compiledEntry, args, globals, files,
+                               localResults, ranks))
+        return rc;
+    }
   }
 
   if (report)
@@ -715,6 +960,11 @@ int main(int argc, char **argv) {
   };
   if (!lowerReshards(*module))
     return fail("lowering the program's dtensor.reshard ops failed");
+  if (target != "interp" && target != "mpi")
+    return fail("--target '" + target +
+                "': expected interp or mpi (the CUDA target is not built yet)");
+  if (target == "mpi" && !verify)
+    return fail("--target=mpi checks a compiled program: add --verify");
   // The compiled program: given, or compiled once from the original.
   OwningOpRef<ModuleOp> compiled;
   if (verify) {

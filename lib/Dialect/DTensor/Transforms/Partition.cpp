@@ -834,6 +834,17 @@ void retypeFunction(func::FuncOp fn, Context &c) {
     return out;
   };
   FunctionType type = fn.getFunctionType();
+  // The contract of the compiled function: each distributed argument and
+  // result keeps the global type and spec it is a shard of, so runtimes,
+  // emitters and embedding frameworks know which shard each rank passes and
+  // gets back (docs/CodeGen.md).
+  auto globalName = StringAttr::get(fn.getContext(), kGlobalTypeAttrName);
+  for (auto [i, t] : llvm::enumerate(type.getInputs()))
+    if (getSpec(t))
+      fn.setArgAttr(i, globalName, TypeAttr::get(t));
+  for (auto [i, t] : llvm::enumerate(type.getResults()))
+    if (getSpec(t))
+      fn.setResultAttr(i, globalName, TypeAttr::get(t));
   fn.setType(FunctionType::get(fn.getContext(), convert(type.getInputs()),
                                convert(type.getResults())));
   if (!fn.isExternal())

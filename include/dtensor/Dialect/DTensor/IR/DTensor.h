@@ -133,6 +133,12 @@ namespace dtensor {
 /// The spec of a distributed tensor type, or null.
 SpecAttr getSpec(Type type);
 
+/// The argument and result attribute that records, on a compiled (local
+/// view) function, the global spec-typed tensor each local argument or
+/// result is a shard of: `{dtensor.global = tensor<8x16xf32, #dtensor.spec<
+/// ...>>}`.
+inline constexpr llvm::StringLiteral kGlobalTypeAttrName = "dtensor.global";
+
 /// What a view of a `dtensor.mesh` looks like once resolved: its shape and,
 /// for every view dim, the mesh dims it stands for.
 struct ResolvedMeshView {

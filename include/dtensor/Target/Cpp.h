@@ -1,0 +1,41 @@
+//===- Cpp.h - the local view as a C++ program over the runtime -*- C++ -*-===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Emits a compiled (local view) module as one C++17 translation unit that
+// includes `dtensor_rt/Runtime.h` and runs one rank of the program per MPI
+// process: every function, and a `main` that reads each rank's shard of the
+// inputs, runs an entry and writes each rank's outputs. docs/CodeGen.md
+// describes the design and what is supported.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_TARGET_CPP_H
+#define DTENSOR_TARGET_CPP_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Support/LLVM.h"
+
+namespace mlir {
+class DialectRegistry;
+namespace dtensor {
+
+/// Rewrites `module` (a compiled local view) into the subset the emitter
+/// translates: element-wise ops on tensors become linalg.generic, aggregate
+/// ops (softmax) are decomposed, and named structured ops other than fill
+/// and plain matmul / batch_matmul are generalized.
+LogicalResult prepareForCpp(ModuleOp module);
+
+/// Emits `module` (after prepareForCpp) as C++. Unsupported ops are errors at
+/// the op; nothing is written to `os` then.
+LogicalResult emitCpp(ModuleOp module, raw_ostream &os);
+
+/// Registers `--dtensor-to-cpp` with MLIR's translation registry.
+void registerToCppTranslation();
+
+} // namespace dtensor
+} // namespace mlir
+
+#endif // DTENSOR_TARGET_CPP_H

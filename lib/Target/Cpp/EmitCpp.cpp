@@ -1,0 +1,1593 @@
+//===- EmitCpp.cpp - the local view as a C++ program over the runtime -----===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// One pass over a compiled module, after prepareForCpp:
+//
+//  - every SSA value is a C++ local: tensors are dtensor_rt::Tensor (shared,
+//    copy-on-write), futures dtensor_rt::Future, mesh handles a reference to
+//    the process's dtensor_rt::Mesh, scalars their C++ type;
+//  - linalg.generic becomes one kernel: the loops that every output indexes
+//    run through dtensor_rt::parallel_for (all but the innermost of them
+//    flattened), the rest (reductions) nest inside in their order, and the
+//    body is straight-line scalar C++;
+//  - fill, matmul, batch_matmul and the tensor dialect's data movement call
+//    the runtime;
+//  - collectives call the runtime with a group id. Every (mesh, mesh_dims)
+//    a program uses is one group, split eagerly in main in first-use order;
+//    the color and key of every world rank come from the layout core's
+//    meshGroups, emitted as tables, so the runtime never re-derives a group.
+//    The per-rank answers of mesh_coord, shard_size and shard_offset are
+//    tables from the core too;
+//  - main reads each distributed argument's box for this rank from the
+//    layout core's shard of its `dtensor.global` type (the compiled
+//    function's contract), applies DTensor's R -> P rule to Partial inputs,
+//    runs the entry and writes every result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Target/Cpp.h"
+
+#include "dtensor/Core/Layout.h"
+#include "dtensor/Dialect/DTensor/IR/DTensor.h"
+#include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
+#include "dtensor/InitAll.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/IndentedOstream.h"
+#include "mlir/Tools/mlir-translate/Translation.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+using namespace mlir;
+using namespace mlir::dtensor;
+
+//===----------------------------------------------------------------------===//
+// Preparation
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Whether the emitter calls the runtime for this structured op instead of
+/// generating its loops.
+bool isLibraryCall(linalg::LinalgOp op) {
+  if (isa<linalg::FillOp>(op))
+    return true;
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+      op.hasUserDefinedMaps())
+    return false;
+  // Mixed element types (i8 x i8 -> i32) take the generic loop, which
+  // applies the body's extensions.
+  Type t = getElementTypeOrSelf(op->getResult(0).getType());
+  return llvm::all_of(op->getOperandTypes(), [&](Type o) {
+    return getElementTypeOrSelf(o) == t;
+  });
+}
+
+} // namespace
+
+LogicalResult mlir::dtensor::prepareForCpp(ModuleOp module) {
+  PassManager pm(module.getContext());
+  pm.addPass(createConvertElementwiseToLinalgPass());
+  if (failed(pm.run(module)))
+    return failure();
+  IRRewriter rewriter(module.getContext());
+  // Aggregates first (softmax decomposes into named ops and generics).
+  SmallVector<linalg::AggregatedOpInterface> aggregates;
+  module.walk([&](linalg::AggregatedOpInterface op) { aggregates.push_back(op); });
+  for (linalg::AggregatedOpInterface op : aggregates) {
+    rewriter.setInsertionPoint(op);
+    FailureOr<SmallVector<Value>> parts = op.decomposeOperation(rewriter);
+    if (failed(parts))
+      return op->emitOpError("cannot be decomposed for C++ emission");
+    rewriter.replaceOp(op, *parts);
+  }
+  SmallVector<linalg::LinalgOp> named;
+  module.walk([&](linalg::LinalgOp op) {
+    if (!isa<linalg::GenericOp>(op) && !isLibraryCall(op))
+      named.push_back(op);
+  });
+  for (linalg::LinalgOp op : named) {
+    rewriter.setInsertionPoint(op);
+    if (failed(linalg::generalizeNamedOp(rewriter, op)))
+      return op->emitOpError("cannot be generalized for C++ emission");
+  }
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The runtime's name of an element type, or empty.
+StringRef dtypeEnum(Type t) {
+  if (t.isF32())
+    return "rt::DType::F32";
+  if (t.isF64())
+    return "rt::DType::F64";
+  if (t.isInteger(1))
+    return "rt::DType::I1";
+  if (t.isInteger(8))
+    return "rt::DType::I8";
+  if (t.isInteger(16))
+    return "rt::DType::I16";
+  if (t.isInteger(32))
+    return "rt::DType::I32";
+  if (t.isInteger(64) || t.isIndex())
+    return "rt::DType::I64";
+  return "";
+}
+
+/// The C++ type of a scalar, or empty.
+StringRef scalarType(Type t) {
+  if (t.isF32())
+    return "float";
+  if (t.isF64())
+    return "double";
+  if (t.isInteger(1))
+    return "bool";
+  if (t.isInteger(8))
+    return "int8_t";
+  if (t.isInteger(16))
+    return "int16_t";
+  if (t.isInteger(32))
+    return "int32_t";
+  if (t.isInteger(64) || t.isIndex())
+    return "int64_t";
+  return "";
+}
+
+/// The unsigned C++ type of the same width as integer `t`.
+StringRef unsignedType(Type t) {
+  if (t.isInteger(1))
+    return "bool";
+  if (t.isInteger(8))
+    return "uint8_t";
+  if (t.isInteger(16))
+    return "uint16_t";
+  if (t.isInteger(32))
+    return "uint32_t";
+  return "uint64_t";
+}
+
+std::string floatLiteral(double v, bool isF32) {
+  std::string t = isF32 ? "float" : "double";
+  if (std::isnan(v))
+    return "std::numeric_limits<" + t + ">::quiet_NaN()";
+  if (std::isinf(v))
+    return std::string(v < 0 ? "-" : "") + "std::numeric_limits<" + t +
+           ">::infinity()";
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%a", v);
+  return t + "(" + buf + ")";
+}
+
+std::string intLiteral(const APInt &v, Type t) {
+  if (t.isInteger(1))
+    return v.isZero() ? "false" : "true";
+  int64_t x = t.isIndex() ? v.getSExtValue() : v.getSExtValue();
+  if (x == INT64_MIN)
+    return "int64_t(-9223372036854775807LL - 1)";
+  return (scalarType(t) + "(" + Twine(x) + "LL)").str();
+}
+
+/// C++ string literal of `s`.
+std::string quoted(StringRef s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string locationText(Location loc) {
+  if (auto fl = dyn_cast<FileLineColLoc>(loc))
+    return (fl.getFilename().getValue() + ":" + Twine(fl.getLine()) + ":" +
+            Twine(fl.getColumn()))
+        .str();
+  if (auto named = dyn_cast<NameLoc>(loc))
+    return locationText(named.getChildLoc());
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location l : fused.getLocations()) {
+      std::string t = locationText(l);
+      if (!t.empty())
+        return t;
+    }
+  if (auto callsite = dyn_cast<CallSiteLoc>(loc))
+    return locationText(callsite.getCallee());
+  return "";
+}
+
+class CppEmitter {
+public:
+  CppEmitter(ModuleOp module) : module(module) {}
+
+  LogicalResult emit(raw_ostream &out);
+
+private:
+  // Names and types.
+  std::string name(Value v) {
+    auto it = names.find(v);
+    if (it != names.end())
+      return it->second;
+    std::string n = "v" + std::to_string(nextName++);
+    names[v] = n;
+    return n;
+  }
+  FailureOr<std::string> cppType(Type t, Operation *at);
+  std::string where(Operation *op) {
+    std::string loc = locationText(op->getLoc());
+    return quoted(op->getName().getStringRef().str() +
+                  (loc.empty() ? "" : " at " + loc));
+  }
+  /// `v`, moved when this is its last use (its only use, in the block that
+  /// defines it), so that writable() can reuse its storage.
+  /// What a kernel writes into for init `v`: fresh storage when `v` is a
+  /// tensor.empty (its contents are undefined, so nothing is copied), else
+  /// `v` made writable.
+  std::string writableInit(Value v, Operation *user) {
+    if (v.getDefiningOp<tensor::EmptyOp>())
+      return "rt::Tensor::empty(" + name(v) + ".dtype(), " + name(v) +
+             ".shape())";
+    return "rt::writable(" + consume(v, user) + ")";
+  }
+  std::string consume(Value v, Operation *user) {
+    Block *defBlock = v.getParentBlock();
+    if (v.hasOneUse() && user->getBlock() == defBlock)
+      return "std::move(" + name(v) + ")";
+    return name(v);
+  }
+  std::string ofr(OpFoldResult f) {
+    if (auto attr = dyn_cast<Attribute>(f))
+      return std::to_string(cast<IntegerAttr>(attr).getInt());
+    return "int64_t(" + name(cast<Value>(f)) + ")";
+  }
+  std::string ofrList(ArrayRef<OpFoldResult> fs) {
+    std::string s = "rt::Shape{";
+    for (auto [i, f] : llvm::enumerate(fs))
+      s += (i ? ", " : "") + ofr(f);
+    return s + "}";
+  }
+  /// The shape of a tensor result: static dims from the type, dynamic ones
+  /// from `dynamic` in order.
+  std::string shapeOf(RankedTensorType t, ValueRange dynamic) {
+    std::string s = "rt::Shape{";
+    unsigned next = 0;
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      s += d ? ", " : "";
+      if (t.isDynamicDim(d))
+        s += "int64_t(" + name(dynamic[next++]) + ")";
+      else
+        s += std::to_string(t.getDimSize(d));
+    }
+    return s + "}";
+  }
+  std::string table(ArrayRef<int64_t> values) {
+    std::string n = "kTable" + std::to_string(tables.size());
+    std::string s = "static const int64_t " + n + "[] = {";
+    for (auto [i, v] : llvm::enumerate(values))
+      s += (i ? ", " : "") + std::to_string(v) + "LL";
+    if (values.empty())
+      s += "0";
+    tables.push_back(s + "};");
+    return n;
+  }
+
+  // Meshes and groups.
+  FailureOr<MeshOp> meshOf(Value handle, Operation *at);
+  FailureOr<int> groupOf(MeshOp mesh, ArrayRef<int64_t> dims, Operation *at);
+
+  // Statements.
+  LogicalResult emitFunction(func::FuncOp fn);
+  LogicalResult emitBlock(Block &block);
+  LogicalResult emitOp(Operation *op);
+  LogicalResult emitScalar(Operation *op, raw_indented_ostream &os);
+  LogicalResult emitGeneric(linalg::GenericOp op);
+  LogicalResult emitCollective(Operation *op);
+  LogicalResult emitQuery(Operation *op);
+  LogicalResult emitTensorOp(Operation *op);
+  LogicalResult emitScf(Operation *op);
+  LogicalResult emitMain(raw_ostream &out);
+
+  /// Declares `results` of `op` (without initializers) for region results.
+  LogicalResult declare(ValueRange values, Operation *at) {
+    for (Value v : values) {
+      FailureOr<std::string> t = cppType(v.getType(), at);
+      if (failed(t))
+        return failure();
+      *os << *t << " " << name(v) << ";\n";
+    }
+    return success();
+  }
+
+  ModuleOp module;
+  SymbolTableCollection symbols;
+  DenseMap<Value, std::string> names;
+  unsigned nextName = 0;
+  std::vector<std::string> tables;
+  /// Groups in first-use order: (mesh, mesh dims) -> (id within its mesh).
+  std::map<std::pair<std::string, std::vector<int64_t>>, int> groupIds;
+  /// Per mesh symbol, its groups' color and key tables in id order.
+  std::map<std::string, std::vector<std::pair<std::string, std::string>>>
+      meshGroupsEmitted;
+  std::vector<MeshOp> meshes;
+  std::string body;
+  std::unique_ptr<llvm::raw_string_ostream> bodyStream;
+  std::unique_ptr<raw_indented_ostream> os;
+  /// Inside a kernel body: loop variable of each linalg loop.
+  SmallVector<std::string> loopVars;
+  int kernelDepth = 0;
+};
+
+FailureOr<std::string> CppEmitter::cppType(Type t, Operation *at) {
+  if (auto tensor = dyn_cast<RankedTensorType>(t)) {
+    if (tensor.getEncoding())
+      return at->emitOpError("has a global-view (spec-typed) value: run "
+                             "--dtensor-compile (or --dtensor-partition) "
+                             "before emitting C++"),
+             failure();
+    if (dtypeEnum(tensor.getElementType()).empty())
+      return at->emitOpError("uses element type ")
+                 << tensor.getElementType()
+                 << ", which the C++ emitter does not support yet (f32, f64, "
+                    "i1, i8, i16, i32, i64, index)",
+             failure();
+    return std::string("rt::Tensor");
+  }
+  if (isa<FutureType>(t))
+    return std::string("rt::Future");
+  if (isa<DeviceMeshType>(t))
+    return std::string("rt::Mesh &");
+  StringRef s = scalarType(t);
+  if (s.empty())
+    return at->emitOpError("uses type ") << t
+                                          << ", which the C++ emitter does not "
+                                             "support",
+           failure();
+  return s.str();
+}
+
+FailureOr<MeshOp> CppEmitter::meshOf(Value handle, Operation *at) {
+  auto type = cast<DeviceMeshType>(handle.getType());
+  auto mesh = symbols.lookupNearestSymbolFrom<MeshOp>(at, type.getMesh());
+  if (!mesh)
+    return at->emitOpError("names mesh ") << type.getMesh()
+                                           << ", which does not exist",
+           failure();
+  return mesh;
+}
+
+FailureOr<int> CppEmitter::groupOf(MeshOp mesh, ArrayRef<int64_t> dims,
+                                   Operation *at) {
+  std::string meshName = mesh.getSymName().str();
+  auto key = std::make_pair(meshName, std::vector<int64_t>(dims.begin(), dims.end()));
+  auto it = groupIds.find(key);
+  if (it != groupIds.end())
+    return it->second;
+  Shape shape(mesh.getShape().begin(), mesh.getShape().end());
+  int64_t ranks = meshSize(shape);
+  std::vector<std::vector<int64_t>> groups = meshGroups(shape, key.second);
+  std::vector<int64_t> color(ranks, -1), position(ranks, -1);
+  for (auto [g, members] : llvm::enumerate(groups))
+    for (auto [i, r] : llvm::enumerate(members)) {
+      color[r] = static_cast<int64_t>(g);
+      position[r] = static_cast<int64_t>(i);
+    }
+  if (llvm::is_contained(color, -1))
+    return at->emitOpError("mesh dims do not partition mesh @")
+               << meshName,
+           failure();
+  auto &list = meshGroupsEmitted[meshName];
+  int id = static_cast<int>(list.size());
+  std::string colorTable = table(color);
+  std::string keyTable = table(position);
+  list.emplace_back(colorTable, keyTable);
+  groupIds[key] = id;
+  return id;
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar ops (also the bodies of kernels)
+//===----------------------------------------------------------------------===//
+
+LogicalResult CppEmitter::emitScalar(Operation *op, raw_indented_ostream &o) {
+  if (op->getNumResults() != 1)
+    return op->emitOpError("is not supported by the C++ emitter");
+  Value res = op->getResult(0);
+  Type t = res.getType();
+  StringRef ty = scalarType(t);
+  if (ty.empty())
+    return op->emitOpError("has result type ")
+           << t << ", which the C++ emitter does not support here";
+  auto operand = [&](unsigned i) { return name(op->getOperand(i)); };
+  auto def = [&](const std::string &expr) {
+    o << ty << " " << name(res) << " = " << expr << ";\n";
+    return success();
+  };
+  auto bin = [&](StringRef sym) {
+    return def((ty + "(" + operand(0) + " " + sym + " " + operand(1) + ")").str());
+  };
+  // Wrapping integer arithmetic: through the unsigned type of the width.
+  auto wrap = [&](StringRef sym) {
+    Type it = op->getOperand(0).getType();
+    if (it.isInteger(1)) {
+      if (sym == "+" || sym == "-")
+        return def(operand(0) + " != " + operand(1));
+      return def(operand(0) + " && " + operand(1));
+    }
+    std::string u = unsignedType(it).str();
+    return def((ty + "(" + u + "(" + operand(0) + ") " + sym + " " + u + "(" +
+                operand(1) + "))")
+                   .str());
+  };
+  auto call = [&](StringRef fn) {
+    std::string args;
+    for (unsigned i = 0; i < op->getNumOperands(); ++i)
+      args += (i ? ", " : "") + operand(i);
+    return def((ty + "(" + fn + "(" + args + "))").str());
+  };
+  auto unsignedOf = [&](unsigned i) {
+    return (unsignedType(op->getOperand(i).getType()) + "(" + operand(i) + ")")
+        .str();
+  };
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](arith::ConstantOp c) -> LogicalResult {
+        if (auto f = dyn_cast<FloatAttr>(c.getValue()))
+          return def(floatLiteral(f.getValueAsDouble(), t.isF32()));
+        if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+          return def(intLiteral(i.getValue(), t));
+        return op->emitOpError("has a constant the C++ emitter cannot write");
+      })
+      .Case([&](arith::AddFOp) { return bin("+"); })
+      .Case([&](arith::SubFOp) { return bin("-"); })
+      .Case([&](arith::MulFOp) { return bin("*"); })
+      .Case([&](arith::DivFOp) { return bin("/"); })
+      .Case([&](arith::RemFOp) { return call("std::fmod"); })
+      .Case([&](arith::NegFOp) { return def("-" + operand(0)); })
+      .Case([&](arith::MaximumFOp) { return call("rt_maximum"); })
+      .Case([&](arith::MinimumFOp) { return call("rt_minimum"); })
+      .Case([&](arith::MaxNumFOp) { return call("std::fmax"); })
+      .Case([&](arith::MinNumFOp) { return call("std::fmin"); })
+      .Case([&](arith::AddIOp) { return wrap("+"); })
+      .Case([&](arith::SubIOp) { return wrap("-"); })
+      .Case([&](arith::MulIOp) { return wrap("*"); })
+      .Case([&](arith::DivSIOp) { return bin("/"); })
+      .Case([&](arith::RemSIOp) { return bin("%"); })
+      .Case([&](arith::DivUIOp) {
+        return def((ty + "(" + unsignedOf(0) + " / " + unsignedOf(1) + ")").str());
+      })
+      .Case([&](arith::RemUIOp) {
+        return def((ty + "(" + unsignedOf(0) + " % " + unsignedOf(1) + ")").str());
+      })
+      .Case([&](arith::CeilDivSIOp) { return call("rt_ceildiv"); })
+      .Case([&](arith::FloorDivSIOp) { return call("rt_floordiv"); })
+      .Case([&](arith::AndIOp) { return bin("&"); })
+      .Case([&](arith::OrIOp) { return bin("|"); })
+      .Case([&](arith::XOrIOp) { return bin("^"); })
+      .Case([&](arith::ShLIOp) {
+        return def((ty + "(" + unsignedOf(0) + " << " + operand(1) + ")").str());
+      })
+      .Case([&](arith::ShRSIOp) { return bin(">>"); })
+      .Case([&](arith::ShRUIOp) {
+        return def((ty + "(" + unsignedOf(0) + " >> " + operand(1) + ")").str());
+      })
+      .Case([&](arith::MaxSIOp) { return call("std::max<" + ty.str() + ">"); })
+      .Case([&](arith::MinSIOp) { return call("std::min<" + ty.str() + ">"); })
+      .Case([&](arith::MaxUIOp) {
+        return def((ty + "(std::max(" + unsignedOf(0) + ", " + unsignedOf(1) + "))").str());
+      })
+      .Case([&](arith::MinUIOp) {
+        return def((ty + "(std::min(" + unsignedOf(0) + ", " + unsignedOf(1) + "))").str());
+      })
+      .Case([&](arith::CmpIOp c) -> LogicalResult {
+        using P = arith::CmpIPredicate;
+        std::string a = operand(0), b = operand(1);
+        switch (c.getPredicate()) {
+        case P::eq: return def(a + " == " + b);
+        case P::ne: return def(a + " != " + b);
+        case P::slt: return def(a + " < " + b);
+        case P::sle: return def(a + " <= " + b);
+        case P::sgt: return def(a + " > " + b);
+        case P::sge: return def(a + " >= " + b);
+        case P::ult: return def(unsignedOf(0) + " < " + unsignedOf(1));
+        case P::ule: return def(unsignedOf(0) + " <= " + unsignedOf(1));
+        case P::ugt: return def(unsignedOf(0) + " > " + unsignedOf(1));
+        case P::uge: return def(unsignedOf(0) + " >= " + unsignedOf(1));
+        }
+        return failure();
+      })
+      .Case([&](arith::CmpFOp c) -> LogicalResult {
+        using P = arith::CmpFPredicate;
+        std::string a = operand(0), b = operand(1);
+        std::string uno = "(std::isnan(" + a + ") || std::isnan(" + b + "))";
+        std::string ord = "!" + uno;
+        switch (c.getPredicate()) {
+        case P::AlwaysFalse: return def("false");
+        case P::AlwaysTrue: return def("true");
+        case P::OEQ: return def(a + " == " + b);
+        case P::OGT: return def(a + " > " + b);
+        case P::OGE: return def(a + " >= " + b);
+        case P::OLT: return def(a + " < " + b);
+        case P::OLE: return def(a + " <= " + b);
+        case P::ONE: return def(ord + " && " + a + " != " + b);
+        case P::ORD: return def(ord);
+        case P::UEQ: return def(uno + " || " + a + " == " + b);
+        case P::UGT: return def("!(" + a + " <= " + b + ")");
+        case P::UGE: return def("!(" + a + " < " + b + ")");
+        case P::ULT: return def("!(" + a + " >= " + b + ")");
+        case P::ULE: return def("!(" + a + " > " + b + ")");
+        case P::UNE: return def(a + " != " + b);
+        case P::UNO: return def(uno);
+        }
+        return failure();
+      })
+      .Case([&](arith::SelectOp) {
+        return def(operand(0) + " ? " + operand(1) + " : " + operand(2));
+      })
+      .Case<arith::IndexCastOp, arith::ExtSIOp, arith::TruncIOp,
+            arith::SIToFPOp, arith::FPToSIOp, arith::ExtFOp, arith::TruncFOp>(
+          [&](Operation *) {
+            if (t.isInteger(1) && !op->getOperand(0).getType().isInteger(1))
+              return def("bool(" + operand(0) + " & 1)");
+            return def((ty + "(" + operand(0) + ")").str());
+          })
+      .Case<arith::IndexCastUIOp, arith::ExtUIOp, arith::UIToFPOp>(
+          [&](Operation *) {
+            return def((ty + "(" + unsignedOf(0) + ")").str());
+          })
+      .Case([&](arith::FPToUIOp) {
+        return def((ty + "(" + unsignedType(t) + "(" + operand(0) + "))").str());
+      })
+      .Case([&](arith::BitcastOp) {
+        return def(("rt_bitcast<" + ty + ">(" + operand(0) + ")").str());
+      })
+      .Case([&](math::TanhOp) { return call("std::tanh"); })
+      .Case([&](math::ExpOp) { return call("std::exp"); })
+      .Case([&](math::Exp2Op) { return call("std::exp2"); })
+      .Case([&](math::ExpM1Op) { return call("std::expm1"); })
+      .Case([&](math::LogOp) { return call("std::log"); })
+      .Case([&](math::Log2Op) { return call("std::log2"); })
+      .Case([&](math::Log10Op) { return call("std::log10"); })
+      .Case([&](math::Log1pOp) { return call("std::log1p"); })
+      .Case([&](math::SqrtOp) { return call("std::sqrt"); })
+      .Case([&](math::RsqrtOp) {
+        return def((ty + "(1) / std::sqrt(" + operand(0) + ")").str());
+      })
+      .Case([&](math::ErfOp) { return call("std::erf"); })
+      .Case([&](math::AbsFOp) { return call("std::fabs"); })
+      .Case([&](math::AbsIOp) { return call("rt_absi"); })
+      .Case([&](math::SinOp) { return call("std::sin"); })
+      .Case([&](math::CosOp) { return call("std::cos"); })
+      .Case([&](math::TanOp) { return call("std::tan"); })
+      .Case([&](math::AtanOp) { return call("std::atan"); })
+      .Case([&](math::Atan2Op) { return call("std::atan2"); })
+      .Case([&](math::PowFOp) { return call("std::pow"); })
+      .Case([&](math::FloorOp) { return call("std::floor"); })
+      .Case([&](math::CeilOp) { return call("std::ceil"); })
+      .Case([&](math::RoundOp) { return call("std::round"); })
+      .Case([&](math::RoundEvenOp) { return call("std::nearbyint"); })
+      .Case([&](math::TruncOp) { return call("std::trunc"); })
+      .Case([&](math::FmaOp) { return call("std::fma"); })
+      .Case([&](math::CopySignOp) { return call("std::copysign"); })
+      .Case([&](math::CbrtOp) { return call("std::cbrt"); })
+      .Default([&](Operation *) {
+        return op->emitOpError("is not supported by the C++ emitter");
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+/// C++ expression of an affine expression over loop variables.
+FailureOr<std::string> affineText(AffineExpr e, ArrayRef<std::string> vars) {
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return vars[d.getPosition()];
+  if (auto c = dyn_cast<AffineConstantExpr>(e))
+    return "int64_t(" + std::to_string(c.getValue()) + ")";
+  auto b = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!b)
+    return failure();
+  FailureOr<std::string> l = affineText(b.getLHS(), vars);
+  FailureOr<std::string> r = affineText(b.getRHS(), vars);
+  if (failed(l) || failed(r))
+    return failure();
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    return "(" + *l + " + " + *r + ")";
+  case AffineExprKind::Mul:
+    return "(" + *l + " * " + *r + ")";
+  case AffineExprKind::FloorDiv:
+    return "rt_floordiv(" + *l + ", " + *r + ")";
+  case AffineExprKind::CeilDiv:
+    return "rt_ceildiv(" + *l + ", " + *r + ")";
+  case AffineExprKind::Mod:
+    return "rt_mod(" + *l + ", " + *r + ")";
+  default:
+    return failure();
+  }
+}
+
+LogicalResult CppEmitter::emitGeneric(linalg::GenericOp op) {
+  raw_indented_ostream &o = *os;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  int64_t numLoops = op.getNumLoops();
+  if (op.hasPureBufferSemantics() || op->getNumResults() != op.getNumDpsInits())
+    return op->emitOpError("must be on tensors for the C++ emitter");
+  for (AffineMap m : maps)
+    if (m.getNumSymbols())
+      return op->emitOpError("has an indexing map with symbols, which the C++ "
+                             "emitter does not support");
+
+  // Outputs: writable copies of the inits, named after the results.
+  for (auto [i, init] : llvm::enumerate(op.getDpsInits()))
+    o << "rt::Tensor " << name(op->getResult(i)) << " = "
+      << writableInit(init, op) << ";\n";
+
+  // Operand tensors (inputs by name, outputs by result).
+  SmallVector<std::string> tensorOf;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (op.isDpsInit(&operand))
+      tensorOf.push_back(name(op->getResult(op.getTiedOpResult(&operand).getResultNumber())));
+    else if (isa<RankedTensorType>(operand.get().getType()))
+      tensorOf.push_back(name(operand.get()));
+    else
+      tensorOf.push_back(""); // a scalar input
+  }
+
+  o << "{\n";
+  o.indent();
+  // Loop sizes: the first operand dim indexed by exactly that loop.
+  SmallVector<std::string> sizes(numLoops);
+  for (int64_t l = 0; l < numLoops; ++l) {
+    for (auto [k, m] : llvm::enumerate(maps)) {
+      if (tensorOf[k].empty())
+        continue;
+      for (auto [r, e] : llvm::enumerate(m.getResults()))
+        if (auto d = dyn_cast<AffineDimExpr>(e); d && d.getPosition() == l) {
+          sizes[l] = tensorOf[k] + ".dim(" + std::to_string(r) + ")";
+          break;
+        }
+      if (!sizes[l].empty())
+        break;
+    }
+    if (sizes[l].empty())
+      return op->emitOpError("has loop ")
+             << l << " that no operand dim indexes alone; the C++ emitter "
+                     "cannot size it";
+    o << "const int64_t n" << l << " = " << sizes[l] << ";\n";
+  }
+  // Row-major strides of every tensor operand.
+  for (auto [k, m] : llvm::enumerate(maps)) {
+    if (tensorOf[k].empty())
+      continue;
+    int64_t rank = m.getNumResults();
+    for (int64_t r = rank - 1; r >= 0; --r) {
+      o << "const int64_t s" << k << "_" << r << " = ";
+      if (r == rank - 1)
+        o << "1;\n";
+      else
+        o << "s" << k << "_" << (r + 1) << " * " << tensorOf[k] << ".dim("
+          << (r + 1) << ");\n";
+    }
+  }
+  // Data pointers.
+  for (auto [k, operand] : llvm::enumerate(op->getOpOperands())) {
+    if (tensorOf[k].empty())
+      continue;
+    Type et = getElementTypeOrSelf(operand.get().getType());
+    bool out = op.isDpsInit(&operand);
+    o << (out ? "" : "const ") << scalarType(et) << " *p" << k << " = "
+      << tensorOf[k] << ".data<" << scalarType(et) << ">();\n";
+  }
+
+  // Outer loops: parallel and indexed by every output; the rest go inside.
+  SmallVector<int64_t> outer, nested;
+  for (int64_t l = 0; l < numLoops; ++l) {
+    bool inAllOutputs = iters[l] == utils::IteratorType::parallel &&
+                        llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+                          return op.getMatchingIndexingMap(&init)
+                              .isFunctionOfDim(l);
+                        });
+    (inAllOutputs ? outer : nested).push_back(l);
+  }
+  SmallVector<std::string> vars(numLoops);
+  for (int64_t l = 0; l < numLoops; ++l)
+    vars[l] = "i" + std::to_string(l);
+
+  // parallel_for over all outer loops but the last (flattened); the last
+  // outer loop and the inner loops nest inside.
+  SmallVector<int64_t> flat(outer.begin(), outer.end());
+  std::optional<int64_t> lastOuter;
+  if (!flat.empty()) {
+    lastOuter = flat.back();
+    flat.pop_back();
+  }
+  o << "const int64_t nflat = 1";
+  for (int64_t l : flat)
+    o << " * n" << l;
+  o << ";\n";
+  o << "rt::parallel_for(nflat, [&](int64_t flat) {\n";
+  o.indent();
+  for (int64_t idx = static_cast<int64_t>(flat.size()) - 1; idx >= 0; --idx) {
+    int64_t l = flat[idx];
+    o << "const int64_t i" << l << " = flat % n" << l << ";\n";
+    if (idx > 0)
+      o << "flat /= n" << l << ";\n";
+  }
+  int opened = 0;
+  auto loop = [&](int64_t l) {
+    o << "for (int64_t i" << l << " = 0; i" << l << " < n" << l << "; ++i"
+      << l << ") {\n";
+    o.indent();
+    ++opened;
+  };
+  if (lastOuter)
+    loop(*lastOuter);
+  for (int64_t l : nested)
+    loop(l);
+
+  // Loads, body, stores.
+  Block &blk = op.getRegion().front();
+  SmallVector<std::string> index(op->getNumOperands());
+  for (auto [k, operand] : llvm::enumerate(op->getOpOperands())) {
+    BlockArgument arg = blk.getArgument(k);
+    std::string argName = name(arg);
+    Type et = arg.getType();
+    if (tensorOf[k].empty()) {
+      o << scalarType(et) << " " << argName << " = " << name(operand.get())
+        << ";\n";
+      continue;
+    }
+    std::string lin = "0";
+    for (auto [r, e] : llvm::enumerate(maps[k].getResults())) {
+      FailureOr<std::string> text = affineText(e, vars);
+      if (failed(text))
+        return op->emitOpError("has an indexing expression the C++ emitter "
+                               "cannot write");
+      lin += " + " + *text + " * s" + std::to_string(k) + "_" +
+             std::to_string(r);
+    }
+    index[k] = lin;
+    if (arg.use_empty())
+      continue;
+    o << scalarType(et) << " " << argName << " = p" << k << "[" << lin
+      << "];\n";
+  }
+  SmallVector<std::string> savedVars = loopVars;
+  loopVars = vars;
+  ++kernelDepth;
+  for (Operation &bodyOp : blk.without_terminator())
+    if (failed(emitOp(&bodyOp)))
+      return failure();
+  --kernelDepth;
+  loopVars = savedVars;
+  auto yield = cast<linalg::YieldOp>(blk.getTerminator());
+  for (auto [i, v] : llvm::enumerate(yield.getValues())) {
+    unsigned k = op.getNumDpsInputs() + i;
+    o << "p" << k << "[" << index[k] << "] = " << name(v) << ";\n";
+  }
+  for (int i = 0; i < opened; ++i) {
+    o.unindent();
+    o << "}\n";
+  }
+  o.unindent();
+  o << "});\n";
+  o.unindent();
+  o << "}\n";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives and queries
+//===----------------------------------------------------------------------===//
+
+LogicalResult CppEmitter::emitCollective(Operation *op) {
+  raw_indented_ostream &o = *os;
+  Value mesh = op->getOperand(1);
+  FailureOr<MeshOp> meshOp = meshOf(mesh, op);
+  if (failed(meshOp))
+    return failure();
+  auto dims = op->getAttrOfType<DenseI64ArrayAttr>("mesh_dims").asArrayRef();
+  FailureOr<int> group = groupOf(*meshOp, dims, op);
+  if (failed(group))
+    return failure();
+  bool async = isa<FutureType>(op->getResult(0).getType());
+  std::string head = name(op->getResult(0));
+  std::string common =
+      name(mesh) + ", " + std::to_string(*group) + ", " + name(op->getOperand(0));
+  auto reduction = [](Reduction r) -> std::string {
+    switch (r) {
+    case Reduction::Sum: return "rt::Reduction::Sum";
+    case Reduction::Avg: return "rt::Reduction::Avg";
+    case Reduction::Max: return "rt::Reduction::Max";
+    case Reduction::Min: return "rt::Reduction::Min";
+    case Reduction::Product: return "rt::Reduction::Product";
+    }
+    return "rt::Reduction::Sum";
+  };
+  std::string fn, extra;
+  if (auto g = dyn_cast<AllGatherOp>(op)) {
+    fn = "allGather";
+    extra = std::to_string(g.getGatherDim());
+  } else if (auto r = dyn_cast<AllReduceOp>(op)) {
+    fn = "allReduce";
+    extra = reduction(r.getReduce());
+  } else if (auto s = dyn_cast<ReduceScatterOp>(op)) {
+    fn = "reduceScatter";
+    extra = std::to_string(s.getScatterDim()) + ", " + reduction(s.getReduce());
+  } else if (auto a = dyn_cast<AllToAllOp>(op)) {
+    fn = "allToAll";
+    extra = std::to_string(a.getSplitDim()) + ", " +
+            std::to_string(a.getConcatDim());
+  } else if (auto b = dyn_cast<BroadcastOp>(op)) {
+    fn = "broadcast";
+    extra = std::to_string(b.getRoot());
+  } else if (auto p = dyn_cast<PermuteOp>(op)) {
+    fn = "permute";
+    ArrayRef<int64_t> pairs = p.getSourceTargetPairs();
+    extra = table(pairs) + ", " + std::to_string(pairs.size() / 2);
+  } else {
+    return op->emitOpError("is not supported by the C++ emitter");
+  }
+  o << (async ? "rt::Future " : "rt::Tensor ") << head << " = rt::" << fn
+    << (async ? "Start(" : "(") << common << ", " << extra << ", "
+    << where(op) << ");\n";
+  return success();
+}
+
+LogicalResult CppEmitter::emitQuery(Operation *op) {
+  FailureOr<MeshOp> meshOp = meshOf(op->getOperand(0), op);
+  if (failed(meshOp))
+    return failure();
+  Shape shape(meshOp->getShape().begin(), meshOp->getShape().end());
+  auto dims = op->getAttrOfType<DenseI64ArrayAttr>("mesh_dims").asArrayRef();
+  std::vector<int64_t> dimList(dims.begin(), dims.end());
+  int64_t ranks = meshSize(shape);
+  if (ranks > (int64_t(1) << 20))
+    return op->emitOpError("is on a mesh of ")
+           << ranks << " ranks; the C++ emitter tabulates per-rank answers "
+                       "up to 2^20 ranks";
+  std::vector<int64_t> values(ranks);
+  for (int64_t r = 0; r < ranks; ++r) {
+    if (isa<MeshCoordOp>(op)) {
+      values[r] = groupRank(shape, dimList, r);
+      continue;
+    }
+    int64_t size = op->getAttrOfType<IntegerAttr>("size").getInt();
+    Chunk c = nestedChunk(size, shape, dimList, rankToCoord(shape, r));
+    values[r] = isa<ShardSizeOp>(op) ? c.size : c.offset;
+  }
+  *os << "int64_t " << name(op->getResult(0)) << " = " << table(values) << "["
+      << name(op->getOperand(0)) << ".rank()];\n";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult CppEmitter::emitTensorOp(Operation *op) {
+  raw_indented_ostream &o = *os;
+  auto resultName = [&]() { return name(op->getResult(0)); };
+  auto elementOf = [](Value v) { return getElementTypeOrSelf(v.getType()); };
+  return TypeSwitch<Operation *, LogicalResult>(op)
+      .Case([&](tensor::EmptyOp e) {
+        o << "rt::Tensor " << resultName() << " = rt::Tensor::empty("
+          << dtypeEnum(e.getType().getElementType()) << ", "
+          << shapeOf(e.getType(), e.getDynamicSizes()) << ");\n";
+        return success();
+      })
+      .Case([&](tensor::ExtractSliceOp s) -> LogicalResult {
+        RankedTensorType rt = s.getType();
+        // The result shape: the sizes without the dropped unit dims.
+        llvm::SmallBitVector dropped = s.getDroppedDims();
+        SmallVector<OpFoldResult> kept;
+        for (auto [i, f] : llvm::enumerate(s.getMixedSizes()))
+          if (!dropped.test(i))
+            kept.push_back(f);
+        if (static_cast<int64_t>(kept.size()) != rt.getRank())
+          return s->emitOpError("drops dims the C++ emitter cannot tell");
+        o << "rt::Tensor " << resultName() << " = rt::extractSlice("
+          << name(s.getSource()) << ", " << ofrList(s.getMixedOffsets()) << ", "
+          << ofrList(s.getMixedSizes()) << ", " << ofrList(s.getMixedStrides())
+          << ", " << ofrList(kept) << ");\n";
+        return success();
+      })
+      .Case([&](tensor::InsertSliceOp s) {
+        o << "rt::Tensor " << resultName() << " = rt::insertSlice("
+          << name(s.getSource()) << ", rt::writable(" << consume(s.getDest(), op)
+          << "), " << ofrList(s.getMixedOffsets()) << ", "
+          << ofrList(s.getMixedSizes()) << ", " << ofrList(s.getMixedStrides())
+          << ");\n";
+        return success();
+      })
+      .Case([&](tensor::PadOp p) -> LogicalResult {
+        Value padValue = p.getConstantPaddingValue();
+        if (!padValue)
+          return p->emitOpError("pads with a value computed per element; the "
+                                "C++ emitter needs a constant or a value "
+                                "defined outside the region");
+        std::string tmp = resultName() + "_pad";
+        if (Operation *def = padValue.getDefiningOp();
+            def && p.getRegion().isAncestor(def->getParentRegion())) {
+          // A constant inside the region: emit it here.
+          if (failed(emitScalar(def, o)))
+            return failure();
+        }
+        o << scalarType(elementOf(p.getResult())) << " " << tmp << " = "
+          << name(padValue) << ";\n";
+        o << "rt::Tensor " << resultName() << " = rt::pad(" << name(p.getSource())
+          << ", " << ofrList(p.getMixedLowPad()) << ", "
+          << ofrList(p.getMixedHighPad()) << ", &" << tmp << ");\n";
+        return success();
+      })
+      .Case([&](tensor::ConcatOp c) {
+        o << "rt::Tensor " << resultName() << " = rt::concat(" << c.getDim()
+          << ", {";
+        for (auto [i, v] : llvm::enumerate(c.getInputs()))
+          o << (i ? ", " : "") << name(v);
+        o << "});\n";
+        return success();
+      })
+      .Case([&](tensor::CollapseShapeOp c) {
+        RankedTensorType t = c.getResultType();
+        o << "rt::Tensor " << resultName() << " = " << name(c.getSrc())
+          << ".reshaped(rt::Shape{";
+        for (auto [i, group] : llvm::enumerate(c.getReassociationIndices())) {
+          o << (i ? ", " : "");
+          if (!t.isDynamicDim(i)) {
+            o << t.getDimSize(i);
+            continue;
+          }
+          o << "1";
+          for (int64_t d : group)
+            o << " * " << name(c.getSrc()) << ".dim(" << d << ")";
+        }
+        o << "});\n";
+        return success();
+      })
+      .Case([&](tensor::ExpandShapeOp e) {
+        o << "rt::Tensor " << resultName() << " = " << name(e.getSrc())
+          << ".reshaped(" << ofrList(e.getMixedOutputShape()) << ");\n";
+        return success();
+      })
+      .Case([&](tensor::ReshapeOp r) -> LogicalResult {
+        auto shapeType = cast<RankedTensorType>(r.getShape().getType());
+        if (shapeType.isDynamicDim(0))
+          return r->emitOpError("has a shape operand of unknown length");
+        StringRef st = scalarType(shapeType.getElementType());
+        o << "rt::Tensor " << resultName() << " = " << name(r.getSource())
+          << ".reshaped(rt::Shape{";
+        for (int64_t i = 0; i < shapeType.getDimSize(0); ++i)
+          o << (i ? ", " : "") << "int64_t(" << name(r.getShape()) << ".data<"
+            << st << ">()[" << i << "])";
+        o << "});\n";
+        return success();
+      })
+      .Case([&](tensor::CastOp c) {
+        o << "rt::Tensor " << resultName() << " = " << name(c.getSource())
+          << ";\n";
+        return success();
+      })
+      .Case([&](tensor::DimOp d) {
+        o << "int64_t " << resultName() << " = " << name(d.getSource())
+          << ".dim(" << name(d.getIndex()) << ");\n";
+        return success();
+      })
+      .Case([&](tensor::ExtractOp e) {
+        std::string t = name(e.getTensor());
+        std::string lin = "0";
+        for (auto [i, idx] : llvm::enumerate(e.getIndices()))
+          lin = "(" + lin + ") * " + t + ".dim(" + std::to_string(i) + ") + " +
+                name(idx);
+        StringRef st = scalarType(e.getType());
+        o << st << " " << resultName() << " = " << t << ".data<" << st << ">()["
+          << lin << "];\n";
+        return success();
+      })
+      .Case([&](tensor::InsertOp in) {
+        std::string t = resultName();
+        o << "rt::Tensor " << t << " = rt::writable(" << consume(in.getDest(), op)
+          << ");\n";
+        std::string lin = "0";
+        for (auto [i, idx] : llvm::enumerate(in.getIndices()))
+          lin = "(" + lin + ") * " + t + ".dim(" + std::to_string(i) + ") + " +
+                name(idx);
+        o << t << ".data<" << scalarType(in.getScalar().getType()) << ">()["
+          << lin << "] = " << name(in.getScalar()) << ";\n";
+        return success();
+      })
+      .Case([&](tensor::FromElementsOp f) {
+        RankedTensorType t = f.getType();
+        o << "rt::Tensor " << resultName() << " = rt::Tensor::empty("
+          << dtypeEnum(t.getElementType()) << ", " << shapeOf(t, {}) << ");\n";
+        for (auto [i, v] : llvm::enumerate(f.getElements()))
+          o << resultName() << ".data<" << scalarType(t.getElementType())
+            << ">()[" << i << "] = " << name(v) << ";\n";
+        return success();
+      })
+      .Case([&](tensor::SplatOp s) {
+        RankedTensorType t = s.getType();
+        o << "rt::Tensor " << resultName() << " = rt::fill(rt::Tensor::empty("
+          << dtypeEnum(t.getElementType()) << ", "
+          << shapeOf(t, s.getDynamicSizes()) << "), &" << name(s.getInput())
+          << ");\n";
+        return success();
+      })
+      .Default([&](Operation *) {
+        return op->emitOpError("is not supported by the C++ emitter");
+      });
+}
+
+//===----------------------------------------------------------------------===//
+// Control flow
+//===----------------------------------------------------------------------===//
+
+LogicalResult CppEmitter::emitScf(Operation *op) {
+  raw_indented_ostream &o = *os;
+  if (auto f = dyn_cast<scf::ForOp>(op)) {
+    if (failed(declare(f.getResults(), op)))
+      return failure();
+    for (auto [res, init] : llvm::zip(f.getResults(), f.getInitArgs()))
+      o << name(res) << " = " << name(init) << ";\n";
+    std::string iv = name(f.getInductionVar());
+    StringRef ivType = scalarType(f.getInductionVar().getType());
+    o << "for (" << ivType << " " << iv << " = " << name(f.getLowerBound())
+      << "; " << iv << " < " << name(f.getUpperBound()) << "; " << iv
+      << " += " << name(f.getStep()) << ") {\n";
+    o.indent();
+    for (auto [arg, res] : llvm::zip(f.getRegionIterArgs(), f.getResults())) {
+      FailureOr<std::string> t = cppType(arg.getType(), op);
+      if (failed(t))
+        return failure();
+      // The iteration's value moves in, so a kernel may update it in place.
+      o << *t << " " << name(arg) << " = std::move(" << name(res) << ");\n";
+    }
+    if (failed(emitBlock(*f.getBody())))
+      return failure();
+    auto yield = cast<scf::YieldOp>(f.getBody()->getTerminator());
+    for (auto [res, v] : llvm::zip(f.getResults(), yield.getOperands()))
+      o << name(res) << " = " << name(v) << ";\n";
+    o.unindent();
+    o << "}\n";
+    return success();
+  }
+  if (auto i = dyn_cast<scf::IfOp>(op)) {
+    if (failed(declare(i.getResults(), op)))
+      return failure();
+    o << "if (" << name(i.getCondition()) << ") {\n";
+    o.indent();
+    if (failed(emitBlock(i.getThenRegion().front())))
+      return failure();
+    for (auto [res, v] : llvm::zip(i.getResults(), i.thenYield().getOperands()))
+      o << name(res) << " = " << name(v) << ";\n";
+    o.unindent();
+    if (!i.getElseRegion().empty()) {
+      o << "} else {\n";
+      o.indent();
+      if (failed(emitBlock(i.getElseRegion().front())))
+        return failure();
+      for (auto [res, v] :
+           llvm::zip(i.getResults(), i.elseYield().getOperands()))
+        o << name(res) << " = " << name(v) << ";\n";
+      o.unindent();
+    }
+    o << "}\n";
+    return success();
+  }
+  if (auto w = dyn_cast<scf::WhileOp>(op)) {
+    // Carried values live in the results' variables between iterations.
+    if (failed(declare(w.getResults(), op)))
+      return failure();
+    SmallVector<std::string> carried;
+    for (auto [k, init] : llvm::enumerate(w.getInits())) {
+      FailureOr<std::string> t = cppType(init.getType(), op);
+      if (failed(t))
+        return failure();
+      std::string c = name(op->getResult(0)) + "_c" + std::to_string(k);
+      o << *t << " " << c << " = " << name(init) << ";\n";
+      carried.push_back(c);
+    }
+    o << "while (true) {\n";
+    o.indent();
+    Block &before = w.getBefore().front();
+    for (auto [arg, c] : llvm::zip(before.getArguments(), carried)) {
+      FailureOr<std::string> t = cppType(arg.getType(), op);
+      if (failed(t))
+        return failure();
+      o << *t << " " << name(arg) << " = " << c << ";\n";
+    }
+    if (failed(emitBlock(before)))
+      return failure();
+    auto cond = cast<scf::ConditionOp>(before.getTerminator());
+    o << "if (!" << name(cond.getCondition()) << ") {\n";
+    o.indent();
+    for (auto [res, v] : llvm::zip(w.getResults(), cond.getArgs()))
+      o << name(res) << " = " << name(v) << ";\n";
+    o << "break;\n";
+    o.unindent();
+    o << "}\n";
+    Block &after = w.getAfter().front();
+    for (auto [arg, v] : llvm::zip(after.getArguments(), cond.getArgs())) {
+      FailureOr<std::string> t = cppType(arg.getType(), op);
+      if (failed(t))
+        return failure();
+      o << *t << " " << name(arg) << " = " << name(v) << ";\n";
+    }
+    if (failed(emitBlock(after)))
+      return failure();
+    auto yield = cast<scf::YieldOp>(after.getTerminator());
+    for (auto [c, v] : llvm::zip(carried, yield.getOperands()))
+      o << c << " = " << name(v) << ";\n";
+    o.unindent();
+    o << "}\n";
+    return success();
+  }
+  return op->emitOpError("is not supported by the C++ emitter");
+}
+
+//===----------------------------------------------------------------------===//
+// Ops, blocks, functions
+//===----------------------------------------------------------------------===//
+
+LogicalResult CppEmitter::emitOp(Operation *op) {
+  raw_indented_ostream &o = *os;
+  if (kernelDepth > 0) {
+    if (auto index = dyn_cast<linalg::IndexOp>(op)) {
+      o << "int64_t " << name(index.getResult()) << " = "
+        << loopVars[index.getDim()] << ";\n";
+      return success();
+    }
+    if (isa<tensor::ExtractOp>(op))
+      return emitTensorOp(op);
+    if (op->getNumRegions() || op->getDialect() == nullptr ||
+        !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
+      return op->emitOpError("inside a linalg body is not supported by the "
+                             "C++ emitter");
+    return emitScalar(op, o);
+  }
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    auto tensor = dyn_cast<RankedTensorType>(c.getType());
+    if (!tensor)
+      return emitScalar(op, o);
+    if (failed(cppType(tensor, op)))
+      return failure();
+    auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+    if (!dense)
+      return op->emitOpError("has a constant the C++ emitter cannot write");
+    Type et = tensor.getElementType();
+    std::string n = name(c.getResult());
+    if (dense.isSplat()) {
+      std::string v = n + "_v";
+      o << scalarType(et) << " " << v << " = ";
+      if (auto f = dyn_cast<FloatType>(et))
+        o << floatLiteral(dense.getSplatValue<APFloat>().convertToDouble(),
+                          et.isF32());
+      else
+        o << intLiteral(dense.getSplatValue<APInt>(), et);
+      o << ";\n";
+      o << "rt::Tensor " << n << " = rt::fill(rt::Tensor::empty("
+        << dtypeEnum(et) << ", " << shapeOf(tensor, {}) << "), &" << v << ");\n";
+      return success();
+    }
+    std::string values;
+    int64_t i = 0;
+    if (isa<FloatType>(et)) {
+      for (APFloat f : dense.getValues<APFloat>())
+        values += (i++ ? ", " : "") +
+                  floatLiteral(f.convertToDouble(), et.isF32());
+    } else {
+      for (APInt v : dense.getValues<APInt>())
+        values += (i++ ? ", " : "") + intLiteral(v, et);
+    }
+    std::string tname = "kConst" + std::to_string(tables.size());
+    tables.push_back("static const " + scalarType(et).str() + " " + tname +
+                     "[] = {" + values + "};");
+    o << "rt::Tensor " << n << " = rt::Tensor::fromBytes(" << dtypeEnum(et)
+      << ", " << shapeOf(tensor, {}) << ", " << tname << ");\n";
+    return success();
+  }
+  if (op->getDialect() &&
+      isa<arith::ArithDialect, math::MathDialect>(op->getDialect())) {
+    if (llvm::any_of(op->getResultTypes(),
+                     [](Type t) { return isa<ShapedType>(t); }))
+      return op->emitOpError("on tensors should have been made a linalg.generic "
+                             "(prepareForCpp)");
+    return emitScalar(op, o);
+  }
+  if (auto g = dyn_cast<linalg::GenericOp>(op))
+    return emitGeneric(g);
+  if (auto f = dyn_cast<linalg::FillOp>(op)) {
+    std::string v = name(f.getResult(0)) + "_v";
+    Type et = getElementTypeOrSelf(f.getOutputs()[0].getType());
+    o << scalarType(et) << " " << v << " = " << name(f.getInputs()[0]) << ";\n";
+    o << "rt::Tensor " << name(f.getResult(0)) << " = rt::fill("
+      << writableInit(f.getOutputs()[0], op) << ", &" << v << ");\n";
+    return success();
+  }
+  if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op)) {
+    auto l = cast<linalg::LinalgOp>(op);
+    o << "rt::Tensor " << name(op->getResult(0)) << " = rt::"
+      << (isa<linalg::MatmulOp>(op) ? "matmul(" : "batchMatmul(")
+      << name(l.getDpsInputs()[0]) << ", " << name(l.getDpsInputs()[1])
+      << ", " << writableInit(l.getDpsInits()[0], op) << ");\n";
+    return success();
+  }
+  if (isa<AllGatherOp, AllReduceOp, ReduceScatterOp, AllToAllOp, BroadcastOp,
+          PermuteOp>(op))
+    return emitCollective(op);
+  if (auto w = dyn_cast<WaitOp>(op)) {
+    o << "rt::Tensor " << name(w.getResult()) << " = " << name(w.getFuture())
+      << ".wait();\n";
+    return success();
+  }
+  if (isa<MeshCoordOp, ShardSizeOp, ShardOffsetOp>(op))
+    return emitQuery(op);
+  if (op->getDialect() && isa<tensor::TensorDialect>(op->getDialect()))
+    return emitTensorOp(op);
+  if (isa<scf::ForOp, scf::IfOp, scf::WhileOp>(op))
+    return emitScf(op);
+  if (auto call = dyn_cast<func::CallOp>(op)) {
+    if (failed(declare(call.getResults(), op)))
+      return failure();
+    std::string args;
+    for (auto [i, a] : llvm::enumerate(call.getOperands()))
+      args += (i ? ", " : "") + name(a);
+    if (call.getNumResults() == 0) {
+      o << "f_" << call.getCallee() << "(" << args << ");\n";
+      return success();
+    }
+    o << "std::tie(";
+    for (auto [i, r] : llvm::enumerate(call.getResults()))
+      o << (i ? ", " : "") << name(r);
+    o << ") = f_" << call.getCallee() << "(" << args << ");\n";
+    return success();
+  }
+  if (auto ret = dyn_cast<func::ReturnOp>(op)) {
+    o << "return {";
+    for (auto [i, v] : llvm::enumerate(ret.getOperands()))
+      o << (i ? ", " : "") << name(v);
+    o << "};\n";
+    return success();
+  }
+  if (isa<scf::YieldOp, scf::ConditionOp>(op))
+    return success(); // handled by the parent
+  if (isa<ReshardOp, RedistributeOp, DistributeTensorOp, FromLocalOp,
+          ToLocalOp, FullTensorOp, LocalMapOp, HintOp>(op))
+    return op->emitOpError("is a global-view op: run --dtensor-compile (or "
+                           "--dtensor-partition and "
+                           "--dtensor-lower-redistribute) before emitting C++");
+  return op->emitOpError("is not supported by the C++ emitter");
+}
+
+LogicalResult CppEmitter::emitBlock(Block &block) {
+  for (Operation &op : block) {
+    if (isa<scf::YieldOp, scf::ConditionOp>(op))
+      continue;
+    if (failed(emitOp(&op)))
+      return failure();
+  }
+  return success();
+}
+
+LogicalResult CppEmitter::emitFunction(func::FuncOp fn) {
+  raw_indented_ostream &o = *os;
+  if (fn.getBody().getBlocks().size() != 1)
+    return fn.emitOpError("has several blocks; the C++ emitter handles "
+                          "structured control flow only");
+  std::string ret = "std::tuple<";
+  for (auto [i, t] : llvm::enumerate(fn.getResultTypes())) {
+    if (isa<DeviceMeshType>(t))
+      return fn.emitOpError("returns a mesh handle, which the C++ emitter "
+                            "does not support");
+    FailureOr<std::string> ct = cppType(t, fn);
+    if (failed(ct))
+      return failure();
+    ret += (i ? ", " : "") + *ct;
+  }
+  ret += ">";
+  o << "[[maybe_unused]] static " << ret << " f_" << fn.getSymName() << "(";
+  for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
+    FailureOr<std::string> ct = cppType(arg.getType(), fn);
+    if (failed(ct))
+      return failure();
+    o << (i ? ", " : "") << *ct << (isa<DeviceMeshType>(arg.getType()) ? "" : " ")
+      << name(arg);
+  }
+  o << ") {\n";
+  o.indent();
+  if (failed(emitBlock(fn.getBody().front())))
+    return failure();
+  o.unindent();
+  o << "}\n\n";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// main
+//===----------------------------------------------------------------------===//
+
+LogicalResult CppEmitter::emitMain(raw_ostream &out) {
+  SmallVector<func::FuncOp> entries;
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (!fn.isExternal() && fn.isPublic())
+      entries.push_back(fn);
+  if (entries.empty())
+    return module.emitError("has no public function to run"), failure();
+  // One mesh per process: every mesh the program names must have as many
+  // ranks as the world (the processes mpirun starts).
+  std::optional<int64_t> ranks;
+  for (MeshOp mesh : module.getOps<MeshOp>()) {
+    int64_t n = meshSize(Shape(mesh.getShape().begin(), mesh.getShape().end()));
+    if (ranks && *ranks != n)
+      return mesh.emitOpError("has ")
+             << n << " ranks and another mesh has " << *ranks
+             << "; the generated program runs one process per rank of a "
+                "single world, so every mesh must have the same size",
+             failure();
+    ranks = n;
+  }
+  if (!ranks)
+    ranks = 1;
+
+  raw_indented_ostream o(out);
+  o << "int main(int argc, char **argv) {\n";
+  o.indent();
+  o << "rt::Session session(argc, argv, " << *ranks << ", {";
+  for (auto [i, fn] : llvm::enumerate(entries))
+    o << (i ? ", " : "") << quoted(fn.getSymName());
+  o << "});\n";
+  // Meshes and their groups, split eagerly in first-use order.
+  for (MeshOp mesh : module.getOps<MeshOp>()) {
+    std::string m = "mesh_" + mesh.getSymName().str();
+    o << "rt::Mesh " << m << "(rt::Shape{";
+    for (auto [i, d] : llvm::enumerate(mesh.getShape()))
+      o << (i ? ", " : "") << d;
+    o << "});\n";
+    for (auto &[color, key] : meshGroupsEmitted[mesh.getSymName().str()])
+      o << m << ".addGroup(" << color << ", " << key << ");\n";
+  }
+  for (func::FuncOp fn : entries) {
+    o << "if (session.entry() == " << quoted(fn.getSymName()) << ") {\n";
+    o.indent();
+    SmallVector<std::string> args;
+    for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
+      Type t = arg.getType();
+      if (auto meshType = dyn_cast<DeviceMeshType>(t)) {
+        args.push_back("mesh_" + meshType.getMesh().getValue().str());
+        continue;
+      }
+      auto local = dyn_cast<RankedTensorType>(t);
+      if (!local)
+        return fn.emitOpError("entry argument ")
+               << i << " has type " << t
+               << "; the generated driver reads tensor and mesh arguments "
+                  "only",
+               failure();
+      auto global = fn.getArgAttrOfType<TypeAttr>(i, kGlobalTypeAttrName);
+      RankedTensorType globalType =
+          global ? cast<RankedTensorType>(global.getValue()) : local;
+      if (!globalType.hasStaticShape())
+        return fn.emitOpError("entry argument ")
+               << i << " has a dynamic global shape, which the generated "
+                       "driver cannot read",
+               failure();
+      int64_t rank = globalType.getRank();
+      std::vector<int64_t> boxes;
+      std::vector<int64_t> first;
+      int partialMode = 0;
+      double divisor = 1, identity = 0;
+      Shape gshape(globalType.getShape().begin(), globalType.getShape().end());
+      if (SpecAttr spec = getSpec(globalType)) {
+        FailureOr<DistributedType> dist =
+            resolveDistributedType(globalType, fn, symbols);
+        if (failed(dist))
+          return failure();
+        Shape meshShape(dist->view.mesh.getShape().begin(),
+                        dist->view.mesh.getShape().end());
+        const Placements &ps = dist->layout.placements();
+        std::vector<int64_t> partialDims;
+        for (auto [d, p] : llvm::enumerate(ps))
+          if (p.isPartial())
+            partialDims.push_back(d);
+        int64_t partialSize = 1;
+        for (int64_t d : partialDims)
+          partialSize *= dist->view.shape[d];
+        for (int64_t r = 0; r < *ranks; ++r) {
+          Shape meshCoord = rankToCoord(meshShape, r);
+          // The view's coordinate: its mesh dims combined row-major.
+          Shape viewCoord;
+          for (const auto &dims : dist->view.meshDims) {
+            int64_t c = 0;
+            for (int64_t md : dims)
+              c = c * meshShape[md] + meshCoord[md];
+            viewCoord.push_back(c);
+          }
+          Shard s = dist->layout.shardAt(gshape, viewCoord);
+          for (int64_t d = 0; d < rank; ++d)
+            boxes.push_back(s.shape[d] == 0 ? 0 : s.offset[d]);
+          for (int64_t d = 0; d < rank; ++d)
+            boxes.push_back(s.shape[d]);
+          first.push_back(llvm::all_of(partialDims, [&](int64_t d) {
+            return viewCoord[d] == 0;
+          }));
+        }
+        if (!partialDims.empty()) {
+          ReduceKind kind = ps[partialDims.front()].reduce;
+          bool isFloat = isa<FloatType>(globalType.getElementType());
+          if (kind == ReduceKind::Sum && isFloat) {
+            partialMode = 1;
+            divisor = static_cast<double>(partialSize);
+          } else if (kind == ReduceKind::Sum || kind == ReduceKind::Product) {
+            partialMode = 2;
+            identity = kind == ReduceKind::Sum ? 0 : 1;
+          }
+        }
+      } else {
+        for (int64_t r = 0; r < *ranks; ++r) {
+          for (int64_t d = 0; d < rank; ++d)
+            boxes.push_back(0);
+          for (int64_t d = 0; d < rank; ++d)
+            boxes.push_back(gshape[d]);
+          first.push_back(1);
+        }
+      }
+      std::string a = "a" + std::to_string(i);
+      o << "rt::InputLayout " << a << "_layout{"
+        << dtypeEnum(globalType.getElementType()) << ", rt::Shape{";
+      for (auto [d, n] : llvm::enumerate(gshape))
+        o << (d ? ", " : "") << n;
+      o << "}, " << table(boxes) << ", " << partialMode << ", "
+        << floatLiteral(divisor, false) << ", " << floatLiteral(identity, false)
+        << ", " << table(first) << "};\n";
+      o << "rt::Tensor " << a << " = session.input(" << i << ", " << a
+        << "_layout, rt::Shape{";
+      for (int64_t d = 0; d < local.getRank(); ++d)
+        o << (d ? ", " : "")
+          << (local.isDynamicDim(d) ? int64_t(-1) : local.getDimSize(d));
+      o << "});\n";
+      args.push_back(a);
+    }
+    o << "auto results = f_" << fn.getSymName() << "(";
+    for (auto [i, a] : llvm::enumerate(args))
+      o << (i ? ", " : "") << a;
+    o << ");\n";
+    for (auto [i, t] : llvm::enumerate(fn.getResultTypes())) {
+      if (isa<RankedTensorType>(t)) {
+        o << "session.output(" << i << ", std::get<" << i << ">(results));\n";
+        continue;
+      }
+      StringRef st = scalarType(t);
+      if (st.empty())
+        return fn.emitOpError("entry result ")
+               << i << " has type " << t
+               << ", which the generated driver cannot write",
+               failure();
+      o << "{ " << st << " x = std::get<" << i << ">(results); "
+        << "session.output(" << i << ", rt::Tensor::fromBytes("
+        << dtypeEnum(t) << ", rt::Shape{}, &x)); }\n";
+    }
+    o.unindent();
+    o << "}\n";
+  }
+  o << "return session.finish();\n";
+  o.unindent();
+  o << "}\n";
+  return success();
+}
+
+LogicalResult CppEmitter::emit(raw_ostream &out) {
+  bodyStream = std::make_unique<llvm::raw_string_ostream>(body);
+  os = std::make_unique<raw_indented_ostream>(*bodyStream);
+  // Scalar helpers the kernels use.
+  std::string declarations;
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    if (fn.isExternal())
+      return fn.emitOpError("is external; the C++ emitter needs every "
+                            "function's body"),
+             failure();
+    if (failed(emitFunction(fn)))
+      return failure();
+  }
+  std::string mainText;
+  llvm::raw_string_ostream mainStream(mainText);
+  if (failed(emitMain(mainStream)))
+    return failure();
+
+  out << "// Generated by dtensor-translate --dtensor-to-cpp. Do not edit.\n"
+      << "// One rank of the compiled program per MPI process; build with\n"
+      << "// dtensor-build, run with mpirun (docs/CodeGen.md).\n\n"
+      << "#include \"dtensor_rt/Runtime.h\"\n\n"
+      << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n"
+      << "#include <cstring>\n#include <limits>\n#include <tuple>\n"
+      << "#include <utility>\n\n"
+      << "namespace rt = dtensor_rt;\n\nnamespace {\n\n"
+      << "template <typename T> T rt_floordiv(T a, T b) {\n"
+      << "  T q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n"
+      << "template <typename T> T rt_ceildiv(T a, T b) {\n"
+      << "  T q = a / b;\n  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;\n}\n"
+      << "template <typename T> T rt_mod(T a, T b) {\n"
+      << "  T r = a % b;\n  return r < 0 ? r + (b < 0 ? -b : b) : r;\n}\n"
+      << "template <typename T> T rt_maximum(T a, T b) {\n"
+      << "  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();\n"
+      << "  if (a == 0 && b == 0) return std::signbit(a) ? b : a;\n"
+      << "  return a > b ? a : b;\n}\n"
+      << "template <typename T> T rt_minimum(T a, T b) {\n"
+      << "  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();\n"
+      << "  if (a == 0 && b == 0) return std::signbit(a) ? a : b;\n"
+      << "  return a < b ? a : b;\n}\n"
+      << "template <typename T> T rt_absi(T a) { return a < 0 ? T(-a) : a; }\n"
+      << "template <typename To, typename From> To rt_bitcast(From f) {\n"
+      << "  To t;\n  std::memcpy(&t, &f, sizeof(t));\n  return t;\n}\n\n";
+  for (const std::string &t : tables)
+    out << t << "\n";
+  out << "\n";
+  // Forward declarations (calls may precede definitions).
+  for (auto fn : module.getOps<func::FuncOp>()) {
+    std::string ret = "std::tuple<";
+    for (auto [i, t] : llvm::enumerate(fn.getResultTypes()))
+      ret += (i ? ", " : "") + *cppType(t, fn);
+    ret += ">";
+    out << "static " << ret << " f_" << fn.getSymName() << "(";
+    for (auto [i, t] : llvm::enumerate(fn.getArgumentTypes()))
+      out << (i ? ", " : "") << *cppType(t, fn);
+    out << ");\n";
+  }
+  out << "\n" << body << "} // namespace\n\n" << mainText;
+  return success();
+}
+
+} // namespace
+
+LogicalResult mlir::dtensor::emitCpp(ModuleOp module, raw_ostream &os) {
+  CppEmitter emitter(module);
+  std::string text;
+  llvm::raw_string_ostream buffer(text);
+  if (failed(emitter.emit(buffer)))
+    return failure();
+  os << text;
+  return success();
+}
+
+void mlir::dtensor::registerToCppTranslation() {
+  TranslateFromMLIRRegistration registration(
+      "dtensor-to-cpp",
+      "emit a compiled (local view) module as a C++ program over MPI "
+      "(docs/CodeGen.md)",
+      [](Operation *op, raw_ostream &output) -> LogicalResult {
+        auto module = dyn_cast<ModuleOp>(op);
+        if (!module)
+          return op->emitError("expected a module");
+        if (failed(prepareForCpp(module)))
+          return failure();
+        return emitCpp(module, output);
+      },
+      [](DialectRegistry &registry) { registerAllDialects(registry); });
+}

@@ -1,0 +1,121 @@
+// RUN: dtensor-translate --dtensor-to-cpp --split-input-file %s | FileCheck %s
+
+// The emitted code for every collective (synchronous and started), the
+// queries, uneven (dynamic) shapes, a kernel and library calls.
+
+dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
+
+// Groups split eagerly in first-use order, colors and keys from the core:
+// the first group is over "tp": ranks {0,1} and {2,3}.
+// CHECK: static const int64_t [[C0:kTable[0-9]+]][] = {0LL, 0LL, 1LL, 1LL};
+// CHECK-NEXT: static const int64_t [[K0:kTable[0-9]+]][] = {0LL, 1LL, 0LL, 1LL};
+// CHECK: static const int64_t [[PAIRS:kTable[0-9]+]][] = {0LL, 1LL, 1LL, 0LL};
+
+// CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static std::tuple<{{.*}}> f_collectives(
+// CHECK-SAME:    rt::Mesh &[[M:v[0-9]+]], rt::Tensor [[X:v[0-9]+]])
+// CHECK: rt::Tensor {{v[0-9]+}} = rt::allGather([[M]], 0, [[X]], 1, "dtensor.all_gather at {{.*}}emit.mlir{{.*}}:[[@LINE+11]]:8");
+// CHECK: rt::Tensor {{v[0-9]+}} = rt::allReduce([[M]], 1, [[X]], rt::Reduction::Avg, "dtensor.all_reduce at
+// CHECK: rt::Tensor {{v[0-9]+}} = rt::reduceScatter([[M]], 0, [[X]], 0, rt::Reduction::Max, "dtensor.reduce_scatter at
+// CHECK: rt::Tensor {{v[0-9]+}} = rt::allToAll([[M]], 2, [[X]], 0, 1, "dtensor.all_to_all at
+// CHECK: rt::Tensor {{v[0-9]+}} = rt::broadcast([[M]], 0, [[X]], 1, "dtensor.broadcast at
+// CHECK: rt::Tensor {{v[0-9]+}} = rt::permute([[M]], 0, [[X]], [[PAIRS]], 2, "dtensor.permute at
+// CHECK: rt::Future [[F:v[0-9]+]] = rt::allReduceStart([[M]], 0, [[X]], rt::Reduction::Sum,
+// CHECK: rt::Tensor {{v[0-9]+}} = [[F]].wait();
+// CHECK: return {
+func.func @collectives(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4x4xf32>)
+    -> (tensor<4x8xf32>, tensor<4x4xf32>, tensor<2x4xf32>, tensor<1x16xf32>, tensor<4x4xf32>, tensor<4x4xf32>) {
+  %g = dtensor.all_gather %x, %m mesh_dims = [1] gather_dim = 1 : tensor<4x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<4x8xf32>
+  %r = dtensor.all_reduce %x, %m mesh_dims = [0] reduce = avg : tensor<4x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<4x4xf32>
+  %s = dtensor.reduce_scatter %x, %m mesh_dims = [1] scatter_dim = 0 reduce = max : tensor<4x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<2x4xf32>
+  %a = dtensor.all_to_all %x, %m mesh_dims = [1, 0] split_dim = 0 concat_dim = 1 : tensor<4x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<1x16xf32>
+  %b = dtensor.broadcast %x, %m mesh_dims = [1] root = 1 : tensor<4x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<4x4xf32>
+  %p = dtensor.permute %x, %m mesh_dims = [1] source_target_pairs = [0, 1, 1, 0] : tensor<4x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<4x4xf32>
+  %f = dtensor.all_reduce %x, %m mesh_dims = [1] reduce = sum : tensor<4x4xf32>, !dtensor.device_mesh<@mesh> -> !dtensor.future<tensor<4x4xf32>>
+  %w = dtensor.wait %f : !dtensor.future<tensor<4x4xf32>>
+  %sum = arith.addf %p, %w : tensor<4x4xf32>
+  return %g, %r, %s, %a, %b, %sum : tensor<4x8xf32>, tensor<4x4xf32>, tensor<2x4xf32>, tensor<1x16xf32>, tensor<4x4xf32>, tensor<4x4xf32>
+}
+// CHECK-LABEL: int main(int argc, char **argv) {
+// CHECK-NEXT:    rt::Session session(argc, argv, 4, {"collectives"});
+// CHECK-NEXT:    rt::Mesh mesh_mesh(rt::Shape{2, 2});
+// CHECK-NEXT:    mesh_mesh.addGroup([[C0]], [[K0]]);
+// CHECK-NEXT:    mesh_mesh.addGroup(
+// CHECK-NEXT:    mesh_mesh.addGroup(
+// CHECK:         rt::Tensor a1 = session.input(1, a1_layout, rt::Shape{4, 4});
+// CHECK:         session.output(5, std::get<5>(results));
+// CHECK:         return session.finish();
+
+// -----
+
+// Queries become per-rank tables from the layout core: 9 rows as [S(0),
+// S(0)] are 3, 2, 2, 2 rows at offsets 0, 3, 5, 7. An uneven argument's
+// local type is dynamic where ranks differ, and main reads each rank's box.
+
+dtensor.mesh @mesh shape = [2, 2]
+
+// CHECK-DAG: static const int64_t [[SIZES:kTable[0-9]+]][] = {3LL, 2LL, 2LL, 2LL};
+// CHECK-DAG: static const int64_t [[OFFS:kTable[0-9]+]][] = {0LL, 3LL, 5LL, 7LL};
+// CHECK-DAG: static const int64_t [[COORD:kTable[0-9]+]][] = {0LL, 2LL, 1LL, 3LL};
+// Boxes of the 9x4 argument, per rank: offsets then sizes.
+// CHECK-DAG: static const int64_t [[BOX:kTable[0-9]+]][] = {0LL, 0LL, 3LL, 4LL, 3LL, 0LL, 2LL, 4LL, 5LL, 0LL, 2LL, 4LL, 7LL, 0LL, 2LL, 4LL};
+// CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static {{.*}} f_queries(
+// CHECK: int64_t {{v[0-9]+}} = [[SIZES]][{{v[0-9]+}}.rank()];
+// CHECK: int64_t {{v[0-9]+}} = [[OFFS]][{{v[0-9]+}}.rank()];
+// CHECK: int64_t {{v[0-9]+}} = [[COORD]][{{v[0-9]+}}.rank()];
+// CHECK: rt::Tensor {{v[0-9]+}} = rt::extractSlice(
+// CHECK-LABEL: int main(
+// CHECK: rt::InputLayout a1_layout{rt::DType::F32, rt::Shape{9, 4}, [[BOX]], 0,
+// CHECK: rt::Tensor a1 = session.input(1, a1_layout, rt::Shape{-1, 4});
+func.func @queries(%m: !dtensor.device_mesh<@mesh>,
+                   %x: tensor<?x4xf32> {dtensor.global = tensor<9x4xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>})
+    -> (index, index, index, tensor<?x4xf32>) {
+  %n = dtensor.shard_size %m mesh_dims = [0, 1] size = 9 : !dtensor.device_mesh<@mesh> -> index
+  %o = dtensor.shard_offset %m mesh_dims = [0, 1] size = 9 : !dtensor.device_mesh<@mesh> -> index
+  %c = dtensor.mesh_coord %m mesh_dims = [1, 0] : !dtensor.device_mesh<@mesh> -> index
+  %c0 = arith.constant 0 : index
+  %one = arith.constant 1 : index
+  %k = arith.subi %n, %one : index
+  %s = tensor.extract_slice %x[0, 0] [%k, 4] [1, 1] : tensor<?x4xf32> to tensor<?x4xf32>
+  return %n, %o, %c, %s : index, index, index, tensor<?x4xf32>
+}
+
+// -----
+
+// A Partial argument: DTensor's R -> P(sum) on floats divides by the
+// partial group's size (mode 1, divisor 2).
+dtensor.mesh @mesh shape = [2]
+
+// CHECK-LABEL: int main(
+// CHECK: rt::InputLayout a1_layout{rt::DType::F32, rt::Shape{4}, {{kTable[0-9]+}}, 1, double(0x1p+1), double(0x0p+0),
+func.func @partial(%m: !dtensor.device_mesh<@mesh>,
+                   %x: tensor<4xf32> {dtensor.global = tensor<4xf32, #dtensor.spec<@mesh, [P(sum)]>>})
+    -> tensor<4xf32> {
+  %r = dtensor.all_reduce %x, %m mesh_dims = [0] reduce = sum : tensor<4xf32>, !dtensor.device_mesh<@mesh> -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// A reduction kernel: the parallel loop runs through parallel_for, the
+// reduction loop nests inside; the init is written in place when this is
+// its last use.
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static {{.*}} f_rowsum(
+// CHECK: rt::Tensor [[R:v[0-9]+]] = rt::writable(std::move(
+// CHECK: rt::parallel_for(nflat, [&](int64_t flat) {
+// CHECK:   for (int64_t i0 = 0; i0 < n0; ++i0) {
+// CHECK:     for (int64_t i1 = 0; i1 < n1; ++i1) {
+// CHECK:       float [[A:v[0-9]+]] = p0[0 + i0 * s0_0 + i1 * s0_1];
+// CHECK:       float [[B:v[0-9]+]] = p1[0 + i0 * s1_0];
+// CHECK:       float [[S:v[0-9]+]] = float([[A]] + [[B]]);
+// CHECK:       p1[0 + i0 * s1_0] = [[S]];
+func.func @rowsum(%x: tensor<4x8xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}

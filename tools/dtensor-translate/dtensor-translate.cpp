@@ -1,0 +1,23 @@
+//===- dtensor-translate.cpp - compiled programs to source code -----------===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// mlir-translate with our translations: `--dtensor-to-cpp` emits a compiled
+// (local view) module as a C++ program over MPI (docs/CodeGen.md). The input
+// screen of dtensor-opt does not run here: the input is compiler output.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/InitAll.h"
+#include "dtensor/Target/Cpp.h"
+
+#include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
+
+int main(int argc, char **argv) {
+  mlir::dtensor::setCrashReportMessage();
+  mlir::dtensor::registerToCppTranslation();
+  return mlir::failed(mlir::mlirTranslateMain(
+      argc, argv, "dtensor-mlir translation driver\n"));
+}
