@@ -1503,7 +1503,155 @@ LogicalResult CppEmitter::emitMain(raw_ostream &out) {
   return success();
 }
 
+/// Every rank must issue the same collectives in the same order, or the
+/// job hangs. A value is rank-dependent when it comes from a mesh query, a
+/// collective (its groups differ), or a distributed argument that is not
+/// replicated (its shards differ); a plain tensor is the same on every rank,
+/// as in the global view. Control flow on a rank-dependent value around a
+/// collective (or a call that makes one) is an error here.
+LogicalResult checkUniformCollectives(ModuleOp module) {
+  // Each rank-dependent value, with the op its dependence comes from.
+  DenseMap<Value, Operation *> tainted;
+  auto taint = [&](Value v, Operation *origin) {
+    if (!tainted.count(v))
+      tainted[v] = origin;
+  };
+  auto visit = [&](Operation *op) {
+    if (auto fn = dyn_cast<func::FuncOp>(op)) {
+      if (fn.isExternal())
+        return;
+      for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
+        auto global = fn.getArgAttrOfType<TypeAttr>(i, kGlobalTypeAttrName);
+        SpecAttr spec = global ? getSpec(global.getValue()) : SpecAttr();
+        if (spec && llvm::any_of(spec.getPlacements(), [](const Placement &p) {
+              return !p.isReplicate();
+            }))
+          taint(arg, fn);
+      }
+      return;
+    }
+    Operation *origin = nullptr;
+    if (isa<MeshCoordOp, ShardSizeOp, ShardOffsetOp, AllGatherOp, AllReduceOp,
+            ReduceScatterOp, AllToAllOp, BroadcastOp, PermuteOp>(op))
+      origin = op;
+    for (Value v : op->getOperands())
+      if (!origin && tainted.count(v))
+        origin = tainted[v];
+    if (isa<scf::YieldOp, scf::ConditionOp>(op)) {
+      // What a region yields flows to its parent's results and, in a loop,
+      // to the next iteration's arguments.
+      Operation *parent = op->getParentOp();
+      ValueRange yielded = isa<scf::ConditionOp>(op)
+                               ? cast<scf::ConditionOp>(op).getArgs()
+                               : op->getOperands();
+      for (auto [k, v] : llvm::enumerate(yielded)) {
+        if (!tainted.count(v))
+          continue;
+        if (k < parent->getNumResults())
+          taint(parent->getResult(k), tainted[v]);
+        if (auto f = dyn_cast<scf::ForOp>(parent))
+          taint(f.getRegionIterArgs()[k], tainted[v]);
+        if (auto w = dyn_cast<scf::WhileOp>(parent)) {
+          Block &next = isa<scf::ConditionOp>(op) ? w.getAfter().front()
+                                                  : w.getBefore().front();
+          taint(next.getArgument(k), tainted[v]);
+        }
+      }
+      return;
+    }
+    // Loops and branches: each carried value on its own.
+    if (auto f = dyn_cast<scf::ForOp>(op)) {
+      for (Value b : {f.getLowerBound(), f.getUpperBound(), f.getStep()})
+        if (tainted.count(b)) {
+          taint(f.getInductionVar(), tainted[b]);
+          for (Value r : f.getResults())
+            taint(r, tainted[b]);
+        }
+      for (auto [k, init] : llvm::enumerate(f.getInitArgs()))
+        if (tainted.count(init)) {
+          taint(f.getRegionIterArgs()[k], tainted[init]);
+          taint(f.getResult(k), tainted[init]);
+        }
+      return;
+    }
+    if (auto w = dyn_cast<scf::WhileOp>(op)) {
+      for (auto [k, init] : llvm::enumerate(w.getInits()))
+        if (tainted.count(init))
+          taint(w.getBefore().front().getArgument(k), tainted[init]);
+      return;
+    }
+    if (auto i = dyn_cast<scf::IfOp>(op)) {
+      if (tainted.count(i.getCondition()))
+        for (Value r : i.getResults())
+          taint(r, tainted[i.getCondition()]);
+      return;
+    }
+    if (!origin)
+      return;
+    for (Value r : op->getResults())
+      taint(r, origin);
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          taint(arg, origin);
+  };
+  // Twice: a value carried round a loop reaches the loop's start the second
+  // time (carried chains longer than that are rare; each pass is linear).
+  for (int pass = 0; pass < 2; ++pass)
+    module.walk<WalkOrder::PreOrder>(visit);
+  // Functions that make collectives, directly or through calls.
+  DenseSet<Operation *> communicating;
+  bool changed = true;
+  auto makesCollective = [&](Operation *root) {
+    bool found = false;
+    root->walk([&](Operation *op) {
+      if (isa<AllGatherOp, AllReduceOp, ReduceScatterOp, AllToAllOp,
+              BroadcastOp, PermuteOp>(op))
+        found = true;
+      if (auto call = dyn_cast<func::CallOp>(op))
+        if (auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee()))
+          if (communicating.contains(callee))
+            found = true;
+    });
+    return found;
+  };
+  while (changed) {
+    changed = false;
+    for (auto fn : module.getOps<func::FuncOp>())
+      if (!communicating.contains(fn) && makesCollective(fn)) {
+        communicating.insert(fn);
+        changed = true;
+      }
+  }
+  WalkResult result = module.walk([&](Operation *op) {
+    Value decides;
+    if (auto i = dyn_cast<scf::IfOp>(op); i && tainted.count(i.getCondition()))
+      decides = i.getCondition();
+    if (auto f = dyn_cast<scf::ForOp>(op))
+      for (Value v : {f.getLowerBound(), f.getUpperBound(), f.getStep()})
+        if (tainted.count(v))
+          decides = v;
+    if (auto w = dyn_cast<scf::WhileOp>(op)) {
+      auto cond = cast<scf::ConditionOp>(w.getBefore().front().getTerminator());
+      if (tainted.count(cond.getCondition()))
+        decides = cond.getCondition();
+    }
+    if (!decides || !makesCollective(op))
+      return WalkResult::advance();
+    InFlightDiagnostic diag =
+        op->emitOpError("makes collectives under control flow that can differ "
+                        "between ranks; every rank must issue the same "
+                        "collectives in the same order, or the job hangs");
+    diag.attachNote(tainted[decides]->getLoc())
+        << "the rank-dependent value comes from here";
+    return WalkResult::interrupt();
+  });
+  return failure(result.wasInterrupted());
+}
+
 LogicalResult CppEmitter::emit(raw_ostream &out) {
+  if (failed(checkUniformCollectives(module)))
+    return failure();
   bodyStream = std::make_unique<llvm::raw_string_ostream>(body);
   os = std::make_unique<raw_indented_ostream>(*bodyStream);
   // Scalar helpers the kernels use.

@@ -47,3 +47,47 @@ func.func @unlowered(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4xf32>) -> tens
   %l = dtensor.to_local %d : tensor<4xf32, #dtensor.spec<@mesh, [R]>> -> tensor<4xf32>
   return %l : tensor<4xf32>
 }
+
+// -----
+
+// A collective under control flow that differs by rank would hang the job.
+dtensor.mesh @mesh shape = [2]
+func.func @divergent(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  // expected-note @+1 {{the rank-dependent value comes from here}}
+  %i = dtensor.mesh_coord %m mesh_dims = [0] : !dtensor.device_mesh<@mesh> -> index
+  %first = arith.cmpi eq, %i, %c0 : index
+  // expected-error @+1 {{makes collectives under control flow that can differ between ranks}}
+  %r = scf.if %first -> tensor<4xf32> {
+    %s = dtensor.all_reduce %x, %m mesh_dims = [0] reduce = sum : tensor<4xf32>, !dtensor.device_mesh<@mesh> -> tensor<4xf32>
+    scf.yield %s : tensor<4xf32>
+  } else {
+    scf.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// The same through a call, with a loop bound read from a sharded argument
+// (each rank holds a different element); a plain tensor would be the same on
+// every rank.
+dtensor.mesh @mesh shape = [2]
+func.func private @reduce(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %s = dtensor.all_reduce %x, %m mesh_dims = [0] reduce = sum : tensor<4xf32>, !dtensor.device_mesh<@mesh> -> tensor<4xf32>
+  return %s : tensor<4xf32>
+}
+// expected-note @+1 {{the rank-dependent value comes from here}}
+func.func @data_bound(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4xf32>,
+                      %n: tensor<1xi64> {dtensor.global = tensor<2xi64, #dtensor.spec<@mesh, [S(0)]>>}) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %k = tensor.extract %n[%c0] : tensor<1xi64>
+  %ub = arith.index_cast %k : i64 to index
+  // expected-error @+1 {{makes collectives under control flow that can differ between ranks}}
+  %r = scf.for %i = %c0 to %ub step %c1 iter_args(%acc = %x) -> tensor<4xf32> {
+    %s = func.call @reduce(%m, %acc) : (!dtensor.device_mesh<@mesh>, tensor<4xf32>) -> tensor<4xf32>
+    scf.yield %s : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
