@@ -2,6 +2,7 @@
 # lit configuration for dtensor-mlir's regression tests.
 
 import os
+import shutil
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -29,3 +30,13 @@ llvm_config.add_tool_substitutions(tools, tool_dirs)
 # crashes, and tests that need our crash message are unsupported there.
 if "-fsanitize=address" in getattr(config, "dtensor_cxx_flags", ""):
     config.available_features.add("asan")
+
+# Compiled programs run as mpirun jobs where Open MPI and the runtime are
+# (scripts/setup.sh installs Open MPI; the build makes the runtime).
+if shutil.which("mpirun") and os.path.exists(
+        os.path.join(config.dtensor_obj_root, "lib", "dtensor-rt.env")):
+    config.available_features.add("mpi")
+    # Open MPI wants a home directory and, when run as root, says so.
+    for var in ["HOME", "OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"]:
+        if var in os.environ:
+            config.environment[var] = os.environ[var]

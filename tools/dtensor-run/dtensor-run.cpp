@@ -451,90 +451,143 @@ static std::string readLog(StringRef path) {
   return text.str();
 }
 
-/// --target=mpi: emits, builds and runs the compiled entry as an mpirun job
-/// and compares every rank's outputs with the interpreter's run of the same
-/// compiled program (`localResults`).
-static int runOnTarget(ModuleOp compiled, func::FuncOp entry,
-                       const std::vector<MValue> &args,
-                       const std::vector<std::optional<Tensor>> &globals,
-                       const std::map<unsigned, std::string> &files,
-                       const std::vector<MValue> &localResults,
-                       int64_t ranks) {
-  std::string error;
+/// --target=mpi: what one entry contributes to the mpirun job, and what its
+/// ranks must return (the interpreter's run of the same compiled program).
+struct TargetJob {
+  std::string entry;
+  /// `--input` values for the executable: N=path.
+  std::vector<std::string> inputs;
+  std::vector<MValue> expected;
+};
+
+/// The directory the target's files go to, made once per dtensor-run.
+static FailureOr<std::string> targetDir() {
+  static std::string made;
+  if (!made.empty())
+    return made;
   SmallString<128> dir;
   if (!keepTargetDir.empty()) {
     dir = keepTargetDir;
     if (auto ec = llvm::sys::fs::create_directories(dir))
-      return fail("--keep-target-dir '" + keepTargetDir + "': " + ec.message());
-  } else if (auto ec = llvm::sys::fs::createUniqueDirectory("dtensor-run", dir)) {
-    return fail("cannot make a temporary directory: " + ec.message());
+      return fail("--keep-target-dir '" + keepTargetDir + "': " + ec.message()),
+             failure();
+  } else if (auto ec =
+                 llvm::sys::fs::createUniqueDirectory("dtensor-run", dir)) {
+    return fail("cannot make a temporary directory: " + ec.message()), failure();
   }
+  made = std::string(dir);
+  return made;
+}
+
+static std::string joinPath(StringRef dir, const Twine &a, const Twine &b = "") {
+  SmallString<128> p(dir);
+  llvm::sys::path::append(p, a, b);
+  return std::string(p);
+}
+
+/// Writes the inputs of `entry` for the executable and records the job.
+static int addTargetJob(func::FuncOp entry,
+                        const std::vector<std::optional<Tensor>> &globals,
+                        const std::map<unsigned, std::string> &files,
+                        const std::vector<MValue> &localResults,
+                        std::vector<TargetJob> &jobs) {
+  FailureOr<std::string> dir = targetDir();
+  if (failed(dir))
+    return 1;
+  TargetJob job;
+  job.entry = entry.getName().str();
+  job.expected = localResults;
+  std::string inDir = joinPath(*dir, "in", job.entry);
+  llvm::sys::fs::create_directories(inDir);
+  std::string error;
+  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
+    if (llvm::isa<DeviceMeshType>(type))
+      continue;
+    auto it = files.find(i);
+    if (it != files.end() && it->second.find("{rank}") != std::string::npos) {
+      job.inputs.push_back(std::to_string(i) + "=" + it->second);
+      continue;
+    }
+    if (!globals[i])
+      return fail("argument " + std::to_string(i) +
+                  " cannot be given to the emitted program");
+    std::string file = joinPath(inDir, "in" + std::to_string(i) + ".npy");
+    if (!writeNpy(file, *globals[i], error))
+      return fail(error);
+    job.inputs.push_back(std::to_string(i) + "=" + file);
+  }
+  jobs.push_back(std::move(job));
+  return 0;
+}
+
+/// Emits the compiled module once, builds it once, and runs every job's
+/// entry in one mpirun job (`--batch`); compares every rank's outputs.
+/// Returns the number of entries that failed.
+static int runTargetJobs(ModuleOp compiled, std::vector<TargetJob> &jobs,
+                         int64_t ranks) {
+  if (jobs.empty())
+    return 0;
+  FailureOr<std::string> dirOr = targetDir();
+  if (failed(dirOr))
+    return static_cast<int>(jobs.size());
+  std::string dir = *dirOr;
   struct Cleanup {
-    SmallString<128> dir;
+    std::string dir;
     bool keep;
     ~Cleanup() {
       if (!keep)
         llvm::sys::fs::remove_directories(dir);
     }
   } cleanup{dir, !keepTargetDir.empty()};
-  auto path = [&](const Twine &name) {
-    SmallString<128> p(dir);
-    llvm::sys::path::append(p, name);
-    return std::string(p);
+  auto all = [&](const Twine &why) {
+    fail(why);
+    return static_cast<int>(jobs.size());
   };
+  std::string error;
 
   // Emit.
+  std::string source = joinPath(dir, "program.cpp");
   OwningOpRef<ModuleOp> program = compiled.clone();
   {
     std::error_code ec;
-    llvm::raw_fd_ostream os(path("program.cpp"), ec);
+    llvm::raw_fd_ostream os(source, ec);
     if (ec)
-      return fail("cannot write '" + path("program.cpp") + "': " + ec.message());
+      return all("cannot write '" + source + "': " + ec.message());
     if (failed(prepareForCpp(*program)) || failed(emitCpp(*program, os)))
-      return fail("the compiled program cannot be emitted as C++ (see the "
-                  "error above)");
+      return all("the compiled program cannot be emitted as C++ (see the "
+                 "error above)");
   }
   // Build, with dtensor-build next to this executable.
   std::string self = llvm::sys::fs::getMainExecutable(
-      nullptr, reinterpret_cast<void *>(&runOnTarget));
+      nullptr, reinterpret_cast<void *>(&runTargetJobs));
   SmallString<128> build(llvm::sys::path::parent_path(self));
   llvm::sys::path::append(build, "dtensor-build");
   if (!llvm::sys::fs::can_execute(build))
-    return fail("--target=mpi needs dtensor-build next to dtensor-run ('" +
-                build + "' is missing)");
-  int rc = runProgram("/bin/bash",
-                      {std::string(build), path("program.cpp"), "-o",
-                       path("program")},
-                      path("build.log"), 600, error);
+    return all("--target=mpi needs dtensor-build next to dtensor-run ('" +
+               build + "' is missing)");
+  std::string binary = joinPath(dir, "program");
+  int rc = runProgram("/bin/bash", {std::string(build), source, "-o", binary},
+                      joinPath(dir, "build.log"), 600, error);
   if (rc != 0)
-    return fail("building the emitted program failed (" +
-                (error.empty() ? "exit " + std::to_string(rc) : error) +
-                "):\n" + readLog(path("build.log")));
+    return all("building the emitted program failed (" +
+               (error.empty() ? "exit " + std::to_string(rc) : error) +
+               "):\n" + readLog(joinPath(dir, "build.log")));
 
-  // Inputs: each tensor argument's global tensor (or its per-rank files).
-  std::vector<std::string> runArgs;
-  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
-    if (llvm::isa<DeviceMeshType>(type))
-      continue;
-    auto it = files.find(i);
-    if (it != files.end() && it->second.find("{rank}") != std::string::npos) {
-      runArgs.push_back("--input");
-      runArgs.push_back(std::to_string(i) + "=" + it->second);
-      continue;
+  // One batch file: a line per entry, its name then its --input values.
+  std::string batch = joinPath(dir, "batch.txt");
+  std::string outDir = joinPath(dir, "out");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(batch, ec);
+    if (ec)
+      return all("cannot write '" + batch + "': " + ec.message());
+    for (const TargetJob &job : jobs) {
+      os << job.entry;
+      for (const std::string &in : job.inputs)
+        os << " " << in;
+      os << "\n";
     }
-    if (!globals[i])
-      return fail("argument " + std::to_string(i) +
-                  " cannot be given to the emitted program");
-    std::string file = path("in" + std::to_string(i) + ".npy");
-    if (!writeNpy(file, *globals[i], error))
-      return fail(error);
-    runArgs.push_back("--input");
-    runArgs.push_back(std::to_string(i) + "=" + file);
   }
-  runArgs.push_back("--entry");
-  runArgs.push_back(entry.getName().str());
-  runArgs.push_back("--output-dir");
-  runArgs.push_back(path("out"));
 
   // Run.
   std::string launcher = "mpirun";
@@ -542,8 +595,8 @@ static int runOnTarget(ModuleOp compiled, func::FuncOp entry,
     launcher = e;
   auto found = llvm::sys::findProgramByName(launcher);
   if (!found)
-    return fail("--target=mpi needs '" + launcher +
-                "' (install openmpi-bin, or set DTENSOR_MPIRUN)");
+    return all("--target=mpi needs '" + launcher +
+               "' (install openmpi-bin, or set DTENSOR_MPIRUN)");
   std::vector<std::string> mpiArgs;
   if (const char *flags = std::getenv("DTENSOR_MPIRUN_FLAGS")) {
     SmallVector<StringRef> parts;
@@ -558,65 +611,78 @@ static int runOnTarget(ModuleOp compiled, func::FuncOp entry,
   }
   mpiArgs.push_back("-np");
   mpiArgs.push_back(std::to_string(ranks));
-  mpiArgs.push_back(path("program"));
-  mpiArgs.insert(mpiArgs.end(), runArgs.begin(), runArgs.end());
+  mpiArgs.push_back(binary);
+  mpiArgs.push_back("--batch");
+  mpiArgs.push_back(batch);
+  mpiArgs.push_back("--output-dir");
+  mpiArgs.push_back(outDir);
   // One thread per process unless the user chose: ranks share the cores.
   ::setenv("OMP_NUM_THREADS", "1", /*overwrite=*/0);
   ::setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/0);
-  rc = runProgram(*found, mpiArgs, path("run.log"), 600, error);
+  rc = runProgram(*found, mpiArgs, joinPath(dir, "run.log"), 900, error);
   if (rc != 0)
-    return fail("the mpirun job failed (" +
-                (error.empty() ? "exit " + std::to_string(rc) : error) +
-                "):\n" + readLog(path("run.log")));
+    return all("the mpirun job failed (" +
+               (error.empty() ? "exit " + std::to_string(rc) : error) +
+               "):\n" + readLog(joinPath(dir, "run.log")));
 
   // Compare every rank's outputs.
-  int mismatches = 0;
-  for (size_t i = 0; i < localResults.size(); ++i) {
-    for (int64_t r = 0; r < ranks; ++r) {
-      std::string file = path("out/out" + std::to_string(i) + ".rank" +
-                              std::to_string(r) + ".npy");
-      std::optional<Tensor> got = readNpy(file, error);
-      if (!got) {
-        llvm::errs() << "@" << entry.getName() << " output " << i << ": rank "
-                     << r << " wrote nothing readable: " << error << "\n";
-        ++mismatches;
-        break;
-      }
-      const RValue &want = localResults[i].on(r);
-      std::optional<std::string> diff;
-      if (want.kind == RValue::Kind::Tensor) {
-        diff = compareTarget(*got, want.tensor);
-      } else if (want.kind == RValue::Kind::Int ||
-                 want.kind == RValue::Kind::Float) {
-        double a = got->numElements() == 1 ? got->at(0) : NAN;
-        double b = want.kind == RValue::Kind::Int ? double(want.i) : want.f;
-        if (std::fabs(a - b) > 1e-5 * (1 + std::fabs(b)))
-          diff = "scalar " + std::to_string(a) + ", expected " +
-                 std::to_string(b);
-      } else {
-        diff = "an output the target cannot return";
-      }
-      if (diff) {
-        llvm::errs() << "@" << entry.getName() << " output " << i << ": rank "
-                     << r << " of the mpirun job differs: " << *diff << "\n";
-        ++mismatches;
-        break;
+  int failedEntries = 0;
+  for (const TargetJob &job : jobs) {
+    int mismatches = 0;
+    for (size_t i = 0; i < job.expected.size() && !mismatches; ++i) {
+      for (int64_t r = 0; r < ranks; ++r) {
+        std::string file =
+            joinPath(outDir, job.entry,
+                     "out" + std::to_string(i) + ".rank" + std::to_string(r) +
+                         ".npy");
+        std::optional<Tensor> got = readNpy(file, error);
+        if (!got) {
+          llvm::errs() << "@" << job.entry << " output " << i << ": rank " << r
+                       << " wrote nothing readable: " << error << "\n";
+          ++mismatches;
+          break;
+        }
+        const RValue &want = job.expected[i].on(r);
+        std::optional<std::string> diff;
+        if (want.kind == RValue::Kind::Tensor) {
+          diff = compareTarget(*got, want.tensor);
+        } else if (want.kind == RValue::Kind::Int ||
+                   want.kind == RValue::Kind::Float) {
+          double a = got->numElements() == 1 ? got->at(0) : NAN;
+          double b = want.kind == RValue::Kind::Int ? double(want.i) : want.f;
+          if (!(std::fabs(a - b) <= 1e-5 * (1 + std::fabs(b))))
+            diff = "scalar " + std::to_string(a) + ", expected " +
+                   std::to_string(b);
+        } else {
+          diff = std::string("an output the target cannot return");
+        }
+        if (diff) {
+          llvm::errs() << "@" << job.entry << " output " << i << ": rank " << r
+                       << " of the mpirun job differs: " << *diff << "\n";
+          ++mismatches;
+          break;
+        }
       }
     }
+    if (mismatches) {
+      ++failedEntries;
+      continue;
+    }
+    if (!quiet)
+      llvm::outs() << "verified @" << job.entry << " on target mpi: "
+                   << job.expected.size() << " output(s) of " << ranks
+                   << " MPI process(es) match the interpreter\n";
   }
-  if (mismatches)
-    return fail(std::to_string(mismatches) +
-                " output(s) of the mpirun job differ from the interpreter");
-  if (!quiet)
-    llvm::outs() << "verified @" << entry.getName() << " on target mpi: "
-                 << localResults.size() << " output(s) of " << ranks
-                 << " MPI process(es) match the interpreter\n";
-  return 0;
+  if (failedEntries)
+    fail(std::to_string(failedEntries) +
+         " function(s) of the mpirun job differ from the interpreter");
+  return failedEntries;
 }
 
 /// Runs one entry (and checks it against the compiled program when there is
 /// one). Returns 1 on failure, after printing why.
-static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry) {
+static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry,
+                    std::vector<TargetJob> *targetJobs) {
   std::string error;
 
   Interpreter reference(module);
@@ -876,9 +942,9 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry) {
                  << " output(s) of the compiled program match the original on "
                  << ranks << " rank(s)\n";
     reported = compiledRun.get();
-    if (target == "mpi") {
-      if (int rc = runOnTarget(compiled, compiledEntry, args, globals, files,
-                               localResults, ranks))
+    if (target == "mpi" && targetJobs) {
+      if (int rc = addTargetJob(compiledEntry, globals, files, localResults,
+                                *targetJobs))
         return rc;
     }
   }
@@ -1007,8 +1073,15 @@ int main(int argc, char **argv) {
                     : "no function @" + entryName + " with a body");
   }
   int failures = 0;
+  std::vector<TargetJob> targetJobs;
   for (func::FuncOp entry : entries)
-    failures += runEntry(*module, compiled ? *compiled : ModuleOp(), entry);
+    failures += runEntry(*module, compiled ? *compiled : ModuleOp(), entry,
+                         &targetJobs);
+  // The real run: one build and one mpirun job for every entry that passed.
+  if (target == "mpi" && compiled) {
+    Interpreter sizing(*module);
+    failures += runTargetJobs(*compiled, targetJobs, sizing.numRanks());
+  }
   if (allEntries)
     llvm::outs() << (verify ? "verified " : "ran ")
                  << entries.size() - failures << " of " << entries.size()

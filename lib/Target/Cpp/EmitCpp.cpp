@@ -1374,8 +1374,11 @@ LogicalResult CppEmitter::emitMain(raw_ostream &out) {
     for (auto &[color, key] : meshGroupsEmitted[mesh.getSymName().str()])
       o << m << ".addGroup(" << color << ", " << key << ");\n";
   }
+  o << "for (const std::string &entry : session.run()) {\n";
+  o.indent();
+  o << "session.begin(entry);\n";
   for (func::FuncOp fn : entries) {
-    o << "if (session.entry() == " << quoted(fn.getSymName()) << ") {\n";
+    o << "if (entry == " << quoted(fn.getSymName()) << ") {\n";
     o.indent();
     SmallVector<std::string> args;
     for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
@@ -1475,10 +1478,18 @@ LogicalResult CppEmitter::emitMain(raw_ostream &out) {
       o << "});\n";
       args.push_back(a);
     }
-    o << "auto results = f_" << fn.getSymName() << "(";
+    o << "auto call = [&]() { return f_" << fn.getSymName() << "(";
     for (auto [i, a] : llvm::enumerate(args))
       o << (i ? ", " : "") << a;
-    o << ");\n";
+    o << "); };\n";
+    o << "session.startStep();\n";
+    o << "auto results = call();\n";
+    o << "session.endStep();\n";
+    o << "for (int step = 1; step < session.repeats(); ++step) {\n";
+    o << "  session.startStep();\n";
+    o << "  results = call();\n";
+    o << "  session.endStep();\n";
+    o << "}\n";
     for (auto [i, t] : llvm::enumerate(fn.getResultTypes())) {
       if (isa<RankedTensorType>(t)) {
         o << "session.output(" << i << ", std::get<" << i << ">(results));\n";
@@ -1497,6 +1508,8 @@ LogicalResult CppEmitter::emitMain(raw_ostream &out) {
     o.unindent();
     o << "}\n";
   }
+  o.unindent();
+  o << "}\n";
   o << "return session.finish();\n";
   o.unindent();
   o << "}\n";
@@ -1674,7 +1687,8 @@ LogicalResult CppEmitter::emit(raw_ostream &out) {
       << "// dtensor-build, run with mpirun (docs/CodeGen.md).\n\n"
       << "#include \"dtensor_rt/Runtime.h\"\n\n"
       << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n"
-      << "#include <cstring>\n#include <limits>\n#include <tuple>\n"
+      << "#include <cstring>\n#include <limits>\n#include <string>\n"
+      << "#include <tuple>\n"
       << "#include <utility>\n\n"
       << "namespace rt = dtensor_rt;\n\nnamespace {\n\n"
       << "template <typename T> T rt_floordiv(T a, T b) {\n"

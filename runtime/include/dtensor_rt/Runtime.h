@@ -1,0 +1,355 @@
+//===- Runtime.h - what emitted dtensor-mlir programs call ------*- C++ -*-===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// The runtime of programs emitted by `dtensor-translate --dtensor-to-cpp`
+// (docs/CodeGen.md). Plain C++17 over MPI, OpenMP and CBLAS; no LLVM, no
+// MLIR. Everything a rank needs:
+//
+//   - Tensor: a dense row-major buffer with value semantics by reference
+//     count (copy-on-write through `writable`), storage from a pool keyed by
+//     byte size, so a program's steady state allocates nothing;
+//   - data movement and kernels the emitter calls (slices, pad, concat,
+//     fill, matmul) and `parallel_for`, the one loop every emitted
+//     element-wise or reduction kernel runs through;
+//   - Mesh: the world communicator split eagerly, in program order, into one
+//     communicator per group the program uses. The compiler computes every
+//     group with the layout core and emits, per world rank, the color and
+//     key of the split, so the runtime never re-derives a group;
+//   - collectives with the exact semantics of the dtensor dialect's ops
+//     (DTensorCollectiveOps.td), synchronous and started (`Future`), with
+//     a count of the bytes each rank sends;
+//   - Session: MPI start-up, the command line (`--input`, `--output-dir`,
+//     `--entry`, `--comm-report`), each rank reading only its own box of an
+//     input .npy, writing `outN.rankR.npy`, and failing every rank cleanly
+//     with the rank, the op and its source location.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_RT_RUNTIME_H
+#define DTENSOR_RT_RUNTIME_H
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dtensor_rt {
+
+//===----------------------------------------------------------------------===//
+// Element types and errors
+//===----------------------------------------------------------------------===//
+
+enum class DType : uint8_t { F32, F64, F16, BF16, I1, I8, I16, I32, I64 };
+
+/// Bytes per element (I1 is stored as one byte, 0 or 1).
+size_t dtypeBytes(DType t);
+const char *dtypeName(DType t);
+
+/// Prints `dtensor runtime: rank R: WHERE: MESSAGE` to stderr and aborts
+/// every rank (MPI_Abort), so a failing rank never leaves the others hanging.
+/// `where` is the op and its source location, e.g.
+/// `dtensor.all_gather at model.mlir:12:5`; may be null.
+[[noreturn]] void fail(const char *where, const std::string &message);
+
+//===----------------------------------------------------------------------===//
+// Tensor
+//===----------------------------------------------------------------------===//
+
+using Shape = std::vector<int64_t>;
+
+/// Number of elements of `shape` (1 for rank 0).
+int64_t numElements(const Shape &shape);
+
+/// A dense, row-major, contiguous buffer. Copies share storage; a kernel
+/// that writes first calls `writable`, which copies only when the storage
+/// is shared. Storage comes from a per-process pool keyed by byte size.
+class Tensor {
+public:
+  Tensor() = default;
+  /// Uninitialized storage (the pool's bytes; contents unspecified).
+  static Tensor empty(DType dtype, Shape shape);
+  /// Zero-filled.
+  static Tensor zeros(DType dtype, Shape shape);
+  /// A copy of `bytes` (numElements(shape) * dtypeBytes(dtype) of them).
+  static Tensor fromBytes(DType dtype, Shape shape, const void *bytes);
+
+  DType dtype() const { return dtype_; }
+  const Shape &shape() const { return shape_; }
+  int64_t rank() const { return static_cast<int64_t>(shape_.size()); }
+  int64_t dim(int64_t d) const { return shape_[static_cast<size_t>(d)]; }
+  int64_t numel() const { return numElements(shape_); }
+  size_t bytes() const { return static_cast<size_t>(numel()) * dtypeBytes(dtype_); }
+
+  void *raw() { return data_; }
+  const void *raw() const { return data_; }
+  template <typename T> T *data() { return static_cast<T *>(data_); }
+  template <typename T> const T *data() const {
+    return static_cast<const T *>(data_);
+  }
+
+  /// Whether no other Tensor shares this storage.
+  bool unique() const { return storage_.use_count() <= 1; }
+  /// A deep copy.
+  Tensor clone() const;
+  /// The same storage with another shape of the same element count
+  /// (collapse_shape, expand_shape, reshape).
+  Tensor reshaped(Shape shape) const;
+
+private:
+  std::shared_ptr<void> storage_;
+  void *data_ = nullptr;
+  DType dtype_ = DType::F32;
+  Shape shape_;
+};
+
+/// `t` itself when its storage is not shared, else a copy: what a kernel
+/// writing into an `outs` operand calls.
+Tensor writable(Tensor t);
+
+//===----------------------------------------------------------------------===//
+// Kernels and data movement (tensor dialect semantics)
+//===----------------------------------------------------------------------===//
+
+/// Runs `body(i)` for i in [0, n): an OpenMP loop on the host (the CUDA
+/// flavour launches a grid-stride kernel with the same body).
+template <typename F> void parallel_for(int64_t n, const F &body) {
+#pragma omp parallel for schedule(static) if (n > 4096)
+  for (int64_t i = 0; i < n; ++i)
+    body(i);
+}
+
+/// tensor.extract_slice: `sizes` of the source (before dropping unit dims),
+/// `resultShape` after the rank reduction.
+Tensor extractSlice(const Tensor &source, const Shape &offsets,
+                    const Shape &sizes, const Shape &strides,
+                    const Shape &resultShape);
+/// tensor.insert_slice: `dest` with the box written from `source` (whose
+/// element count equals the product of `sizes`).
+Tensor insertSlice(const Tensor &source, Tensor dest, const Shape &offsets,
+                   const Shape &sizes, const Shape &strides);
+/// tensor.pad with a constant: `padValue` points at one element of the
+/// tensor's dtype.
+Tensor pad(const Tensor &source, const Shape &low, const Shape &high,
+           const void *padValue);
+/// tensor.concat along `dim`.
+Tensor concat(int64_t dim, const std::vector<Tensor> &parts);
+/// linalg.fill: every element of `dest` set to *value (one element of its
+/// dtype).
+Tensor fill(Tensor dest, const void *value);
+/// linalg.matmul (A: MxK, B: KxN, C: MxN) and linalg.batch_matmul
+/// (BxMxK, BxKxN, BxMxN): C + A*B. CBLAS for f32 and f64, a loop otherwise.
+Tensor matmul(const Tensor &a, const Tensor &b, Tensor c);
+Tensor batchMatmul(const Tensor &a, const Tensor &b, Tensor c);
+
+//===----------------------------------------------------------------------===//
+// Mesh and collectives
+//===----------------------------------------------------------------------===//
+
+enum class Reduction : uint8_t { Sum, Avg, Max, Min, Product };
+
+/// One communicator of a mesh: the group of ranks that differ only along
+/// some mesh dims, ordered as the core's `meshGroups` orders it.
+struct Group {
+  void *comm = nullptr; ///< the MPI_Comm (opaque here: no mpi.h in this header)
+  int size = 0;         ///< ranks in the group
+  int rank = 0;         ///< this process's index in the group
+};
+
+/// A device mesh over MPI_COMM_WORLD. The world size must equal the number
+/// of mesh ranks (Session checks it); world rank r is mesh rank r.
+class Mesh {
+public:
+  explicit Mesh(Shape shape);
+  ~Mesh();
+  Mesh(const Mesh &) = delete;
+  Mesh &operator=(const Mesh &) = delete;
+
+  const Shape &shape() const { return shape_; }
+  int64_t size() const;
+  /// This process's mesh rank.
+  int64_t rank() const { return rank_; }
+
+  /// Splits the world communicator: this rank joins the group `color[rank]`
+  /// at position `key[rank]` (both arrays have one entry per world rank, as
+  /// the compiler emits them). Collective over the world: every rank calls
+  /// addGroup in the same order. Returns the group's id.
+  int addGroup(const int64_t *color, const int64_t *key);
+  const Group &group(int id) const;
+
+private:
+  Shape shape_;
+  int64_t rank_ = 0;
+  std::vector<Group> groups_;
+};
+
+/// A started collective. `wait` completes it (MPI_Wait plus any
+/// unpacking) and returns the result; a Future is waited at most once.
+class Future {
+public:
+  Future() = default;
+  Tensor wait();
+  struct State;
+
+private:
+  friend Future startCollective(std::shared_ptr<State>);
+  std::shared_ptr<State> state_;
+};
+
+/// The dialect's collectives over group `group` of `mesh`; `where` names the
+/// op and location for errors. Each `...Start` returns a Future; the plain
+/// form is `...Start(...).wait()`. Inputs may be of any dtype but I1 is sent
+/// as bytes; f16/bf16 reductions use a 2-byte type and a user MPI_Op.
+Future allGatherStart(Mesh &mesh, int group, const Tensor &input,
+                      int64_t gatherDim, const char *where);
+Future allReduceStart(Mesh &mesh, int group, const Tensor &input,
+                      Reduction reduce, const char *where);
+Future reduceScatterStart(Mesh &mesh, int group, const Tensor &input,
+                          int64_t scatterDim, Reduction reduce,
+                          const char *where);
+Future allToAllStart(Mesh &mesh, int group, const Tensor &input,
+                     int64_t splitDim, int64_t concatDim, const char *where);
+Future broadcastStart(Mesh &mesh, int group, const Tensor &input,
+                      int64_t root, const char *where);
+/// `pairs` holds `numPairs` (source, target) pairs of group ranks,
+/// flattened; a rank that receives nothing gets zeros.
+Future permuteStart(Mesh &mesh, int group, const Tensor &input,
+                    const int64_t *pairs, size_t numPairs, const char *where);
+
+inline Tensor allGather(Mesh &m, int g, const Tensor &x, int64_t d,
+                        const char *w) {
+  return allGatherStart(m, g, x, d, w).wait();
+}
+inline Tensor allReduce(Mesh &m, int g, const Tensor &x, Reduction r,
+                        const char *w) {
+  return allReduceStart(m, g, x, r, w).wait();
+}
+inline Tensor reduceScatter(Mesh &m, int g, const Tensor &x, int64_t d,
+                            Reduction r, const char *w) {
+  return reduceScatterStart(m, g, x, d, r, w).wait();
+}
+inline Tensor allToAll(Mesh &m, int g, const Tensor &x, int64_t s, int64_t c,
+                       const char *w) {
+  return allToAllStart(m, g, x, s, c, w).wait();
+}
+inline Tensor broadcast(Mesh &m, int g, const Tensor &x, int64_t root,
+                        const char *w) {
+  return broadcastStart(m, g, x, root, w).wait();
+}
+inline Tensor permute(Mesh &m, int g, const Tensor &x, const int64_t *pairs,
+                      size_t n, const char *w) {
+  return permuteStart(m, g, x, pairs, n, w).wait();
+}
+
+/// Bytes this rank has sent, per collective kind, since start-up (what
+/// `--comm-report` prints; compare with `dtensor-opt --dtensor-comm-report`).
+struct CommStats {
+  int64_t calls[6] = {0, 0, 0, 0, 0, 0};
+  int64_t bytesSent[6] = {0, 0, 0, 0, 0, 0};
+};
+/// Kinds in CommStats order.
+extern const char *const kCollectiveNames[6]; // all_gather, all_reduce,
+                                              // reduce_scatter, all_to_all,
+                                              // broadcast, permute
+const CommStats &commStats();
+
+//===----------------------------------------------------------------------===//
+// Session: start-up, inputs, outputs
+//===----------------------------------------------------------------------===//
+
+/// How a rank's piece of a distributed input is made from the global file,
+/// as the compiler computed it with the layout core (see Session::input).
+struct InputLayout {
+  DType dtype;
+  Shape globalShape;
+  /// Per world rank, 2 * rank(globalShape) values: the box's offsets, then
+  /// its sizes (an empty shard has size 0 on some dim).
+  const int64_t *boxes;
+  /// Partial inputs (DTensor's R -> P): 0 none; 1 divide every element by
+  /// `divisor` (float sums); 2 keep the value on the ranks whose `first`
+  /// entry is 1 and set the others to the reduction's identity `identity`
+  /// (integer sums: 0, products: 1).
+  int partialMode = 0;
+  double divisor = 1;
+  double identity = 0;
+  const int64_t *first = nullptr; ///< per world rank, for partialMode 2
+};
+
+class Session {
+public:
+  /// MPI_Init, then the command line:
+  ///   --input N=FILE.npy   argument N's global tensor (each rank reads only
+  ///                        its own box), or with `{rank}` in FILE one file
+  ///                        per rank holding that rank's local tensor;
+  ///   --output-dir DIR     writes outN.rankR.npy for every tensor result;
+  ///   --entry NAME         the function to run (default: the only one);
+  ///   --batch FILE         runs several entries in one job: each line of
+  ///                        FILE is an entry name followed by its N=FILE
+  ///                        inputs; outputs go to DIR/NAME/outN.rankR.npy;
+  ///   --repeat K           runs the entry K times and prints the best time
+  ///                        of one run (the slowest rank's);
+  ///   --comm-report        rank 0 prints every rank's collective counts;
+  ///   --help.
+  /// Fails cleanly (every rank) on a bad flag, or when the world size is not
+  /// `meshRanks`.
+  Session(int &argc, char **&argv, int64_t meshRanks,
+          const std::vector<std::string> &entries);
+  ~Session();
+
+  /// The entries to run, in order: one, or the batch's.
+  const std::vector<std::string> &run() const { return run_; }
+  /// Selects entry `name` of run(): its inputs and output directory.
+  void begin(const std::string &name);
+  /// The entry begin() selected.
+  const std::string &entry() const { return entry_; }
+  /// How many times to run the entry (--repeat; 1 by default), and the
+  /// timer around each run.
+  int repeats() const { return repeats_; }
+  void startStep();
+  void endStep();
+  int64_t rank() const { return rank_; }
+  int64_t worldSize() const { return worldSize_; }
+
+  /// Argument `index`'s local tensor for this rank: its box of the global
+  /// .npy (read by offset, never the whole file) with the Partial rule
+  /// applied; or the per-rank file as is. Errors name the argument and file.
+  /// `localShape` has -1 for dims whose size varies by rank.
+  Tensor input(int index, const InputLayout &layout, const Shape &localShape);
+  /// Writes result `index` as DIR/out{index}.rank{R}.npy (when --output-dir
+  /// was given).
+  void output(int index, const Tensor &value);
+  /// MPI_Finalize (after the comm report); the process's exit code.
+  int finish();
+
+private:
+  std::vector<std::string> run_;
+  std::string entry_;
+  /// Per entry, its --input values (index, path).
+  std::vector<std::vector<std::pair<int, std::string>>> inputsOf_;
+  std::vector<std::pair<int, std::string>> inputs_;
+  std::string outputDir_, entryOutputDir_;
+  bool batch_ = false, commReport_ = false;
+  int repeats_ = 1;
+  double stepStart_ = 0, bestStep_ = -1;
+  int64_t rank_ = 0, worldSize_ = 1;
+};
+
+/// .npy I/O, also used by the runtime's tests. `readNpyBox` reads the box
+/// [offsets, offsets + sizes) of a C-order .npy file, one contiguous row at
+/// a time; errors go to `error` (the file name and what is wrong).
+bool readNpyBox(const std::string &path, DType dtype, const Shape &shape,
+                const Shape &offsets, const Shape &sizes, Tensor &out,
+                std::string &error);
+bool readNpy(const std::string &path, DType dtype, Tensor &out,
+             std::string &error);
+bool writeNpy(const std::string &path, const Tensor &value,
+              std::string &error);
+
+} // namespace dtensor_rt
+
+#endif // DTENSOR_RT_RUNTIME_H
