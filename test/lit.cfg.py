@@ -23,7 +23,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.dtensor_tools_dir, config.llvm_tools_dir]
 tools = ["dtensor-opt", "dtensor-plan", "dtensor-run", "dtensor-translate",
-         "dtensor-build"]
+         "dtensor-build", "dtensor-rt-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # A sanitizer build (scripts/sanitize.sh): its own signal handlers report
@@ -36,6 +36,8 @@ if "-fsanitize=address" in getattr(config, "dtensor_cxx_flags", ""):
 if shutil.which("mpirun") and os.path.exists(
         os.path.join(config.dtensor_obj_root, "lib", "dtensor-rt.env")):
     config.available_features.add("mpi")
+    config.substitutions.append(
+        ("%mpi_root_flag", "--allow-run-as-root" if os.getuid() == 0 else ""))
     # Open MPI wants a home directory and, when run as root, says so.
     for var in ["HOME", "OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"]:
         if var in os.environ:

@@ -1,0 +1,490 @@
+//===- RuntimeTest.cpp - the runtime under mpirun -------------------------===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Run under mpirun (test/Target/Runtime/*.test):
+//
+//   dtensor-rt-test groups MESH        every ordered subset of MESH's dims:
+//                                      the communicator's members, in order,
+//                                      equal the layout core's meshGroups
+//   dtensor-rt-test collectives MESH   every collective on every group, dims
+//                                      0 and 1, every reduction, f32 / f64 /
+//                                      i32 / i64 / f16, against a reference
+//                                      computed from every rank's (known)
+//                                      input; permute zero-fill; two started
+//                                      collectives in flight at once
+//   dtensor-rt-test npy DIR            box reads of .npy files (empty box
+//                                      included) and their errors
+//   dtensor-rt-test tensors            pool reuse and copy-on-write
+//
+// Rank 0 prints one summary line; any failure prints the rank, the case and
+// the first wrong element, and exits 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Core/Layout.h"
+#include "dtensor_rt/Runtime.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+using namespace dtensor_rt;
+
+namespace {
+
+int worldRank = 0, worldSize = 1;
+int failures = 0;
+
+void check(bool ok, const std::string &what) {
+  if (ok)
+    return;
+  std::fprintf(stderr, "rank %d: FAILED: %s\n", worldRank, what.c_str());
+  ++failures;
+}
+
+Shape parseMesh(const std::string &text) {
+  Shape s;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t x = text.find('x', at);
+    if (x == std::string::npos)
+      x = text.size();
+    s.push_back(std::atoll(text.substr(at, x - at).c_str()));
+    at = x + 1;
+  }
+  return s;
+}
+
+/// Every ordered subset of {0..rank-1} (non-empty).
+void orderedSubsets(int64_t rank, std::vector<std::vector<int64_t>> &out,
+                    std::vector<int64_t> &cur) {
+  if (!cur.empty())
+    out.push_back(cur);
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::find(cur.begin(), cur.end(), d) != cur.end())
+      continue;
+    cur.push_back(d);
+    orderedSubsets(rank, out, cur);
+    cur.pop_back();
+  }
+}
+
+/// Adds the group of `dims` to `mesh` as the compiler does: color = the
+/// index of the core's group holding the rank, key = its position there.
+int addGroup(Mesh &mesh, const Shape &shape, const std::vector<int64_t> &dims,
+             std::vector<std::vector<int64_t>> &groups) {
+  groups = mlir::dtensor::meshGroups(shape, dims);
+  int64_t n = mlir::dtensor::meshSize(shape);
+  std::vector<int64_t> color(n), key(n);
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (size_t i = 0; i < groups[g].size(); ++i) {
+      color[groups[g][i]] = static_cast<int64_t>(g);
+      key[groups[g][i]] = static_cast<int64_t>(i);
+    }
+  return mesh.addGroup(color.data(), key.data());
+}
+
+const std::vector<int64_t> &myGroup(const std::vector<std::vector<int64_t>> &gs) {
+  for (const auto &g : gs)
+    if (std::find(g.begin(), g.end(), worldRank) != g.end())
+      return g;
+  std::fprintf(stderr, "rank %d is in no group\n", worldRank);
+  std::exit(1);
+}
+
+std::string dimsText(const std::vector<int64_t> &dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+int runGroups(const Shape &shape) {
+  Mesh mesh(shape);
+  std::vector<std::vector<int64_t>> subsets;
+  std::vector<int64_t> cur;
+  orderedSubsets(static_cast<int64_t>(shape.size()), subsets, cur);
+  for (const auto &dims : subsets) {
+    std::vector<std::vector<int64_t>> groups;
+    int id = addGroup(mesh, shape, dims, groups);
+    const Group &g = mesh.group(id);
+    const std::vector<int64_t> &mine = myGroup(groups);
+    std::vector<int> members(g.size);
+    MPI_Allgather(&worldRank, 1, MPI_INT, members.data(), 1, MPI_INT,
+                  *static_cast<MPI_Comm *>(g.comm));
+    check(static_cast<size_t>(g.size) == mine.size(),
+          "group " + dimsText(dims) + " has " + std::to_string(g.size) +
+              " members, the core says " + std::to_string(mine.size()));
+    for (size_t i = 0; i < mine.size() && i < members.size(); ++i)
+      check(members[i] == mine[i], "group " + dimsText(dims) + " member " +
+                                       std::to_string(i) + " is rank " +
+                                       std::to_string(members[i]) +
+                                       ", the core says " +
+                                       std::to_string(mine[i]));
+  }
+  if (worldRank == 0 && !failures)
+    std::printf("groups %zu-d mesh: %zu orderings checked on %d ranks\n",
+                shape.size(), subsets.size(), worldSize);
+  return failures != 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+/// Rank r's input element i (small integers: exact in every dtype).
+double inputValue(int64_t r, int64_t i) {
+  return static_cast<double>((r * 7 + i * 3) % 23) - 5;
+}
+
+float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16;
+  int exp = (h >> 10) & 0x1f;
+  uint32_t mant = h & 0x3ff;
+  uint32_t bits = exp == 0 ? sign  // only zero and small integers occur here
+                           : sign | uint32_t(exp - 15 + 127) << 23 | mant << 13;
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+uint16_t floatToHalf(float f) {
+  if (f == 0)
+    return std::signbit(f) ? 0x8000 : 0;
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint16_t sign = (x >> 16) & 0x8000;
+  int exp = int((x >> 23) & 0xff) - 127 + 15;
+  return sign | uint16_t(exp << 10) | uint16_t((x & 0x7fffff) >> 13);
+}
+
+Tensor makeInput(DType t, const Shape &shape, int64_t rank) {
+  Tensor x = Tensor::empty(t, shape);
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    double v = inputValue(rank, i);
+    switch (t) {
+    case DType::F32: x.data<float>()[i] = float(v); break;
+    case DType::F64: x.data<double>()[i] = v; break;
+    case DType::I32: x.data<int32_t>()[i] = int32_t(v); break;
+    case DType::I64: x.data<int64_t>()[i] = int64_t(v); break;
+    case DType::F16: x.data<uint16_t>()[i] = floatToHalf(float(v)); break;
+    default: break;
+    }
+  }
+  return x;
+}
+
+double at(const Tensor &x, int64_t i) {
+  switch (x.dtype()) {
+  case DType::F32: return x.data<float>()[i];
+  case DType::F64: return x.data<double>()[i];
+  case DType::I32: return x.data<int32_t>()[i];
+  case DType::I64: return double(x.data<int64_t>()[i]);
+  case DType::F16: return halfToFloat(x.data<uint16_t>()[i]);
+  default: return NAN;
+  }
+}
+
+double reduceValues(Reduction r, const std::vector<double> &vs, bool isInt) {
+  double acc = vs[0];
+  for (size_t k = 1; k < vs.size(); ++k) {
+    double v = vs[k];
+    acc = r == Reduction::Max     ? std::max(acc, v)
+          : r == Reduction::Min   ? std::min(acc, v)
+          : r == Reduction::Product ? acc * v
+                                    : acc + v;
+  }
+  if (r == Reduction::Avg)
+    acc = isInt ? std::trunc(acc / double(vs.size())) : acc / double(vs.size());
+  return acc;
+}
+
+/// Compares `got` with the element function `want` (by row-major index of a
+/// 2-D result of shape `shape`).
+void expect(const Tensor &got, const Shape &shape,
+            const std::function<double(int64_t, int64_t)> &want,
+            const std::string &what) {
+  if (got.shape() != shape) {
+    check(false, what + ": wrong shape");
+    return;
+  }
+  for (int64_t i = 0; i < shape[0]; ++i)
+    for (int64_t j = 0; j < shape[1]; ++j) {
+      double a = at(got, i * shape[1] + j), b = want(i, j);
+      double tol = got.dtype() == DType::F16 ? 1e-2 * (1 + std::fabs(b)) : 1e-9;
+      if (!(std::fabs(a - b) <= tol)) {
+        check(false, what + ": element (" + std::to_string(i) + ", " +
+                         std::to_string(j) + ") is " + std::to_string(a) +
+                         ", expected " + std::to_string(b));
+        return;
+      }
+    }
+}
+
+int runCollectives(const Shape &meshShape) {
+  Mesh mesh(meshShape);
+  std::vector<std::vector<int64_t>> subsets;
+  std::vector<int64_t> cur;
+  orderedSubsets(static_cast<int64_t>(meshShape.size()), subsets, cur);
+  int cases = 0;
+  const DType dtypes[] = {DType::F32, DType::F64, DType::I32, DType::I64,
+                          DType::F16};
+  const Reduction reductions[] = {Reduction::Sum, Reduction::Avg,
+                                  Reduction::Max, Reduction::Min,
+                                  Reduction::Product};
+  for (const auto &dims : subsets) {
+    std::vector<std::vector<int64_t>> groups;
+    int id = addGroup(mesh, meshShape, dims, groups);
+    const std::vector<int64_t> &members = myGroup(groups);
+    int64_t n = static_cast<int64_t>(members.size());
+    int64_t me = mesh.group(id).rank;
+    // Shapes divisible by every group size used (1, 2, 4, 8): 8 x 8 keeps
+    // gather results small; a 0-row input checks empty messages.
+    for (DType t : dtypes) {
+      bool isInt = t == DType::I32 || t == DType::I64;
+      std::string tag = std::string(dtypeName(t)) + " group " + dimsText(dims);
+      for (int64_t dim = 0; dim < 2; ++dim) {
+        Shape in = {8, 8};
+        Tensor x = makeInput(t, in, worldRank);
+        // all_gather.
+        Shape gs = in;
+        gs[dim] *= n;
+        Tensor g = allGather(mesh, id, x, dim, "all_gather");
+        expect(g, gs,
+               [&](int64_t i, int64_t j) {
+                 int64_t idx[2] = {i, j};
+                 int64_t src = idx[dim] / in[dim];
+                 idx[dim] %= in[dim];
+                 return inputValue(members[src], idx[0] * in[1] + idx[1]);
+               },
+               tag + " all_gather dim " + std::to_string(dim));
+        ++cases;
+        // reduce_scatter, every reduction (products only over pairs, where
+        // they stay exact in every dtype but f16).
+        for (Reduction r : reductions) {
+          if (r == Reduction::Product && (t == DType::F16 || n > 2))
+            continue;
+          Shape rs = in;
+          rs[dim] /= n;
+          Tensor s = reduceScatter(mesh, id, x, dim, r, "reduce_scatter");
+          expect(s, rs,
+                 [&](int64_t i, int64_t j) {
+                   int64_t idx[2] = {i, j};
+                   idx[dim] += me * rs[dim];
+                   std::vector<double> vs;
+                   for (int64_t m : members)
+                     vs.push_back(inputValue(m, idx[0] * in[1] + idx[1]));
+                   return reduceValues(r, vs, isInt);
+                 },
+                 tag + " reduce_scatter dim " + std::to_string(dim));
+          Tensor a = allReduce(mesh, id, x, r, "all_reduce");
+          expect(a, in,
+                 [&](int64_t i, int64_t j) {
+                   std::vector<double> vs;
+                   for (int64_t m : members)
+                     vs.push_back(inputValue(m, i * in[1] + j));
+                   return reduceValues(r, vs, isInt);
+                 },
+                 tag + " all_reduce");
+          cases += 2;
+        }
+        // all_to_all: split `dim`, concat the other dim (and the same dim).
+        for (int64_t cdim = 0; cdim < 2; ++cdim) {
+          Shape piece = in;
+          piece[dim] /= n;
+          Shape out = piece;
+          out[cdim] *= n;
+          Tensor y = allToAll(mesh, id, x, dim, cdim, "all_to_all");
+          expect(y, out,
+                 [&](int64_t i, int64_t j) {
+                   int64_t idx[2] = {i, j};
+                   int64_t src = idx[cdim] / piece[cdim];
+                   idx[cdim] %= piece[cdim];
+                   idx[dim] += me * piece[dim];
+                   return inputValue(members[src], idx[0] * in[1] + idx[1]);
+                 },
+                 tag + " all_to_all split " + std::to_string(dim) +
+                     " concat " + std::to_string(cdim));
+          ++cases;
+        }
+      }
+      Shape in = {8, 8};
+      Tensor x = makeInput(t, in, worldRank);
+      int64_t root = n - 1;
+      Tensor b = broadcast(mesh, id, x, root, "broadcast");
+      expect(b, in,
+             [&](int64_t i, int64_t j) {
+               return inputValue(members[root], i * in[1] + j);
+             },
+             tag + " broadcast");
+      // permute: a shift by one along the group, the last rank receiving
+      // nothing (zeros) ...
+      std::vector<int64_t> pairs;
+      for (int64_t s = 0; s + 1 < n; ++s) {
+        pairs.push_back(s + 1);
+        pairs.push_back(s);
+      }
+      Tensor p = permute(mesh, id, x, pairs.data(), pairs.size() / 2, "permute");
+      expect(p, in,
+             [&](int64_t i, int64_t j) {
+               return me + 1 < n ? inputValue(members[me + 1], i * in[1] + j)
+                                 : 0.0;
+             },
+             tag + " permute shift");
+      // ... and a full ring, where every rank sends and receives (itself
+      // when alone).
+      pairs.clear();
+      for (int64_t s = 0; s < n; ++s) {
+        pairs.push_back(s);
+        pairs.push_back((s + 1) % n);
+      }
+      Tensor q = permute(mesh, id, x, pairs.data(), pairs.size() / 2, "permute");
+      expect(q, in,
+             [&](int64_t i, int64_t j) {
+               return inputValue(members[(me + n - 1) % n], i * in[1] + j);
+             },
+             tag + " permute ring");
+      cases += 3;
+    }
+    // Empty messages.
+    Tensor e = makeInput(DType::F32, {0, 8}, worldRank);
+    check(allGather(mesh, id, e, 0, "all_gather").numel() == 0,
+          "empty all_gather");
+    check(allReduce(mesh, id, e, Reduction::Sum, "all_reduce").numel() == 0,
+          "empty all_reduce");
+    ++cases;
+  }
+  // Two started collectives in flight at once, on different groups, waited
+  // in the opposite order.
+  if (meshShape.size() >= 2) {
+    std::vector<std::vector<int64_t>> g0, g1;
+    int a = addGroup(mesh, meshShape, {0}, g0);
+    int b = addGroup(mesh, meshShape, {1}, g1);
+    Tensor x = makeInput(DType::F32, {4, 4}, worldRank);
+    Future fa = allReduceStart(mesh, a, x, Reduction::Sum, "all_reduce");
+    Future fb = allGatherStart(mesh, b, x, 1, "all_gather");
+    Tensor rb = fb.wait();
+    Tensor ra = fa.wait();
+    const auto &ma = myGroup(g0);
+    const auto &mb = myGroup(g1);
+    expect(ra, {4, 4},
+           [&](int64_t i, int64_t j) {
+             double s = 0;
+             for (int64_t m : ma)
+               s += inputValue(m, i * 4 + j);
+             return s;
+           },
+           "two in flight: all_reduce");
+    expect(rb, {4, 4 * static_cast<int64_t>(mb.size())},
+           [&](int64_t i, int64_t j) {
+             return inputValue(mb[j / 4], i * 4 + j % 4);
+           },
+           "two in flight: all_gather");
+    ++cases;
+  }
+  int all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (worldRank == 0 && !all)
+    std::printf("collectives %zu-d mesh: %d cases passed on %d ranks\n",
+                meshShape.size(), cases, worldSize);
+  return all != 0;
+}
+
+//===----------------------------------------------------------------------===//
+// .npy and tensors
+//===----------------------------------------------------------------------===//
+
+int runNpy(const std::string &dir) {
+  std::string path = dir + "/box" + std::to_string(worldRank) + ".npy";
+  Tensor whole = Tensor::empty(DType::I32, {5, 7});
+  for (int64_t i = 0; i < 35; ++i)
+    whole.data<int32_t>()[i] = int32_t(i);
+  std::string error;
+  check(writeNpy(path, whole, error), "writeNpy: " + error);
+  Tensor box;
+  check(readNpyBox(path, DType::I32, {5, 7}, {1, 2}, {3, 4}, box, error),
+        "readNpyBox: " + error);
+  bool same = box.shape() == Shape{3, 4};
+  for (int64_t i = 0; same && i < 3; ++i)
+    for (int64_t j = 0; j < 4; ++j)
+      same &= box.data<int32_t>()[i * 4 + j] == int32_t((i + 1) * 7 + j + 2);
+  check(same, "the box [1:4, 2:6] of a 5x7 file");
+  check(readNpyBox(path, DType::I32, {5, 7}, {5, 0}, {0, 7}, box, error) &&
+            box.numel() == 0,
+        "an empty box");
+  check(!readNpyBox(path, DType::F32, {5, 7}, {0, 0}, {5, 7}, box, error) &&
+            error.find("holds dtype '<i4', expected '<f4'") != std::string::npos,
+        "a wrong dtype is an error naming both: " + error);
+  check(!readNpyBox(path, DType::I32, {7, 5}, {0, 0}, {7, 5}, box, error) &&
+            error.find("has shape (5, 7), expected (7, 5)") != std::string::npos,
+        "a wrong shape is an error naming both: " + error);
+  check(!readNpy(dir + "/missing.npy", DType::I32, box, error) &&
+            error.find("cannot open") != std::string::npos,
+        "a missing file is an error: " + error);
+  Tensor all;
+  check(readNpy(path, DType::I32, all, error) && all.shape() == Shape{5, 7} &&
+            all.data<int32_t>()[34] == 34,
+        "a whole file");
+  if (worldRank == 0 && !failures)
+    std::printf("npy: box reads and errors passed\n");
+  return failures != 0;
+}
+
+int runTensors() {
+  Tensor a = Tensor::zeros(DType::F32, {16});
+  void *storage = a.raw();
+  a = Tensor();
+  Tensor b = Tensor::empty(DType::F32, {4, 4});
+  check(b.raw() == storage, "the pool reuses a freed buffer of the same size");
+  Tensor c = b;
+  check(!b.unique() && !c.unique(), "copies share storage");
+  Tensor d = writable(c);
+  check(d.raw() != b.raw(), "writable copies shared storage");
+  Tensor e = writable(std::move(d));
+  check(e.unique(), "writable keeps unique storage");
+  Tensor r = b.reshaped({16});
+  check(r.raw() == b.raw() && r.shape() == Shape{16}, "reshape shares storage");
+  if (worldRank == 0 && !failures)
+    std::printf("tensors: pool and copy-on-write passed\n");
+  return failures != 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &worldRank);
+  MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
+  std::string what = argc > 1 ? argv[1] : "";
+  int rc = 2;
+  if ((what == "groups" || what == "collectives") && argc == 3) {
+    Shape mesh = parseMesh(argv[2]);
+    if (mlir::dtensor::meshSize(mesh) != worldSize) {
+      std::fprintf(stderr, "run with -np %lld\n",
+                   static_cast<long long>(mlir::dtensor::meshSize(mesh)));
+    } else {
+      rc = what == "groups" ? runGroups(mesh) : runCollectives(mesh);
+    }
+  } else if (what == "npy" && argc == 3) {
+    rc = runNpy(argv[2]);
+  } else if (what == "tensors") {
+    rc = runTensors();
+  } else if (worldRank == 0) {
+    std::fprintf(stderr, "usage: %s groups MESH | collectives MESH | npy DIR | "
+                         "tensors\n",
+                 argv[0]);
+  }
+  int any = 0;
+  MPI_Allreduce(&rc, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return any;
+}
