@@ -7,12 +7,16 @@
 #     simulated ranks, checking every rank against the global program and
 #     printing the collectives that ran (dtensor-run --verify --report);
 #  4. compile a Megatron MLP with --dtensor-compile (propagation, partitioning)
-#     and check it the same way: one all_reduce.
+#     and check it the same way: one all_reduce;
+#  5. emit that compiled MLP as C++ (dtensor-translate --dtensor-to-cpp),
+#     build it against the runtime (dtensor-build) and run it as a 4-process
+#     MPI job, checking every rank against the interpreter
+#     (dtensor-run --target=mpi).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${DTENSOR_BUILD_DIR:-$root/build}"
 
-bash "$root/scripts/build.sh" dtensor-opt dtensor-plan dtensor-run >/dev/null
+bash "$root/scripts/build.sh" >/dev/null
 
 example="${1:-$root/examples/layouts_2x4.mlir}"
 echo "== dtensor-opt $(basename "$example") --dtensor-normalize-specs --dtensor-verify --dtensor-print-layout"
@@ -31,3 +35,13 @@ echo
 echo "== dtensor-run compile/megatron_mlp.mlir --verify --pipeline dtensor-compile --report"
 "$build/bin/dtensor-run" "$root/examples/compile/megatron_mlp.mlir" --verify \
   --pipeline dtensor-compile --report
+echo
+echo "== dtensor-translate --dtensor-to-cpp, dtensor-build, mpirun -np 4: the Megatron MLP for real"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+"$build/bin/dtensor-opt" "$root/examples/compile/megatron_mlp.mlir" --dtensor-compile -o "$tmp/local.mlir"
+"$build/bin/dtensor-translate" --dtensor-to-cpp "$tmp/local.mlir" -o "$tmp/mlp.cpp"
+"$build/bin/dtensor-build" "$tmp/mlp.cpp" -o "$tmp/mlp"
+echo "built $(wc -l < "$tmp/mlp.cpp") lines of C++ into $tmp/mlp; running it on 4 MPI processes:"
+"$build/bin/dtensor-run" "$root/examples/compile/megatron_mlp.mlir" --verify \
+  --pipeline dtensor-compile --target=mpi | grep "on target mpi"

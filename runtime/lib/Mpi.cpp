@@ -285,6 +285,7 @@ void count(int kind, const Tensor &in, const Tensor &out) {
 } // namespace
 
 const CommStats &commStats() { return stats; }
+void resetCommStats() { stats = CommStats(); }
 
 //===----------------------------------------------------------------------===//
 // Mesh

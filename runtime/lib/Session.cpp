@@ -347,7 +347,7 @@ const char *kUsage =
     "  --batch FILE        one entry per line: NAME N=FILE.npy...; outputs go\n"
     "                      to DIR/NAME/outN.rankR.npy\n"
     "  --repeat K          run K times, print the best time of one run\n"
-    "  --comm-report       print every rank's collectives and bytes\n"
+    "  --comm-report       print every rank's collectives and bytes (last run)\n"
     "Run one process per mesh rank: mpirun -np RANKS PROGRAM ...\n";
 
 void makeDirs(const std::string &dir) {
@@ -505,6 +505,8 @@ void Session::begin(const std::string &name) {
 }
 
 void Session::startStep() {
+  // The comm report counts one run of the entry.
+  resetCommStats();
   MPI_Barrier(MPI_COMM_WORLD);
   stepStart_ = MPI_Wtime();
 }

@@ -257,6 +257,8 @@ extern const char *const kCollectiveNames[6]; // all_gather, all_reduce,
                                               // reduce_scatter, all_to_all,
                                               // broadcast, permute
 const CommStats &commStats();
+/// Zeroes the counts (Session::startStep does: the report is one run's).
+void resetCommStats();
 
 //===----------------------------------------------------------------------===//
 // Session: start-up, inputs, outputs
