@@ -13,7 +13,7 @@ runLit=1
 [ "${1:-}" = "--no-lit" ] && runLit=0
 
 bash "$root/scripts/setup.sh"
-bash "$root/scripts/setup.sh" clang-22 libclang-rt-22-dev
+bash "$root/scripts/setup.sh" clang-22 libclang-rt-22-dev libomp-22-dev
 
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -gline-tables-only"
 if [ ! -f "$build/build.ninja" ]; then
