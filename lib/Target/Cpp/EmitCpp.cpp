@@ -205,6 +205,25 @@ std::string quoted(StringRef s) {
   return out + "\"";
 }
 
+/// A C++ identifier for symbol `name` with `prefix`: letters, digits and
+/// '_' stay, anything else (MLIR symbols may be any quoted string) becomes
+/// `_xHH`, and '_' itself `__`, so distinct symbols stay distinct.
+std::string ident(StringRef prefix, StringRef name) {
+  std::string out = prefix.str();
+  for (char c : name) {
+    if (llvm::isAlnum(c)) {
+      out += c;
+    } else if (c == '_') {
+      out += "__";
+    } else {
+      out += "_x";
+      out += llvm::hexdigit((static_cast<unsigned char>(c) >> 4) & 15, true);
+      out += llvm::hexdigit(static_cast<unsigned char>(c) & 15, true);
+    }
+  }
+  return out;
+}
+
 std::string locationText(Location loc) {
   if (auto fl = dyn_cast<FileLineColLoc>(loc))
     return (fl.getFilename().getValue() + ":" + Twine(fl.getLine()) + ":" +
@@ -1261,13 +1280,13 @@ LogicalResult CppEmitter::emitOp(Operation *op) {
     for (auto [i, a] : llvm::enumerate(call.getOperands()))
       args += (i ? ", " : "") + name(a);
     if (call.getNumResults() == 0) {
-      o << "f_" << call.getCallee() << "(" << args << ");\n";
+      o << ident("f_", call.getCallee()) << "(" << args << ");\n";
       return success();
     }
     o << "std::tie(";
     for (auto [i, r] : llvm::enumerate(call.getResults()))
       o << (i ? ", " : "") << name(r);
-    o << ") = f_" << call.getCallee() << "(" << args << ");\n";
+    o << ") = " << ident("f_", call.getCallee()) << "(" << args << ");\n";
     return success();
   }
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
@@ -1313,7 +1332,8 @@ LogicalResult CppEmitter::emitFunction(func::FuncOp fn) {
     ret += (i ? ", " : "") + *ct;
   }
   ret += ">";
-  o << "[[maybe_unused]] static " << ret << " f_" << fn.getSymName() << "(";
+  o << "[[maybe_unused]] static " << ret << " " << ident("f_", fn.getSymName())
+    << "(";
   for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
     FailureOr<std::string> ct = cppType(arg.getType(), fn);
     if (failed(ct))
@@ -1366,7 +1386,7 @@ LogicalResult CppEmitter::emitMain(raw_ostream &out) {
   o << "});\n";
   // Meshes and their groups, split eagerly in first-use order.
   for (MeshOp mesh : module.getOps<MeshOp>()) {
-    std::string m = "mesh_" + mesh.getSymName().str();
+    std::string m = ident("mesh_", mesh.getSymName());
     o << "rt::Mesh " << m << "(rt::Shape{";
     for (auto [i, d] : llvm::enumerate(mesh.getShape()))
       o << (i ? ", " : "") << d;
@@ -1384,7 +1404,7 @@ LogicalResult CppEmitter::emitMain(raw_ostream &out) {
     for (auto [i, arg] : llvm::enumerate(fn.getArguments())) {
       Type t = arg.getType();
       if (auto meshType = dyn_cast<DeviceMeshType>(t)) {
-        args.push_back("mesh_" + meshType.getMesh().getValue().str());
+        args.push_back(ident("mesh_", meshType.getMesh().getValue()));
         continue;
       }
       auto local = dyn_cast<RankedTensorType>(t);
@@ -1478,7 +1498,7 @@ LogicalResult CppEmitter::emitMain(raw_ostream &out) {
       o << "});\n";
       args.push_back(a);
     }
-    o << "auto call = [&]() { return f_" << fn.getSymName() << "(";
+    o << "auto call = [&]() { return " << ident("f_", fn.getSymName()) << "(";
     for (auto [i, a] : llvm::enumerate(args))
       o << (i ? ", " : "") << a;
     o << "); };\n";
@@ -1717,7 +1737,7 @@ LogicalResult CppEmitter::emit(raw_ostream &out) {
     for (auto [i, t] : llvm::enumerate(fn.getResultTypes()))
       ret += (i ? ", " : "") + *cppType(t, fn);
     ret += ">";
-    out << "static " << ret << " f_" << fn.getSymName() << "(";
+    out << "static " << ret << " " << ident("f_", fn.getSymName()) << "(";
     for (auto [i, t] : llvm::enumerate(fn.getArgumentTypes()))
       out << (i ? ", " : "") << *cppType(t, fn);
     out << ");\n";

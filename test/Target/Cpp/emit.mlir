@@ -119,3 +119,15 @@ func.func @rowsum(%x: tensor<4x8xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// Symbols that are not C++ identifiers are escaped, distinctly.
+dtensor.mesh @"m-1" shape = [1]
+// CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static {{.*}} f_a__b_x2ec(
+// CHECK-LABEL: int main(
+// CHECK: rt::Mesh mesh_m_x2d1(rt::Shape{1});
+// CHECK: if (entry == "a_b.c") {
+func.func @"a_b.c"(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}
