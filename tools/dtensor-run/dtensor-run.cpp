@@ -224,16 +224,16 @@ static double tolerance(DType dt) {
   return dt == DType::F32 ? 1e-5 : dt == DType::F64 ? 1e-12 : 0;
 }
 
-/// First element where `got` differs from `want` beyond the tolerance.
-static std::optional<std::string> compare(const Tensor &got,
-                                          const Tensor &want) {
+/// First element where `got` differs from `want` by more than
+/// `tol * (1 + |want|)`.
+static std::optional<std::string> compareWithin(const Tensor &got,
+                                                const Tensor &want, double tol) {
   if (got.shape() != want.shape())
     return "shape " + shapeText(got.shape()) + ", expected " +
            shapeText(want.shape());
   if (got.dtype() != want.dtype())
     return std::string("dtype ") + stringifyDType(got.dtype()) + ", expected " +
            stringifyDType(want.dtype());
-  double tol = tolerance(got.dtype());
   for (int64_t i = 0; i < got.numElements(); ++i) {
     double a = got.at(i), b = want.at(i);
     double err = std::fabs(a - b);
@@ -247,6 +247,23 @@ static std::optional<std::string> compare(const Tensor &got,
     }
   }
   return std::nullopt;
+}
+
+/// The compiled program against the original, both interpreted.
+static std::optional<std::string> compare(const Tensor &got,
+                                          const Tensor &want) {
+  return compareWithin(got, want, tolerance(got.dtype()));
+}
+
+/// A real run against the interpreter: the interpreter computes float ops in
+/// double and BLAS sums in another order, so f32 gets 1e-4 relative (plus
+/// absolute); integers are exact.
+static std::optional<std::string> compareTarget(const Tensor &got,
+                                                const Tensor &want) {
+  return compareWithin(got, want,
+                       got.dtype() == DType::F32   ? 1e-4
+                       : got.dtype() == DType::F64 ? 1e-10
+                                                   : 0);
 }
 
 static func::FuncOp findEntry(ModuleOp module) {
@@ -391,35 +408,6 @@ static bool writeOutputs(const std::vector<MValue> &results, Interpreter &I,
     }
   }
   return true;
-}
-
-/// Tolerance of a real run against the interpreter: the interpreter computes
-/// float ops in double and BLAS sums in another order, so f32 gets 1e-4
-/// relative (plus absolute); integers are exact.
-static std::optional<std::string> compareTarget(const Tensor &got,
-                                                const Tensor &want) {
-  if (got.shape() != want.shape())
-    return "shape " + shapeText(got.shape()) + ", expected " +
-           shapeText(want.shape());
-  if (got.dtype() != want.dtype())
-    return std::string("dtype ") + stringifyDType(got.dtype()) + ", expected " +
-           stringifyDType(want.dtype());
-  double tol = got.dtype() == DType::F32 ? 1e-4
-               : got.dtype() == DType::F64 ? 1e-10
-                                           : 0;
-  for (int64_t i = 0; i < got.numElements(); ++i) {
-    double a = got.at(i), b = want.at(i);
-    if (std::fabs(a - b) > tol * (1 + std::fabs(b)) ||
-        std::isnan(a) != std::isnan(b)) {
-      std::string s;
-      llvm::raw_string_ostream os(s);
-      os << "element " << i << " is " << llvm::format("%g", a)
-         << ", expected " << llvm::format("%g", b) << " (tolerance "
-         << llvm::format("%g", tol) << ")";
-      return s;
-    }
-  }
-  return std::nullopt;
 }
 
 /// Runs `program` with `args`; its stdout and stderr go to `log`. Returns
