@@ -5,14 +5,16 @@
 //===----------------------------------------------------------------------===//
 //
 // Input: MLIR text. Parses and verifies it as dtensor-opt does, then runs the
-// --dtensor-compile pipeline. Any input may be rejected with diagnostics;
-// none may crash our passes.
+// --dtensor-compile pipeline and, when that succeeds, emits the result as C++
+// (dtensor-translate --dtensor-to-cpp, into a string). Any input may be
+// rejected with diagnostics; none may crash our passes or the emitter.
 //
 //===----------------------------------------------------------------------===//
 
 #include "FuzzCommon.h"
 
 #include "dtensor/Pipelines/Pipelines.h"
+#include "dtensor/Target/Cpp.h"
 
 #include "mlir/Pass/PassManager.h"
 
@@ -26,6 +28,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   mlir::PassManager pm(&ctx);
   mlir::dtensor::buildCompilePipeline(pm, mlir::dtensor::CompileOptions{});
-  (void)pm.run(*module);
+  if (mlir::failed(pm.run(*module)) || mlir::failed(mlir::verify(*module)))
+    return 0;
+  std::string cpp;
+  llvm::raw_string_ostream os(cpp);
+  if (mlir::succeeded(mlir::dtensor::prepareForCpp(*module)))
+    (void)mlir::dtensor::emitCpp(*module, os);
   return 0;
 }
