@@ -336,6 +336,10 @@ private:
   /// Declares `results` of `op` (without initializers) for region results.
   LogicalResult declare(ValueRange values, Operation *at) {
     for (Value v : values) {
+      if (isa<DeviceMeshType>(v.getType()))
+        return at->emitOpError("carries a mesh handle through control flow or "
+                               "a call result, which the C++ emitter does not "
+                               "support (pass the function's handle instead)");
       FailureOr<std::string> t = cppType(v.getType(), at);
       if (failed(t))
         return failure();

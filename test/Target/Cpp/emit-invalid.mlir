@@ -91,3 +91,17 @@ func.func @data_bound(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4xf32>,
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+dtensor.mesh @mesh shape = [2]
+func.func @mesh_through_if(%m: !dtensor.device_mesh<@mesh>, %c: i1) -> index {
+  // expected-error @+1 {{carries a mesh handle through control flow or a call result, which the C++ emitter does not support}}
+  %h = scf.if %c -> !dtensor.device_mesh<@mesh> {
+    scf.yield %m : !dtensor.device_mesh<@mesh>
+  } else {
+    scf.yield %m : !dtensor.device_mesh<@mesh>
+  }
+  %i = dtensor.mesh_coord %h mesh_dims = [0] : !dtensor.device_mesh<@mesh> -> index
+  return %i : index
+}
