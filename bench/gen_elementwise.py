@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
 """Writes a chain of element-wise kernels (bench/codegen.sh, second table).
 
-    gen_elementwise.py OPS ROWS COLS
+    gen_elementwise.py OPS ROWS COLS [gelu|axpy]
 
-OPS linalg.generic ops in a row on a ROWSxCOLS f32 tensor on a 1-rank mesh,
-alternating the tanh-approximation GELU and a scaled residual add: the
-element-wise work that matmul-bound models hide.
+OPS linalg.generic ops in a row on a ROWSxCOLS f32 tensor on a 1-rank mesh:
+with gelu (the default), alternating the tanh-approximation GELU and a
+scaled residual add, the element-wise work that matmul-bound models hide
+(bound by tanhf); with axpy, only the scaled residual adds (bound by the
+kernels' own loop and memory traffic).
 """
 import sys
 
 
 def main():
     ops, rows, cols = (int(a) for a in sys.argv[1:4])
+    mode = sys.argv[4] if len(sys.argv) > 4 else "gelu"
     t = f"tensor<{rows}x{cols}xf32>"
     out = ["dtensor.mesh @world shape = [1]",
            "#id = affine_map<(d0, d1) -> (d0, d1)>",
@@ -19,7 +22,7 @@ def main():
            f"  %e = tensor.empty() : {t}"]
     h = "%x"
     for k in range(ops):
-        if k % 2 == 0:
+        if mode == "gelu" and k % 2 == 0:
             out.append(f"  %h{k} = linalg.generic {{indexing_maps = [#id, #id], iterator_types = [\"parallel\", \"parallel\"]}}"
                        f" ins({h} : {t}) outs(%e : {t}) {{")
             out.append("  ^bb0(%v: f32, %o: f32):")
