@@ -131,3 +131,43 @@ dtensor.mesh @"m-1" shape = [1]
 func.func @"a_b.c"(%x: tensor<2xf32>) -> tensor<2xf32> {
   return %x : tensor<2xf32>
 }
+
+// -----
+
+// An element-wise chain is fused: a producer used once is computed inside
+// its consumer's body, in the same order. A producer that calls a math
+// function stays its own kernel (a chain of such calls per element is
+// latency-bound), so scale -> tanh -> scale is two kernels.
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static {{.*}} f_chain(
+// CHECK:     rt::parallel_for(
+// CHECK-NOT:   rt::parallel_for(
+// CHECK:       float [[A:v[0-9]+]] = float({{v[0-9]+}} * {{v[0-9]+}});
+// CHECK-NEXT:  float {{v[0-9]+}} = float(std::tanh([[A]]));
+// CHECK:     rt::parallel_for(
+// CHECK-NOT: rt::parallel_for(
+// CHECK-LABEL: int main(
+func.func @chain(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %c = arith.constant 2.0 : f32
+    %r = arith.mulf %v, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%a : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.tanh %v : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  %d = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%b : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %c = arith.constant 3.0 : f32
+    %r = arith.mulf %v, %c : f32
+    linalg.yield %r : f32
+  } -> tensor<8xf32>
+  return %d : tensor<8xf32>
+}
