@@ -10,7 +10,7 @@ from lit.llvm.subst import ToolSubst
 
 config.name = "DTENSOR"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
-config.suffixes = [".mlir", ".test"]
+config.suffixes = [".mlir", ".test", ".c"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.dtensor_obj_root, "test")
@@ -23,7 +23,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
 tool_dirs = [config.dtensor_tools_dir, config.llvm_tools_dir]
 tools = ["dtensor-opt", "dtensor-plan", "dtensor-run", "dtensor-translate",
-         "dtensor-build", "dtensor-rt-test"]
+         "dtensor-build", "dtensor-rt-test", "dtensor-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
 # A sanitizer build (scripts/sanitize.sh): its own signal handlers report

@@ -16,7 +16,7 @@
 
 #include "dtensor/InitAll.h"
 #include "dtensor/Support/InputScreen.h"
-#include "dtensor/Interpreter/Interpreter.h"
+#include "dtensor/Interpreter/Driver.h"
 #include "dtensor/Target/Cpp.h"
 
 #include "mlir/IR/AsmState.h"
@@ -145,13 +145,6 @@ static int fail(const llvm::Twine &message) {
   return 1;
 }
 
-static std::string shapeText(const Shape &s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i)
-    out += (i ? "x" : "") + std::to_string(s[i]);
-  return out.empty() ? "scalar" : out;
-}
-
 /// Parses --max-tensor-bytes: `1000`, `64K`, `8G` (powers of 1024).
 static std::optional<int64_t> parseByteCount(llvm::StringRef text) {
   int64_t scale = 1;
@@ -167,94 +160,6 @@ static std::optional<int64_t> parseByteCount(llvm::StringRef text) {
   return llvm::checkedMul(count, scale);
 }
 
-/// Random tensor of a static type, reproducible from `seed`. std::nullopt
-/// with an empty `error` when the type cannot be generated (dynamic shape,
-/// unsupported element type), with the reason when it cannot be held.
-static std::optional<Tensor> generate(RankedTensorType type, unsigned seed,
-                                      std::string &error) {
-  std::optional<DType> dt = dtypeOf(type.getElementType());
-  if (!dt || !type.hasStaticShape())
-    return std::nullopt;
-  std::optional<Tensor> made = Tensor::create(
-      *dt, Shape(type.getShape().begin(), type.getShape().end()), error);
-  if (!made)
-    return std::nullopt;
-  Tensor &t = *made;
-  std::mt19937_64 rng(seed);
-  dispatch(*dt, [&](auto v) {
-    using T = decltype(v);
-    T *x = t.mutableData<T>();
-    for (int64_t i = 0; i < t.numElements(); ++i) {
-      if (isFloat(*dt))
-        x[i] = T(std::uniform_real_distribution<double>(-1, 1)(rng));
-      else if (*dt == DType::I1)
-        x[i] = T(rng() & 1);
-      else
-        x[i] = T(int64_t(rng() % 17) - 8);
-    }
-  });
-  return made;
-}
-
-static bool checkTensorType(const Tensor &t, RankedTensorType type,
-                            std::string &why) {
-  std::optional<DType> dt = dtypeOf(type.getElementType());
-  if (!dt || *dt != t.dtype()) {
-    why = std::string("has dtype ") + stringifyDType(t.dtype()) +
-          " but the argument is " +
-          (dt ? stringifyDType(*dt) : "of an unsupported type");
-    return false;
-  }
-  if (t.rank() != type.getRank()) {
-    why = "has rank " + std::to_string(t.rank()) + " but the argument has " +
-          std::to_string(type.getRank());
-    return false;
-  }
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (!type.isDynamicDim(d) && type.getDimSize(d) != t.shape()[d]) {
-      why = "has shape " + shapeText(t.shape()) + " but the argument needs " +
-            std::to_string(type.getDimSize(d)) + " in dim " + std::to_string(d);
-      return false;
-    }
-  return true;
-}
-
-/// Tolerances per dtype: exact for integers.
-static double tolerance(DType dt) {
-  return dt == DType::F32 ? 1e-5 : dt == DType::F64 ? 1e-12 : 0;
-}
-
-/// First element where `got` differs from `want` by more than
-/// `tol * (1 + |want|)`.
-static std::optional<std::string> compareWithin(const Tensor &got,
-                                                const Tensor &want, double tol) {
-  if (got.shape() != want.shape())
-    return "shape " + shapeText(got.shape()) + ", expected " +
-           shapeText(want.shape());
-  if (got.dtype() != want.dtype())
-    return std::string("dtype ") + stringifyDType(got.dtype()) + ", expected " +
-           stringifyDType(want.dtype());
-  for (int64_t i = 0; i < got.numElements(); ++i) {
-    double a = got.at(i), b = want.at(i);
-    double err = std::fabs(a - b);
-    if (err > tol * (1 + std::fabs(b)) || std::isnan(a) != std::isnan(b)) {
-      std::string s;
-      llvm::raw_string_ostream os(s);
-      os << "element " << i << " is " << llvm::format("%g", a)
-         << ", expected " << llvm::format("%g", b) << " (tolerance "
-         << llvm::format("%g", tol) << ")";
-      return s;
-    }
-  }
-  return std::nullopt;
-}
-
-/// The compiled program against the original, both interpreted.
-static std::optional<std::string> compare(const Tensor &got,
-                                          const Tensor &want) {
-  return compareWithin(got, want, tolerance(got.dtype()));
-}
-
 /// A real run against the interpreter: the interpreter computes float ops in
 /// double and BLAS sums in another order, so f32 gets 1e-4 relative (plus
 /// absolute); integers are exact.
@@ -264,21 +169,6 @@ static std::optional<std::string> compareTarget(const Tensor &got,
                        got.dtype() == DType::F32   ? 1e-4
                        : got.dtype() == DType::F64 ? 1e-10
                                                    : 0);
-}
-
-static func::FuncOp findEntry(ModuleOp module) {
-  if (!entryName.empty())
-    return module.lookupSymbol<func::FuncOp>(entryName);
-  func::FuncOp only;
-  int count = 0;
-  for (auto fn : module.getOps<func::FuncOp>())
-    if (!fn.isExternal() && fn.isPublic()) {
-      only = fn;
-      ++count;
-    }
-  if (count == 1)
-    return only;
-  return module.lookupSymbol<func::FuncOp>("main");
 }
 
 /// `[[1, 2], [3, 4]]`; `[]` for an empty tensor (as numpy prints it: its
@@ -704,82 +594,49 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry,
       return fail("--reconcile " + std::to_string(index) + ": @" +
                   entry.getName().str() + " has only " +
                   std::to_string(entry.getNumResults()) + " results");
-  std::vector<MValue> args;
-  std::vector<std::optional<Tensor>> globals(entry.getNumArguments());
-  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
-    if (llvm::isa<DeviceMeshType>(type)) {
-      args.emplace_back();
+  // Files are read here (their names make the messages); the driver checks
+  // them against the arguments and generates the rest.
+  std::map<unsigned, ArgumentInput> given;
+  for (const auto &[i, pattern] : files) {
+    ArgumentInput &in = given[i];
+    auto type = llvm::dyn_cast<RankedTensorType>(entry.getArgumentTypes()[i]);
+    RankedTensorType plain =
+        type ? RankedTensorType::get(type.getShape(), type.getElementType())
+             : RankedTensorType();
+    in.origin = pattern;
+    if (pattern.find("{rank}") == std::string::npos) {
+      std::optional<Tensor> t = readNpy(pattern, error);
+      if (!t)
+        return fail("argument " + std::to_string(i) + ": " + error);
+      in.global = std::move(*t);
       continue;
     }
-    auto tensorType = llvm::dyn_cast<RankedTensorType>(type);
-    if (!tensorType)
-      return fail("argument " + std::to_string(i) + " has type that cannot be "
-                  "given as input");
-    SpecAttr spec = getSpec(tensorType);
-    RankedTensorType plain =
-        RankedTensorType::get(tensorType.getShape(), tensorType.getElementType());
-    auto it = files.find(i);
-    MValue value;
-    if (it != files.end() && it->second.find("{rank}") != std::string::npos) {
-      if (spec)
-        return fail("argument " + std::to_string(i) +
-                    " is distributed: give its global tensor, not per-rank files");
-      value.uniform = false;
-      for (int64_t r = 0; r < ranks; ++r) {
-        std::string path = it->second;
-        for (size_t at = path.find("{rank}"); at != std::string::npos;
-             at = path.find("{rank}", at))
-          path.replace(at, 6, std::to_string(r));
-        std::optional<Tensor> t = readNpy(path, error);
-        std::string why;
-        if (!t)
-          return fail("argument " + std::to_string(i) + " on rank " +
-                      std::to_string(r) + " of " + std::to_string(ranks) +
-                      ": " + error);
-        if (!checkTensorType(*t, plain, why))
-          return fail("argument " + std::to_string(i) + " on rank " +
-                      std::to_string(r) + ": '" + path + "' " + why);
-        value.values.push_back(RValue::ofTensor(std::move(*t)));
-      }
-    } else {
-      std::optional<Tensor> t;
-      if (it != files.end()) {
-        t = readNpy(it->second, error);
-        if (!t)
-          return fail("argument " + std::to_string(i) + ": " + error);
-        std::string why;
-        if (!checkTensorType(*t, plain, why))
-          return fail("argument " + std::to_string(i) + ": '" + it->second +
-                      "' " + why);
-      } else {
-        t = generate(plain, seed + i, error);
-        std::string typeText;
-        llvm::raw_string_ostream(typeText) << tensorType;
-        if (!t && !error.empty())
-          return fail("argument " + std::to_string(i) + " of type " +
-                      typeText + " cannot be generated: " + error);
-        if (!t)
-          return fail("argument " + std::to_string(i) + " of type " +
-                      typeText +
-                      " cannot be generated (dynamic shape or unsupported "
-                      "element type): give it with --input");
-      }
-      globals[i] = *t;
-      if (spec) {
-        FailureOr<Layout> layout = reference.layoutOf(tensorType, entry);
-        if (failed(layout))
-          return 1;
-        RValue d;
-        d.kind = RValue::Kind::Dist;
-        d.tensor = *t;
-        d.dist = std::make_shared<DistTensor>(DistTensor{*t, spec, *layout});
-        value = MValue::same(std::move(d));
-      } else {
-        value = MValue::same(RValue::ofTensor(std::move(*t)));
-      }
+    if (type && getSpec(type))
+      return fail("argument " + std::to_string(i) +
+                  " is distributed: give its global tensor, not per-rank files");
+    for (int64_t r = 0; r < ranks; ++r) {
+      std::string path = pattern;
+      for (size_t at = path.find("{rank}"); at != std::string::npos;
+           at = path.find("{rank}", at))
+        path.replace(at, 6, std::to_string(r));
+      std::optional<Tensor> t = readNpy(path, error);
+      if (!t)
+        return fail("argument " + std::to_string(i) + " on rank " +
+                    std::to_string(r) + " of " + std::to_string(ranks) +
+                    ": " + error);
+      std::string why;
+      if (plain && !checkTensorType(*t, plain, why))
+        return fail("argument " + std::to_string(i) + " on rank " +
+                    std::to_string(r) + ": '" + path + "' " + why);
+      in.perRank.push_back(std::move(*t));
     }
-    args.push_back(std::move(value));
   }
+  std::vector<std::optional<Tensor>> globals;
+  std::optional<std::vector<MValue>> built =
+      buildArguments(reference, entry, given, seed, error, &globals);
+  if (!built)
+    return fail(error);
+  std::vector<MValue> args = std::move(*built);
 
   std::vector<MValue> results;
   reference.enableTrace(!traceFile.empty());
@@ -836,99 +693,19 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry,
     compiledRun = std::make_unique<Interpreter>(compiled);
     compiledRun->enableTrace(!traceFile.empty());
     // The compiled program takes each rank's shard of distributed inputs.
-    std::vector<MValue> localArgs;
-    for (auto [i, arg] : llvm::enumerate(args)) {
-      if (!arg.values.empty() && arg.on(0).kind == RValue::Kind::Dist) {
-        const DistTensor &d = *arg.on(0).dist;
-        std::optional<MValue> shards = compiledRun->shardsOf(
-            d.global, d.layout, d.layout.placements(), error);
-        if (!shards)
-          return fail("argument " + std::to_string(i) +
-                      " of the compiled program: cannot hold " + error);
-        localArgs.push_back(std::move(*shards));
-      } else {
-        localArgs.push_back(arg);
-      }
-    }
+    std::optional<std::vector<MValue>> localArgs =
+        localArguments(*compiledRun, args, error);
+    if (!localArgs)
+      return fail(error);
     std::vector<MValue> localResults;
-    if (failed(compiledRun->run(compiledEntry, localArgs, localResults)))
+    if (failed(compiledRun->run(compiledEntry, *localArgs, localResults)))
       return fail("the compiled program failed to run");
-    if (localResults.size() != results.size())
-      return fail("the compiled @" + entry.getName().str() + " returns " +
-                  std::to_string(localResults.size()) + " values, the original " +
-                  std::to_string(results.size()));
-    int mismatches = 0;
-    for (size_t i = 0; i < results.size(); ++i) {
-      const MValue &want = results[i];
-      const MValue &got = localResults[i];
-      if (want.on(0).kind == RValue::Kind::Dist) {
-        const DistTensor &d = *want.on(0).dist;
-        // Each rank's shard where the placements define it (no Partial),
-        // and the logical value always.
-        bool partial = llvm::any_of(d.layout.placements(), [](const Placement &p) {
-          return p.isPartial();
-        });
-        if (!partial) {
-          std::optional<MValue> shards = compiledRun->shardsOf(
-              d.global, d.layout, d.layout.placements(), error);
-          if (!shards)
-            return fail("@" + entry.getName().str() + " output " +
-                        std::to_string(i) + ": cannot hold " + error);
-          bool differs = false;
-          for (int64_t r = 0; r < ranks && !differs; ++r)
-            if (auto diff = compare(got.on(r).tensor, shards->on(r).tensor)) {
-              llvm::errs() << "@" << entry.getName() << " output " << i
-                           << ": rank " << r << "'s shard differs: " << *diff
-                           << "\n";
-              differs = true;
-            }
-          if (differs) {
-            ++mismatches;
-            continue;
-          }
-        }
-        std::optional<Tensor> logical = compiledRun->assemble(
-            got, d.layout, d.global.dtype(), d.global.shape(), error);
-        if (!logical) {
-          llvm::errs() << "@" << entry.getName() << " output " << i << ": "
-                       << error << "\n";
-          ++mismatches;
-          continue;
-        }
-        if (auto diff = compare(*logical, d.global)) {
-          llvm::errs() << "@" << entry.getName() << " output " << i
-                       << ": logical value differs: " << *diff << "\n";
-          ++mismatches;
-        }
-        continue;
-      }
-      if (want.on(0).kind == RValue::Kind::Int ||
-          want.on(0).kind == RValue::Kind::Float) {
-        for (int64_t r = 0; r < ranks; ++r) {
-          const RValue &a = got.on(r), &b = want.on(r);
-          bool same = a.kind == b.kind &&
-                      (a.kind == RValue::Kind::Int
-                           ? a.i == b.i
-                           : std::fabs(a.f - b.f) <= 1e-5 * (1 + std::fabs(b.f)));
-          if (!same) {
-            llvm::errs() << "@" << entry.getName() << " output " << i
-                         << ": rank " << r << "'s scalar differs\n";
-            ++mismatches;
-            break;
-          }
-        }
-        continue;
-      }
-      for (int64_t r = 0; r < ranks; ++r)
-        if (auto diff = compare(got.on(r).tensor, want.on(r).tensor)) {
-          llvm::errs() << "@" << entry.getName() << " output " << i
-                       << ": rank " << r << " differs: " << *diff << "\n";
-          ++mismatches;
-          break;
-        }
-    }
-    if (mismatches)
-      return fail(std::to_string(mismatches) +
+    std::vector<std::string> mismatches = compareOutputs(
+        *compiledRun, entry.getName(), results, localResults);
+    for (const std::string &m : mismatches)
+      llvm::errs() << m << "\n";
+    if (!mismatches.empty())
+      return fail(std::to_string(mismatches.size()) +
                   " output(s) of the compiled program differ from the "
                   "original");
     if (!quiet)
@@ -1009,16 +786,7 @@ int main(int argc, char **argv) {
     return 1;
   // A program after dtensor-partition still has its redistributes as
   // dtensor.reshard: they run as the collectives they lower to.
-  auto lowerReshards = [&](ModuleOp m) -> bool {
-    bool any = false;
-    m.walk([&](ReshardOp) { any = true; });
-    if (!any)
-      return true;
-    PassManager pm(&context);
-    pm.addPass(createDTensorLowerRedistributePass());
-    return succeeded(pm.run(m));
-  };
-  if (!lowerReshards(*module))
+  if (failed(lowerReshards(*module)))
     return fail("lowering the program's dtensor.reshard ops failed");
   if (target != "interp" && target != "mpi")
     return fail("--target '" + target +
@@ -1048,7 +816,7 @@ int main(int argc, char **argv) {
       if (failed(pm.run(*compiled)))
         return fail("compiling with '" + pipeline + "' failed");
     }
-    if (!lowerReshards(*compiled))
+    if (failed(lowerReshards(*compiled)))
       return fail("lowering the compiled program's dtensor.reshard ops failed");
     if (printCompiled)
       compiled->print(llvm::outs());
@@ -1059,7 +827,7 @@ int main(int argc, char **argv) {
     for (auto fn : module->getOps<func::FuncOp>())
       if (!fn.isExternal() && fn.isPublic())
         entries.push_back(fn);
-  } else if (func::FuncOp entry = findEntry(*module)) {
+  } else if (func::FuncOp entry = findEntry(*module, entryName)) {
     entries.push_back(entry);
   } else {
     return fail(entryName.empty()

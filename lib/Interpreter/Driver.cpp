@@ -1,0 +1,474 @@
+//===- Driver.cpp - run and verify programs on the interpreter -----------===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Interpreter/Driver.h"
+#include "dtensor/Dialect/DTensor/Transforms/Passes.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/Format.h"
+
+#include <cmath>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::dtensor;
+using namespace mlir::dtensor::interp;
+
+std::string interp::shapeText(const Shape &s) {
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i)
+    out += (i ? "x" : "") + std::to_string(s[i]);
+  return out.empty() ? "scalar" : out;
+}
+
+std::optional<Tensor> interp::generateTensor(RankedTensorType type,
+                                             unsigned seed,
+                                             std::string &error) {
+  std::optional<DType> dt = dtypeOf(type.getElementType());
+  if (!dt || !type.hasStaticShape())
+    return std::nullopt;
+  std::optional<Tensor> made = Tensor::create(
+      *dt, Shape(type.getShape().begin(), type.getShape().end()), error);
+  if (!made)
+    return std::nullopt;
+  Tensor &t = *made;
+  std::mt19937_64 rng(seed);
+  dispatch(*dt, [&](auto v) {
+    using T = decltype(v);
+    T *x = t.mutableData<T>();
+    for (int64_t i = 0; i < t.numElements(); ++i) {
+      if (isFloat(*dt))
+        x[i] = T(std::uniform_real_distribution<double>(-1, 1)(rng));
+      else if (*dt == DType::I1)
+        x[i] = T(rng() & 1);
+      else
+        x[i] = T(int64_t(rng() % 17) - 8);
+    }
+  });
+  return made;
+}
+
+bool interp::checkTensorType(const Tensor &t, RankedTensorType type,
+                             std::string &why) {
+  std::optional<DType> dt = dtypeOf(type.getElementType());
+  if (!dt || *dt != t.dtype()) {
+    why = std::string("has dtype ") + stringifyDType(t.dtype()) +
+          " but the argument is " +
+          (dt ? stringifyDType(*dt) : "of an unsupported type");
+    return false;
+  }
+  if (t.rank() != type.getRank()) {
+    why = "has rank " + std::to_string(t.rank()) + " but the argument has " +
+          std::to_string(type.getRank());
+    return false;
+  }
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (!type.isDynamicDim(d) && type.getDimSize(d) != t.shape()[d]) {
+      why = "has shape " + shapeText(t.shape()) + " but the argument needs " +
+            std::to_string(type.getDimSize(d)) + " in dim " + std::to_string(d);
+      return false;
+    }
+  return true;
+}
+
+double interp::verifyTolerance(DType dt) {
+  return dt == DType::F32 ? 1e-5 : dt == DType::F64 ? 1e-12 : 0;
+}
+
+std::optional<std::string> interp::compareWithin(const Tensor &got,
+                                                 const Tensor &want,
+                                                 double tol) {
+  if (got.shape() != want.shape())
+    return "shape " + shapeText(got.shape()) + ", expected " +
+           shapeText(want.shape());
+  if (got.dtype() != want.dtype())
+    return std::string("dtype ") + stringifyDType(got.dtype()) + ", expected " +
+           stringifyDType(want.dtype());
+  for (int64_t i = 0; i < got.numElements(); ++i) {
+    double a = got.at(i), b = want.at(i);
+    double err = std::fabs(a - b);
+    if (err > tol * (1 + std::fabs(b)) || std::isnan(a) != std::isnan(b)) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << "element " << i << " is " << llvm::format("%g", a)
+         << ", expected " << llvm::format("%g", b) << " (tolerance "
+         << llvm::format("%g", tol) << ")";
+      return s;
+    }
+  }
+  return std::nullopt;
+}
+
+static std::optional<std::string> compare(const Tensor &got,
+                                          const Tensor &want) {
+  return compareWithin(got, want, verifyTolerance(got.dtype()));
+}
+
+func::FuncOp interp::findEntry(ModuleOp module, llvm::StringRef name) {
+  if (!name.empty()) {
+    auto fn = module.lookupSymbol<func::FuncOp>(name);
+    return fn && !fn.isExternal() ? fn : func::FuncOp();
+  }
+  func::FuncOp only;
+  int count = 0;
+  for (auto fn : module.getOps<func::FuncOp>())
+    if (!fn.isExternal() && fn.isPublic()) {
+      only = fn;
+      ++count;
+    }
+  if (count == 1)
+    return only;
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  return main && !main.isExternal() ? main : func::FuncOp();
+}
+
+LogicalResult interp::lowerReshards(ModuleOp module) {
+  bool any = false;
+  module.walk([&](ReshardOp) { any = true; });
+  if (!any)
+    return success();
+  PassManager pm(module.getContext());
+  pm.addPass(createDTensorLowerRedistributePass());
+  return pm.run(module);
+}
+
+FailureOr<OwningOpRef<ModuleOp>>
+interp::compileModule(ModuleOp module, llvm::StringRef pipeline,
+                      std::string &error) {
+  OwningOpRef<ModuleOp> compiled = module.clone();
+  PassManager pm(module.getContext());
+  std::string parseError;
+  llvm::raw_string_ostream parseOs(parseError);
+  if (failed(parsePassPipeline(pipeline, pm, parseOs))) {
+    error = "'" + pipeline.str() + "' is not a pass pipeline";
+    if (!parseError.empty())
+      error += ": " + llvm::StringRef(parseError).trim().str();
+    return failure();
+  }
+  if (failed(pm.run(*compiled))) {
+    error = "compiling with '" + pipeline.str() + "' failed";
+    return failure();
+  }
+  if (failed(lowerReshards(*compiled))) {
+    error = "lowering the compiled program's dtensor.reshard ops failed";
+    return failure();
+  }
+  return compiled;
+}
+
+std::optional<std::vector<MValue>>
+interp::buildArguments(Interpreter &I, func::FuncOp entry,
+                       const std::map<unsigned, ArgumentInput> &inputs,
+                       unsigned seed, std::string &error,
+                       std::vector<std::optional<Tensor>> *globals) {
+  int64_t ranks = I.numRanks();
+  if (globals)
+    globals->assign(entry.getNumArguments(), std::nullopt);
+  for (const auto &[index, input] : inputs)
+    if (index >= entry.getNumArguments()) {
+      error = "input " + std::to_string(index) + ": @" +
+              entry.getName().str() + " has only " +
+              std::to_string(entry.getNumArguments()) + " arguments";
+      return std::nullopt;
+    }
+  std::vector<MValue> args;
+  for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
+    std::string argName = "argument " + std::to_string(i);
+    if (llvm::isa<DeviceMeshType>(type)) {
+      args.emplace_back();
+      continue;
+    }
+    auto tensorType = llvm::dyn_cast<RankedTensorType>(type);
+    if (!tensorType) {
+      error = argName + " has a type that cannot be given as input";
+      return std::nullopt;
+    }
+    SpecAttr spec = getSpec(tensorType);
+    RankedTensorType plain = RankedTensorType::get(tensorType.getShape(),
+                                                   tensorType.getElementType());
+    auto it = inputs.find(unsigned(i));
+    const ArgumentInput *given = it == inputs.end() ? nullptr : &it->second;
+    std::string from =
+        given && !given->origin.empty() ? ": '" + given->origin + "'" : "";
+    if (given && !given->global && given->perRank.empty()) {
+      error = argName + from + ": no tensor given";
+      return std::nullopt;
+    }
+    if (given && !given->global) {
+      if (spec) {
+        error = argName + " is distributed: give its global tensor, not "
+                          "per-rank tensors";
+        return std::nullopt;
+      }
+      if (int64_t(given->perRank.size()) != ranks) {
+        error = argName + from + ": " + std::to_string(given->perRank.size()) +
+                " per-rank tensors given for " + std::to_string(ranks) +
+                " ranks";
+        return std::nullopt;
+      }
+      MValue value;
+      value.uniform = false;
+      for (int64_t r = 0; r < ranks; ++r) {
+        std::string why;
+        if (!checkTensorType(given->perRank[r], plain, why)) {
+          error = argName + " on rank " + std::to_string(r) + from + " " + why;
+          return std::nullopt;
+        }
+        value.values.push_back(RValue::ofTensor(given->perRank[r]));
+      }
+      args.push_back(std::move(value));
+      continue;
+    }
+    std::optional<Tensor> t;
+    if (given) {
+      std::string why;
+      if (!checkTensorType(*given->global, plain, why)) {
+        error = argName + from + " " + why;
+        return std::nullopt;
+      }
+      t = given->global;
+    } else {
+      t = generateTensor(plain, seed + unsigned(i), error);
+      if (!t) {
+        std::string typeText;
+        llvm::raw_string_ostream(typeText) << tensorType;
+        error = argName + " of type " + typeText + " cannot be generated" +
+                (error.empty() ? std::string(" (dynamic shape or unsupported "
+                                             "element type): give it as input")
+                               : ": " + error);
+        return std::nullopt;
+      }
+    }
+    if (globals)
+      (*globals)[i] = *t;
+    if (spec) {
+      FailureOr<Layout> layout = I.layoutOf(tensorType, entry);
+      if (failed(layout)) {
+        error = argName + ": its spec is not valid on the mesh";
+        return std::nullopt;
+      }
+      RValue d;
+      d.kind = RValue::Kind::Dist;
+      d.tensor = *t;
+      d.dist = std::make_shared<DistTensor>(DistTensor{*t, spec, *layout});
+      args.push_back(MValue::same(std::move(d)));
+    } else {
+      args.push_back(MValue::same(RValue::ofTensor(std::move(*t))));
+    }
+  }
+  return args;
+}
+
+std::optional<std::vector<MValue>>
+interp::localArguments(const Interpreter &compiled,
+                       const std::vector<MValue> &args, std::string &error) {
+  std::vector<MValue> local;
+  for (auto [i, arg] : llvm::enumerate(args)) {
+    if (!arg.values.empty() && arg.on(0).kind == RValue::Kind::Dist) {
+      const DistTensor &d = *arg.on(0).dist;
+      std::optional<MValue> shards =
+          compiled.shardsOf(d.global, d.layout, d.layout.placements(), error);
+      if (!shards) {
+        error = "argument " + std::to_string(i) +
+                " of the compiled program: cannot hold " + error;
+        return std::nullopt;
+      }
+      local.push_back(std::move(*shards));
+    } else {
+      local.push_back(arg);
+    }
+  }
+  return local;
+}
+
+std::vector<std::string>
+interp::compareOutputs(const Interpreter &compiledRun, llvm::StringRef name,
+                       const std::vector<MValue> &results,
+                       const std::vector<MValue> &localResults) {
+  std::vector<std::string> out;
+  std::string at = "@" + name.str() + " output ";
+  int64_t ranks = compiledRun.numRanks();
+  if (localResults.size() != results.size()) {
+    out.push_back("the compiled @" + name.str() + " returns " +
+                  std::to_string(localResults.size()) +
+                  " values, the original " + std::to_string(results.size()));
+    return out;
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    const MValue &want = results[i];
+    const MValue &got = localResults[i];
+    std::string here = at + std::to_string(i);
+    if (want.on(0).kind == RValue::Kind::Dist) {
+      const DistTensor &d = *want.on(0).dist;
+      std::string error;
+      bool partial = llvm::any_of(d.layout.placements(), [](const Placement &p) {
+        return p.isPartial();
+      });
+      if (!partial) {
+        std::optional<MValue> shards = compiledRun.shardsOf(
+            d.global, d.layout, d.layout.placements(), error);
+        if (!shards) {
+          out.push_back(here + ": cannot hold " + error);
+          continue;
+        }
+        bool differs = false;
+        for (int64_t r = 0; r < ranks && !differs; ++r)
+          if (auto diff = compare(got.on(r).tensor, shards->on(r).tensor)) {
+            out.push_back(here + ": rank " + std::to_string(r) +
+                          "'s shard differs: " + *diff);
+            differs = true;
+          }
+        if (differs)
+          continue;
+      }
+      std::optional<Tensor> logical = compiledRun.assemble(
+          got, d.layout, d.global.dtype(), d.global.shape(), error);
+      if (!logical) {
+        out.push_back(here + ": " + error);
+        continue;
+      }
+      if (auto diff = compare(*logical, d.global))
+        out.push_back(here + ": logical value differs: " + *diff);
+      continue;
+    }
+    if (want.on(0).kind == RValue::Kind::Int ||
+        want.on(0).kind == RValue::Kind::Float) {
+      for (int64_t r = 0; r < ranks; ++r) {
+        const RValue &a = got.on(r), &b = want.on(r);
+        bool same = a.kind == b.kind &&
+                    (a.kind == RValue::Kind::Int
+                         ? a.i == b.i
+                         : std::fabs(a.f - b.f) <= 1e-5 * (1 + std::fabs(b.f)));
+        if (!same) {
+          out.push_back(here + ": rank " + std::to_string(r) +
+                        "'s scalar differs");
+          break;
+        }
+      }
+      continue;
+    }
+    for (int64_t r = 0; r < ranks; ++r)
+      if (auto diff = compare(got.on(r).tensor, want.on(r).tensor)) {
+        out.push_back(here + ": rank " + std::to_string(r) +
+                      " differs: " + *diff);
+        break;
+      }
+  }
+  return out;
+}
+
+std::optional<OutputView> interp::viewOutput(Interpreter &I,
+                                             func::FuncOp entry,
+                                             unsigned index,
+                                             const MValue &m,
+                                             std::string &error) {
+  OutputView view;
+  int64_t ranks = I.numRanks();
+  const RValue &first = m.on(0);
+  if (first.kind == RValue::Kind::Int || first.kind == RValue::Kind::Float) {
+    view.kind = first.kind == RValue::Kind::Int ? OutputView::Kind::Int
+                                                : OutputView::Kind::Float;
+    view.uniform = true;
+    for (int64_t r = 0; r < ranks; ++r) {
+      const RValue &v = m.on(r);
+      view.ints.push_back(v.i);
+      view.floats.push_back(v.kind == RValue::Kind::Int ? double(v.i) : v.f);
+      view.uniform &= v.i == first.i && v.f == first.f;
+    }
+    return view;
+  }
+  if (first.kind == RValue::Kind::Dist) {
+    const DistTensor &d = *first.dist;
+    llvm::raw_string_ostream(view.spec) << d.spec;
+    std::optional<MValue> shards =
+        I.shardsOf(d.global, d.layout, d.layout.placements(), error);
+    if (!shards) {
+      error = "output " + std::to_string(index) + ": cannot hold " + error;
+      return std::nullopt;
+    }
+    for (int64_t r = 0; r < ranks; ++r)
+      view.perRank.push_back(shards->on(r).tensor);
+    view.global = d.global;
+    view.uniform = llvm::all_of(d.layout.placements(), [](const Placement &p) {
+      return p.isReplicate();
+    });
+    return view;
+  }
+  for (int64_t r = 0; r < ranks; ++r)
+    view.perRank.push_back(m.on(r).tensor);
+  view.uniform = true;
+  if (!m.uniform)
+    for (int64_t r = 1; r < ranks && view.uniform; ++r)
+      view.uniform = m.on(r).tensor.sameContents(first.tensor);
+  // A local-view result that is a shard of a global value.
+  auto global = index < entry.getNumResults()
+                    ? entry.getResultAttrOfType<TypeAttr>(index,
+                                                          kGlobalTypeAttrName)
+                    : TypeAttr();
+  auto globalType =
+      global ? llvm::dyn_cast<RankedTensorType>(global.getValue()) : nullptr;
+  if (globalType && getSpec(globalType)) {
+    llvm::raw_string_ostream(view.spec) << getSpec(globalType);
+    FailureOr<Layout> layout = I.layoutOf(globalType, entry);
+    if (failed(layout)) {
+      error = "output " + std::to_string(index) +
+              ": its global spec is not valid on the mesh";
+      return std::nullopt;
+    }
+    std::optional<Tensor> logical =
+        I.assemble(m, *layout, first.tensor.dtype(),
+                   Shape(globalType.getShape().begin(),
+                         globalType.getShape().end()),
+                   error);
+    if (!logical) {
+      error = "output " + std::to_string(index) + ": " + error;
+      return std::nullopt;
+    }
+    view.global = std::move(*logical);
+    return view;
+  }
+  if (view.uniform)
+    view.global = first.tensor;
+  return view;
+}
+
+LogicalResult interp::runEntry(ModuleOp program, ModuleOp compiled,
+                               func::FuncOp entry,
+                               const std::map<unsigned, ArgumentInput> &inputs,
+                               unsigned seed, RunOutcome &outcome,
+                               std::string &error) {
+  Interpreter reference(program);
+  std::optional<std::vector<MValue>> args =
+      buildArguments(reference, entry, inputs, seed, error);
+  if (!args)
+    return failure();
+  if (failed(reference.run(entry, *args, outcome.results))) {
+    error = "@" + entry.getName().str() + " failed to run";
+    return failure();
+  }
+  outcome.report = reference.report();
+  if (!compiled)
+    return success();
+  auto compiledEntry = compiled.lookupSymbol<func::FuncOp>(entry.getName());
+  if (!compiledEntry || compiledEntry.isExternal()) {
+    error = "the compiled program has no function @" + entry.getName().str();
+    return failure();
+  }
+  Interpreter compiledRun(compiled);
+  std::optional<std::vector<MValue>> local =
+      localArguments(compiledRun, *args, error);
+  if (!local)
+    return failure();
+  if (failed(compiledRun.run(compiledEntry, *local, outcome.compiledResults))) {
+    error = "the compiled @" + entry.getName().str() + " failed to run";
+    return failure();
+  }
+  outcome.mismatches = compareOutputs(compiledRun, entry.getName(),
+                                      outcome.results, outcome.compiledResults);
+  outcome.report = compiledRun.report();
+  return success();
+}
