@@ -26,6 +26,15 @@ tools = ["dtensor-opt", "dtensor-plan", "dtensor-run", "dtensor-translate",
          "dtensor-build", "dtensor-rt-test", "dtensor-capi-test"]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
 
+# The source and build trees, and the compilers of the build (for tests that
+# install it and build a project against it).
+config.substitutions.append(("%dtensor_src_root", config.dtensor_src_root))
+config.substitutions.append(("%dtensor_obj_root", config.dtensor_obj_root))
+config.substitutions.append(("%dtensor_cxx", getattr(config, "dtensor_cxx_compiler", "c++")))
+config.substitutions.append(("%dtensor_cc", getattr(config, "dtensor_c_compiler", "cc")))
+if shutil.which("cmake") and shutil.which("ninja"):
+    config.available_features.add("cmake")
+
 # A sanitizer build (scripts/sanitize.sh): its own signal handlers report
 # crashes, and tests that need our crash message are unsupported there.
 if "-fsanitize=address" in getattr(config, "dtensor_cxx_flags", ""):
