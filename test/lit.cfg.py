@@ -11,7 +11,8 @@ from lit.llvm.subst import ToolSubst
 config.name = "DTENSOR"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test", ".c"]
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "__pycache__"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.dtensor_obj_root, "test")
 
@@ -34,6 +35,17 @@ config.substitutions.append(("%dtensor_cxx", getattr(config, "dtensor_cxx_compil
 config.substitutions.append(("%dtensor_cc", getattr(config, "dtensor_c_compiler", "cc")))
 if shutil.which("cmake") and shutil.which("ninja"):
     config.available_features.add("cmake")
+
+# The Python package (DTENSOR_ENABLE_PYTHON): %venv_python is the project's
+# .venv interpreter, importing this build's package.
+if getattr(config, "dtensor_enable_python", "OFF") in ("ON", "1", "TRUE") and \
+        os.path.exists(os.path.join(config.dtensor_obj_root, "python_packages")):
+    config.available_features.add("python")
+    config.substitutions.append(("%venv_python", config.dtensor_python))
+    config.environment["PYTHONPATH"] = os.path.join(config.dtensor_obj_root,
+                                                    "python_packages")
+    config.environment["DTENSOR_SRC_ROOT"] = config.dtensor_src_root
+    config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
 
 # A sanitizer build (scripts/sanitize.sh): its own signal handlers report
 # crashes, and tests that need our crash message are unsupported there.

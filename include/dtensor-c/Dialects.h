@@ -33,6 +33,15 @@ dtensorRegisterRequiredDialects(MlirDialectRegistry registry);
 /// pass registry. Idempotent.
 MLIR_CAPI_EXPORTED void dtensorRegisterPasses(void);
 
+/// Parses `text` as a module whose locations name `sourceName`, like
+/// mlirModuleCreateParse, after screening it for spellings that crash MLIR
+/// 22's own parsers (those are reported as errors at their location
+/// instead). Errors go to the context's diagnostic handlers; the module is
+/// null when there is one.
+MLIR_CAPI_EXPORTED MlirModule dtensorParseModule(MlirContext context,
+                                                 MlirStringRef text,
+                                                 MlirStringRef sourceName);
+
 /// Runs the textual pass pipeline `pipeline` (e.g. `dtensor-compile` or
 /// `dtensor-propagate,dtensor-partition`) on `module` in place. A pipeline
 /// that does not parse is reported through `error`; failures of passes go

@@ -82,6 +82,15 @@ MLIR_CAPI_EXPORTED intptr_t dtensorRunGetNumOutputs(DTensorRun run);
 MLIR_CAPI_EXPORTED MlirLogicalResult
 dtensorRunGetOutput(DTensorRun run, intptr_t index, int64_t deviceRank,
                     bool compiled, DTensorTensorView *view);
+/// The spec of output `index` (`#dtensor.spec<@mesh, [S(0), R]>`) when it
+/// is distributed or, in the compiled program, a shard of a distributed
+/// value; nothing is printed otherwise (and for scalar outputs, which
+/// dtensorRunGetOutput does not give).
+MLIR_CAPI_EXPORTED void dtensorRunPrintOutputSpec(DTensorRun run,
+                                                  intptr_t index,
+                                                  bool compiled,
+                                                  MlirStringCallback callback,
+                                                  void *userData);
 /// How many outputs of the compiled program differ from the original, and
 /// why each does.
 MLIR_CAPI_EXPORTED intptr_t dtensorRunGetNumMismatches(DTensorRun run);

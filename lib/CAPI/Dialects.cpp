@@ -6,10 +6,13 @@
 
 #include "dtensor-c/Dialects.h"
 #include "dtensor/InitAll.h"
+#include "dtensor/Support/InputScreen.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 
@@ -55,4 +58,26 @@ MlirLogicalResult dtensorRunPassPipeline(MlirModule module,
     return mlirLogicalResultFailure();
   }
   return mlirLogicalResultSuccess();
+}
+
+MlirModule dtensorParseModule(MlirContext context, MlirStringRef text,
+                              MlirStringRef sourceName) {
+  MLIRContext *ctx = unwrap(context);
+  llvm::StringRef source = unwrap(text);
+  llvm::StringRef name = unwrap(sourceName);
+  if (std::optional<dtensor::ScreenFinding> finding =
+          dtensor::screenForParserCrashes(source)) {
+    llvm::StringRef before = source.take_front(finding->offset);
+    unsigned line = 1 + before.count('\n');
+    size_t lineStart = before.rfind('\n');
+    unsigned col = 1 + unsigned(lineStart == llvm::StringRef::npos
+                                    ? before.size()
+                                    : before.size() - lineStart - 1);
+    emitError(FileLineColLoc::get(ctx, name, line, col)) << finding->message;
+    return {nullptr};
+  }
+  ParserConfig config(ctx);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(source, config, name);
+  return wrap(module.release());
 }

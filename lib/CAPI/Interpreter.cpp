@@ -283,3 +283,15 @@ void dtensorRunPrintReport(DTensorRun run, bool json,
     s->outcome.report.print(os);
   callback(mlirStringRefCreate(text.data(), text.size()), userData);
 }
+
+void dtensorRunPrintOutputSpec(DTensorRun run, intptr_t index, bool compiled,
+                               MlirStringCallback callback, void *userData) {
+  RunState *s = unwrap(run);
+  if (!s || !s->executed || (compiled && !s->compiled))
+    return;
+  const std::vector<OutputView> &views = compiled ? s->compiledViews : s->views;
+  if (index < 0 || index >= intptr_t(views.size()) || views[index].spec.empty())
+    return;
+  const std::string &spec = views[index].spec;
+  callback(mlirStringRefCreate(spec.data(), spec.size()), userData);
+}

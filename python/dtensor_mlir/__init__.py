@@ -1,0 +1,361 @@
+"""dtensor_mlir: dtensor-mlir from Python, in PyTorch DTensor's vocabulary.
+
+    import numpy as np
+    import dtensor_mlir as dm
+
+    mesh = dm.DeviceMesh((2, 4), ("dp", "tp"))
+    for shard in dm.layout(mesh, (9, 4), [dm.Shard(0), dm.Shard(0)]):
+        print(shard.rank, shard.coord, shard.local_shape, shard.offset)
+
+    plan = dm.plan_redistribute(mesh, (64, 64), [dm.Shard(0), dm.Replicate()],
+                                [dm.Replicate(), dm.Shard(1)])
+    print(plan.num_collectives, plan.bytes_per_rank, plan.steps)
+
+    program = dm.Module.parse(open("mlp.mlir").read(), "mlp.mlir")
+    compiled = program.compile("dtensor-compile")
+    result = dm.run(program, compiled=compiled, inputs={1: np.ones((8, 16), np.float32)})
+    result.verified                   # every rank of the compiled program matches
+    result.outputs[0].full_tensor()   # the global value, a numpy array
+    result.outputs[0].to_local()      # a LocalTensor: one array per rank
+    result.report()                   # collectives by kind, like CommDebugMode
+
+Errors raise DTensorError with the MLIR diagnostics (file:line:col: error: ...).
+The native half is dtensor_mlir._core (nanobind over the C API, include/dtensor-c).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _core
+from ._core import DTensorError
+
+__all__ = [
+    "DTensorError", "DeviceMesh", "Shard", "Replicate", "Partial", "Placement",
+    "ShardInfo", "layout", "Plan", "PlanStep", "plan_redistribute", "Module",
+    "compile", "run", "RunResult", "Output", "LocalTensor", "rank_map",
+]
+
+# ---------------------------------------------------------------------------
+# Meshes and placements
+# ---------------------------------------------------------------------------
+
+
+class DeviceMesh:
+    """A device mesh: its shape and dim names, ranks row-major over it."""
+
+    def __init__(self, shape: Union[int, Sequence[int]],
+                 mesh_dim_names: Optional[Sequence[str]] = None):
+        shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+        if not shape or any(s <= 0 for s in shape):
+            raise DTensorError(f"a mesh needs positive sizes, got {shape}")
+        if mesh_dim_names is not None and len(mesh_dim_names) != len(shape):
+            raise DTensorError(
+                f"{len(mesh_dim_names)} names for a {len(shape)}-D mesh")
+        self.shape: Tuple[int, ...] = shape
+        self.mesh_dim_names = tuple(mesh_dim_names) if mesh_dim_names else None
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    def size(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    def coordinate(self, rank: int) -> Tuple[int, ...]:
+        coord = []
+        for s in reversed(self.shape):
+            coord.append(rank % s)
+            rank //= s
+        return tuple(reversed(coord))
+
+    def __repr__(self) -> str:
+        names = f", mesh_dim_names={self.mesh_dim_names}" if self.mesh_dim_names else ""
+        return f"DeviceMesh({self.shape}{names})"
+
+
+class Placement:
+    """How a tensor lies along one mesh dim."""
+
+    def spec(self) -> str:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return self.spec()
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Placement) and self.spec() == other.spec()
+
+    def __hash__(self) -> int:
+        return hash(self.spec())
+
+
+class Shard(Placement):
+    """Shard(dim): split tensor dim `dim` into torch.chunk pieces. `order`
+    places this mesh dim in the dim's shard order (0 = split first), as in
+    DTensor's nested orders; None for the default (mesh dims left to right)."""
+
+    def __init__(self, dim: int, order: Optional[int] = None):
+        self.dim = int(dim)
+        self.order = order
+
+    def spec(self) -> str:
+        return f"S({self.dim})" + (f"[{self.order}]" if self.order is not None else "")
+
+
+class Replicate(Placement):
+    """Replicate(): every rank holds the whole tensor."""
+
+    def spec(self) -> str:
+        return "R"
+
+
+class Partial(Placement):
+    """Partial(reduce_op): every rank holds a term; the value is their
+    reduction (sum, avg, max, min, product)."""
+
+    def __init__(self, reduce_op: str = "sum"):
+        self.reduce_op = reduce_op
+
+    def spec(self) -> str:
+        return f"P({self.reduce_op})"
+
+
+def _placements_text(mesh: DeviceMesh, placements: Sequence[Placement]) -> str:
+    placements = list(placements)
+    if len(placements) != mesh.ndim:
+        raise DTensorError(
+            f"{len(placements)} placement(s) for a {mesh.ndim}-D mesh")
+    for p in placements:
+        if not isinstance(p, Placement):
+            raise DTensorError(f"{p!r} is not a placement (Shard, Replicate, Partial)")
+    return "[" + ", ".join(p.spec() for p in placements) + "]"
+
+
+@dataclass
+class ShardInfo:
+    """The shard one rank holds: its local shape and global offset (a dim
+    whose shard is empty reports the dim's global size as offset)."""
+    rank: int
+    coord: Tuple[int, ...]
+    local_shape: Tuple[int, ...]
+    offset: Tuple[int, ...]
+
+
+def layout(mesh: DeviceMesh, shape: Sequence[int],
+           placements: Sequence[Placement]) -> List[ShardInfo]:
+    """Every rank's shard of a tensor of global `shape` under `placements`."""
+    text = _placements_text(mesh, placements)
+    out = []
+    for r in range(mesh.size()):
+        local, offset = _core.local_shard(list(mesh.shape), [int(s) for s in shape],
+                                          text, r)
+        out.append(ShardInfo(r, mesh.coordinate(r), tuple(local), tuple(offset)))
+    return out
+
+
+@dataclass
+class PlanStep:
+    kind: str                # all_gather, all_reduce, reduce_scatter, all_to_all, local
+    mesh_dims: List[int]
+    from_dim: int
+    to_dim: int
+    reduce: str
+    bytes_per_rank: int
+    time_us: float
+    before: str
+    after: str
+
+
+@dataclass
+class Plan:
+    """The cheapest redistribution plan, never more collectives or bytes than
+    DTensor's greedy one."""
+    steps: List[PlanStep]
+    num_collectives: int
+    bytes_per_rank: int
+    time_us: float
+    optimal: bool
+
+
+_ELEMENT_BYTES = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i1": 1, "i8": 1,
+                  "i16": 2, "i32": 4, "i64": 8}
+
+
+def plan_redistribute(mesh: DeviceMesh, shape: Sequence[int],
+                      src: Sequence[Placement], dst: Sequence[Placement],
+                      dtype: str = "f32", devices_per_host: int = 8) -> Plan:
+    """How a tensor moves from placements `src` to `dst` (raises DTensorError
+    for moves DTensor forbids, such as Shard -> Partial)."""
+    if dtype not in _ELEMENT_BYTES:
+        raise DTensorError(f"unknown dtype '{dtype}' (one of {sorted(_ELEMENT_BYTES)})")
+    d = _core.plan_redistribute(list(mesh.shape), [int(s) for s in shape],
+                                _ELEMENT_BYTES[dtype], _placements_text(mesh, src),
+                                _placements_text(mesh, dst), int(devices_per_host))
+    return Plan([PlanStep(**s) for s in d["steps"]], d["num_collectives"],
+                d["bytes_per_rank"], d["time_us"], d["optimal"])
+
+
+# ---------------------------------------------------------------------------
+# Programs
+# ---------------------------------------------------------------------------
+
+
+class Module:
+    """An MLIR module of the dtensor dialect (global view, or compiled per-rank
+    view)."""
+
+    def __init__(self, native: "_core.Module"):
+        self._native = native
+
+    @staticmethod
+    def parse(text: str, name: str = "<string>") -> "Module":
+        """Parses and verifies; raises DTensorError with the diagnostics."""
+        return Module(_core.Module.parse(text, name))
+
+    def compile(self, pipeline: str = "dtensor-compile") -> "Module":
+        """A compiled copy: `pipeline` is a textual pass pipeline such as
+        `dtensor-compile` or `dtensor-propagate,dtensor-partition`."""
+        return Module(self._native.compile(pipeline))
+
+    def __str__(self) -> str:
+        return str(self._native)
+
+
+def compile(program: Union[str, Module], pipeline: str = "dtensor-compile",
+            name: str = "<string>") -> Module:
+    """Compiles a module (text or Module) with a pass pipeline."""
+    if isinstance(program, str):
+        program = Module.parse(program, name)
+    return program.compile(pipeline)
+
+
+class LocalTensor:
+    """One array per rank, as in LocalTensor: `local_tensors[rank]`."""
+
+    def __init__(self, local_tensors: Dict[int, np.ndarray]):
+        self.local_tensors = dict(local_tensors)
+
+    def reconcile(self) -> np.ndarray:
+        """The one array every rank holds; raises DTensorError when ranks
+        differ."""
+        ranks = sorted(self.local_tensors)
+        first = self.local_tensors[ranks[0]]
+        for r in ranks[1:]:
+            other = self.local_tensors[r]
+            if other.shape != first.shape or not np.array_equal(other, first):
+                raise DTensorError(
+                    f"cannot reconcile: rank {r} holds another value than rank {ranks[0]}")
+        return first
+
+    def tensor_map(self, fn: Callable[[int, np.ndarray], np.ndarray]) -> "LocalTensor":
+        """fn(rank, array) on every rank."""
+        return LocalTensor({r: fn(r, t) for r, t in self.local_tensors.items()})
+
+    def __repr__(self) -> str:
+        shapes = {r: t.shape for r, t in sorted(self.local_tensors.items())}
+        return f"LocalTensor({shapes})"
+
+
+def rank_map(mesh: Union[DeviceMesh, int], fn: Callable[[int], np.ndarray]) -> LocalTensor:
+    """A LocalTensor whose rank r holds fn(r) (per-rank inputs)."""
+    n = mesh.size() if isinstance(mesh, DeviceMesh) else int(mesh)
+    return LocalTensor({r: np.ascontiguousarray(fn(r)) for r in range(n)})
+
+
+class Output:
+    """One output of a run, DTensor-like: per-rank local values and, where it
+    is defined, the global value."""
+
+    def __init__(self, locals_: List[Optional[np.ndarray]], global_: Optional[np.ndarray],
+                 spec: str):
+        self._locals = locals_
+        self._global = global_
+        self.spec = spec or None
+
+    @property
+    def placements(self) -> Optional[str]:
+        """The placements part of the spec (`[S(0), R]`), or None."""
+        if not self.spec:
+            return None
+        start = self.spec.find("[")
+        return self.spec[start:self.spec.rfind("]") + 1] if start >= 0 else None
+
+    def to_local(self) -> LocalTensor:
+        return LocalTensor({r: t for r, t in enumerate(self._locals) if t is not None})
+
+    def full_tensor(self) -> np.ndarray:
+        """The global value (Partial terms reduced, shards assembled)."""
+        if self._global is None:
+            raise DTensorError("this output differs across ranks and has no spec "
+                               "relating the ranks: use to_local()")
+        return self._global
+
+    def __repr__(self) -> str:
+        g = None if self._global is None else self._global.shape
+        return f"Output(spec={self.spec}, global_shape={g}, ranks={len(self._locals)})"
+
+
+class RunResult:
+    """What a run gave: outputs of the program (and of the compiled program),
+    mismatches between them, the communication report."""
+
+    def __init__(self, native: "_core.RunResult"):
+        self._native = native
+        self.num_ranks: int = native.ranks
+        self.outputs = [Output(l, g, s) for l, g, s in
+                        zip(native.locals, native.globals, native.specs)]
+        self.compiled_outputs = [Output(l, g, s) for l, g, s in
+                                 zip(native.compiled_locals, native.compiled_globals,
+                                     native.compiled_specs)]
+        self.mismatches: List[str] = list(native.mismatches)
+
+    @property
+    def verified(self) -> bool:
+        """Whether a compiled program ran and matched on every rank."""
+        return self._native.has_compiled and not self.mismatches
+
+    def report(self) -> dict:
+        """Collectives by kind (count, bytes, mesh dims) and totals, of the
+        compiled run when there is one."""
+        return json.loads(self._native.report_json)
+
+    def report_text(self) -> str:
+        return self._native.report_text
+
+
+def run(program: Union[str, Module], *, compiled: Optional[Module] = None,
+        pipeline: Optional[str] = None, entry: str = "",
+        inputs: Optional[Dict[int, Union[np.ndarray, LocalTensor]]] = None,
+        seed: int = 0) -> RunResult:
+    """Runs `entry` of `program` on every rank of its mesh in one process.
+
+    inputs maps argument positions to global numpy arrays (a distributed
+    argument's global value) or to LocalTensors (one array per rank, for
+    arguments without a spec); arguments not given are random from `seed`.
+    With `compiled` (or `pipeline`, to compile here), the compiled program runs
+    on each rank's shards too and every output is compared."""
+    if isinstance(program, str):
+        program = Module.parse(program)
+    if compiled is None and pipeline:
+        compiled = program.compile(pipeline)
+    globals_, per_rank = {}, {}
+    for index, value in (inputs or {}).items():
+        if isinstance(value, LocalTensor):
+            ranks = sorted(value.local_tensors)
+            if ranks != list(range(len(ranks))):
+                raise DTensorError(f"input {index}: a LocalTensor needs ranks 0..n-1")
+            per_rank[int(index)] = [np.ascontiguousarray(value.local_tensors[r])
+                                    for r in ranks]
+        else:
+            globals_[int(index)] = np.ascontiguousarray(value)
+    native = _core.run(program._native, compiled._native if compiled else None,
+                       entry, globals_, per_rank, int(seed))
+    return RunResult(native)

@@ -1,0 +1,186 @@
+"""The dtensor_mlir Python package (no PyTorch needed): vocabulary, layouts,
+plans, compiling, running with numpy inputs, errors as exceptions."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import dtensor_mlir as dm
+
+ROOT = __import__("os").environ.get("DTENSOR_SRC_ROOT", "")
+
+MLP = """
+dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
+func.func @mlp(%m: !dtensor.device_mesh<@mesh>,
+    %x: tensor<4x6xf32, #dtensor.spec<@mesh, [S(0), R]>>,
+    %w1: tensor<6x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>,
+    %w2: tensor<8x6xf32, #dtensor.spec<@mesh, [R, S(0)]>>)
+    -> tensor<4x6xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<4x8xf32>
+  %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<4x6xf32, #dtensor.spec<@mesh, [S(0), R]>>, tensor<6x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>) outs(%z1 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e2 = tensor.empty() : tensor<4x6xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %y = linalg.matmul ins(%h, %w2 : tensor<4x8xf32>, tensor<8x6xf32, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%z2 : tensor<4x6xf32>) -> tensor<4x6xf32>
+  %d = dtensor.distribute_tensor %y, %m : tensor<4x6xf32>, !dtensor.device_mesh<@mesh> -> tensor<4x6xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %d : tensor<4x6xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}
+"""
+
+
+def test_layout_uneven_and_empty_shards():
+    mesh = dm.DeviceMesh((2, 4), ("dp", "tp"))
+    shards = dm.layout(mesh, (9, 4), [dm.Shard(0), dm.Shard(0)])
+    assert [s.local_shape for s in shards] == [
+        (2, 4), (2, 4), (1, 4), (0, 4), (1, 4), (1, 4), (1, 4), (1, 4)]
+    assert shards[3].offset == (9, 0)  # empty: the dim's size, as DTensor
+    assert shards[5].coord == (1, 1)
+    # Every row is held exactly once.
+    rows = sorted(r for s in shards for r in range(s.offset[0], s.offset[0] + s.local_shape[0]))
+    assert rows == list(range(9))
+
+
+def test_layout_nested_order():
+    mesh = dm.DeviceMesh((2, 2))
+    default = dm.layout(mesh, (8,), [dm.Shard(0), dm.Shard(0)])
+    nested = dm.layout(mesh, (8,), [dm.Shard(0, order=1), dm.Shard(0, order=0)])
+    assert [s.offset for s in default] == [(0,), (2,), (4,), (6,)]
+    # Mesh dim 1 splits first: rank (0, 1) holds the second half's first quarter.
+    assert [s.offset for s in nested] == [(0,), (4,), (2,), (6,)]
+
+
+def test_partial_and_replicate_layouts():
+    mesh = dm.DeviceMesh(4)
+    assert all(s.local_shape == (5, 3) for s in dm.layout(mesh, (5, 3), [dm.Partial("max")]))
+    assert all(s.local_shape == (5, 3) for s in dm.layout(mesh, (5, 3), [dm.Replicate()]))
+
+
+def test_plan():
+    mesh = dm.DeviceMesh((2, 4))
+    plan = dm.plan_redistribute(mesh, (64, 64), [dm.Shard(0), dm.Replicate()],
+                                [dm.Replicate(), dm.Shard(1)])
+    assert plan.num_collectives == 1
+    assert plan.bytes_per_rank == 4096
+    assert [s.kind for s in plan.steps] == ["local", "all_gather"]
+    assert plan.steps[-1].after == "[R, S(1)]"
+    assert plan.optimal and plan.time_us > 0
+    ar = dm.plan_redistribute(mesh, (16,), [dm.Partial(), dm.Replicate()],
+                              [dm.Replicate(), dm.Replicate()], dtype="f64")
+    assert [s.kind for s in ar.steps] == ["all_reduce"] and ar.bytes_per_rank == 128
+
+
+def test_errors_are_exceptions():
+    mesh = dm.DeviceMesh((2, 4))
+    with pytest.raises(dm.DTensorError, match="cannot redistribute S\\(0\\) to P\\(sum\\)"):
+        dm.plan_redistribute(mesh, (8, 8), [dm.Shard(0), dm.Replicate()],
+                             [dm.Partial(), dm.Replicate()])
+    with pytest.raises(dm.DTensorError, match="1 placement\\(s\\) for a 2-D mesh"):
+        dm.layout(mesh, (8,), [dm.Shard(0)])
+    with pytest.raises(dm.DTensorError, match="S\\(3\\)|dim 3|out of range|rank"):
+        dm.layout(mesh, (8,), [dm.Shard(3), dm.Replicate()])
+    with pytest.raises(dm.DTensorError, match="unknown dtype"):
+        dm.plan_redistribute(mesh, (8,), [dm.Replicate()] * 2, [dm.Replicate()] * 2, dtype="f7")
+    with pytest.raises(dm.DTensorError, match="positive"):
+        dm.DeviceMesh((2, 0))
+    with pytest.raises(dm.DTensorError, match=r"bad\.mlir:2:18: error: expected SSA operand"):
+        dm.Module.parse("func.func @f() {\n  %x = arith.addf 1 }", "bad.mlir")
+    # A spelling that crashes MLIR's own parser is an error here.
+    with pytest.raises(dm.DTensorError, match=r"crash\.mlir:1:\d+: error"):
+        dm.Module.parse("%t = linalg.transpose ins(%a : tensor<2xf32>) outs(%b : tensor<2xf32>) permutation = x", "crash.mlir")
+    prog = dm.Module.parse(MLP)
+    with pytest.raises(dm.DTensorError, match="'no-such-pass' is not a pass pipeline"):
+        prog.compile("no-such-pass")
+    # The verifier's message, at its location.
+    with pytest.raises(dm.DTensorError, match=r"v\.mlir:3:\d+: error: .*S\(0\) to P\(sum\)"):
+        dm.Module.parse("""dtensor.mesh @g shape = [2]
+func.func @f(%m: !dtensor.device_mesh<@g>, %a: tensor<3xf32, #dtensor.spec<@g, [S(0)]>>) -> tensor<3xf32, #dtensor.spec<@g, [P(sum)]>> {
+  %b = dtensor.redistribute %a, %m : tensor<3xf32, #dtensor.spec<@g, [S(0)]>>, !dtensor.device_mesh<@g> -> tensor<3xf32, #dtensor.spec<@g, [P(sum)]>>
+  return %b : tensor<3xf32, #dtensor.spec<@g, [P(sum)]>>
+}""", "v.mlir")
+
+
+def test_compile_and_verify_mlp():
+    prog = dm.Module.parse(MLP, "mlp.mlir")
+    compiled = prog.compile("dtensor-compile")
+    text = str(compiled)
+    assert text.count("dtensor.all_reduce") == 1
+    assert "dtensor.global" in text
+    x = np.arange(24, dtype=np.float32).reshape(4, 6) / 24
+    w1 = np.linspace(-1, 1, 48, dtype=np.float32).reshape(6, 8)
+    w2 = np.linspace(1, -1, 48, dtype=np.float32).reshape(8, 6)
+    r = dm.run(prog, compiled=compiled, inputs={1: x, 2: w1, 3: w2})
+    assert r.verified and r.mismatches == []
+    assert r.num_ranks == 4
+    want = x @ w1 @ w2
+    out = r.outputs[0]
+    assert out.placements == "[S(0), R]"
+    np.testing.assert_allclose(out.full_tensor(), want, rtol=1e-5, atol=1e-6)
+    # The compiled program's per-rank shards: rank (i, j) holds rows 2i..2i+1.
+    local = r.compiled_outputs[0].to_local()
+    for rank, shard in local.local_tensors.items():
+        i = rank // 2
+        np.testing.assert_allclose(shard, want[2 * i:2 * i + 2], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(r.compiled_outputs[0].full_tensor(), want, rtol=1e-5, atol=1e-6)
+    rep = r.report()
+    assert rep["total"] == {"count": 1, "bytes": 48}
+    assert rep["collectives"]["all_reduce"]["mesh_dims"] == [["tp"]]
+    # The same through the pipeline argument, with generated inputs.
+    r2 = dm.run(MLP, pipeline="dtensor-compile", seed=3)
+    assert r2.verified
+
+
+def test_wrong_inputs():
+    prog = dm.Module.parse(MLP)
+    with pytest.raises(dm.DTensorError, match="argument 1.*shape 4x5"):
+        dm.run(prog, inputs={1: np.zeros((4, 5), np.float32)})
+    with pytest.raises(dm.DTensorError, match="dtype f64 but the argument is f32"):
+        dm.run(prog, inputs={1: np.zeros((4, 6), np.float64)})
+    with pytest.raises(dm.DTensorError, match="no such argument"):
+        dm.run(prog, inputs={9: np.zeros((4, 6), np.float32)})
+    with pytest.raises(dm.DTensorError, match="unsupported numpy dtype"):
+        dm.run(prog, inputs={1: np.zeros((4, 6), np.complex64)})
+    with pytest.raises(dm.DTensorError, match="distributed: give its global tensor"):
+        dm.run(prog, inputs={1: dm.rank_map(4, lambda r: np.zeros((2, 6), np.float32))})
+    with pytest.raises(dm.DTensorError, match="no function @nope"):
+        dm.run(prog, entry="nope")
+
+
+LOCAL = """
+dtensor.mesh @world shape = [4]
+func.func @main(%world: !dtensor.device_mesh<@world>, %x: tensor<2x3xf32>)
+    -> (tensor<8x3xf32, #dtensor.spec<@world, [S(0)]>>, tensor<2x3xf32>) {
+  %d = dtensor.from_local %x, %world : tensor<2x3xf32>, !dtensor.device_mesh<@world>
+      -> tensor<8x3xf32, #dtensor.spec<@world, [S(0)]>>
+  %p = dtensor.from_local %x, %world : tensor<2x3xf32>, !dtensor.device_mesh<@world>
+      -> tensor<2x3xf32, #dtensor.spec<@world, [P(sum)]>>
+  %s = dtensor.redistribute %p, %world : tensor<2x3xf32, #dtensor.spec<@world, [P(sum)]>>, !dtensor.device_mesh<@world>
+      -> tensor<2x3xf32, #dtensor.spec<@world, [R]>>
+  %l = dtensor.to_local %s : tensor<2x3xf32, #dtensor.spec<@world, [R]>> -> tensor<2x3xf32>
+  return %d, %l : tensor<8x3xf32, #dtensor.spec<@world, [S(0)]>>, tensor<2x3xf32>
+}
+"""
+
+
+def test_rank_map_and_reconcile():
+    x = dm.rank_map(4, lambda r: np.full((2, 3), r, np.float32))
+    r = dm.run(LOCAL, inputs={1: x})
+    stacked, summed = r.outputs
+    np.testing.assert_array_equal(stacked.full_tensor(),
+                                  np.repeat(np.arange(4, dtype=np.float32), 2)[:, None] * np.ones(3))
+    # The all_reduce'd value is the same on every rank: reconcile gives it.
+    np.testing.assert_array_equal(summed.to_local().reconcile(), np.full((2, 3), 6, np.float32))
+    with pytest.raises(dm.DTensorError, match="cannot reconcile"):
+        x.reconcile()
+    doubled = x.tensor_map(lambda rank, t: t * 2)
+    assert doubled.local_tensors[3][0, 0] == 6
+
+
+def test_import_from_venv():
+    # `.venv/bin/python -c "import dtensor_mlir"` works with nothing else set.
+    out = subprocess.run([sys.executable, "-c", "import dtensor_mlir; print(dtensor_mlir.Shard(1))"],
+                         capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "S(1)"
