@@ -8,7 +8,7 @@ PKGS=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   cmake ninja-build lld g++ libgtest-dev libopenblas-dev python3
   libzstd-dev zlib1g-dev libedit-dev libcurl4-openssl-dev libxml2-dev libffi-dev
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin python3-venv python3-dev
 )
 # Extra packages a script needs (scripts/sanitize.sh: clang-22 and its runtimes).
 PKGS+=("$@")
