@@ -184,3 +184,19 @@ def test_import_from_venv():
                          capture_output=True, text=True, env={"PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "S(1)"
+
+
+def test_pass_failure_carries_the_op_diagnostic():
+    bad = """dtensor.mesh @mesh shape = [2, 2]
+func.func @f(%m: !dtensor.device_mesh<@mesh>, %a: tensor<4x4xf32, #dtensor.spec<@mesh, [R, S(1)]>>, %b: tensor<4x4xf32, #dtensor.spec<@mesh, [R, R]>>, %c: tensor<4x4xf32, #dtensor.spec<@mesh, [R, P(sum)]>>) -> tensor<4x4xf32, #dtensor.spec<@mesh, [R, P(sum)]>> {
+  %r = linalg.matmul ins(%a, %b : tensor<4x4xf32, #dtensor.spec<@mesh, [R, S(1)]>>, tensor<4x4xf32, #dtensor.spec<@mesh, [R, R]>>) outs(%c : tensor<4x4xf32, #dtensor.spec<@mesh, [R, P(sum)]>>) -> tensor<4x4xf32, #dtensor.spec<@mesh, [R, P(sum)]>>
+  return %r : tensor<4x4xf32, #dtensor.spec<@mesh, [R, P(sum)]>>
+}"""
+    prog = dm.Module.parse(bad, "bad.mlir")
+    with pytest.raises(dm.DTensorError) as err:
+        prog.compile("dtensor-partition")
+    text = str(err.value)
+    assert "bad.mlir:3:8: error: 'linalg.matmul' op operand 1 should be S(0) on mesh dim 1" in text
+    assert text.endswith("the pipeline 'dtensor-partition' failed (the diagnostics say where)")
+    # The process and the module are still usable afterwards.
+    assert "linalg.matmul" in str(prog)
