@@ -4,11 +4,19 @@
 # same suite built with AddressSanitizer + UndefinedBehaviorSanitizer
 # (clang-22, build-san/) and a short fixed-seed run of every libFuzzer target
 # (scripts/sanitize.sh). DTENSOR_SKIP_SANITIZE=1 skips the second part.
+# The PyTorch suites need torch (several GB from PyPI, once, into the cached
+# .venv; scripts/setup-torch.sh).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${DTENSOR_BUILD_DIR:-$root/build}"
 
 bash "$root/scripts/build.sh"
+# PyTorch for the differential suites against real DTensor (test/torch),
+# into the cached .venv; DTENSOR_SKIP_TORCH=1 leaves it out (those tests are
+# then unsupported, the rest runs without it).
+if [ "${DTENSOR_SKIP_TORCH:-0}" != 1 ]; then
+  bash "$root/scripts/setup-torch.sh"
+fi
 
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT

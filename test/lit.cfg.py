@@ -11,7 +11,7 @@ from lit.llvm.subst import ToolSubst
 config.name = "DTENSOR"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test", ".c"]
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "conftest.py",
                    "__pycache__"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.dtensor_obj_root, "test")
@@ -46,6 +46,15 @@ if getattr(config, "dtensor_enable_python", "OFF") in ("ON", "1", "TRUE") and \
                                                     "python_packages")
     config.environment["DTENSOR_SRC_ROOT"] = config.dtensor_src_root
     config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
+    # The PyTorch suites (test/torch) need torch in the .venv
+    # (scripts/setup-torch.sh); everything else runs without it.
+    import subprocess
+    try:
+        if subprocess.run([config.dtensor_python, "-c", "import torch"],
+                          capture_output=True, timeout=120).returncode == 0:
+            config.available_features.add("torch")
+    except (OSError, subprocess.TimeoutExpired):
+        pass
 
 # A sanitizer build (scripts/sanitize.sh): its own signal handlers report
 # crashes, and tests that need our crash message are unsupported there.

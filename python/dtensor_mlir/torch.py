@@ -1,0 +1,1384 @@
+"""dtensor_mlir.torch: PyTorch modules to dtensor-mlir programs.
+
+    import torch, dtensor_mlir as dm
+    from dtensor_mlir.torch import compile
+
+    mesh = dm.DeviceMesh((2,), ("tp",))
+    model = compile(mlp, (x,), mesh=mesh,
+                    placements={"fc1.weight": [dm.Shard(0)], "fc1.bias": [dm.Shard(0)],
+                                "fc2.weight": [dm.Shard(1)]})
+    print(model.mlir)          # the global-view program
+    print(model.compiled)      # the per-rank program (dtensor-compile)
+    out = model.run(x)         # every rank on the interpreter, verified against the global program
+    out[0].full_tensor()       # a torch.Tensor, equal to mlp(x)
+    model.report()             # collectives of the compiled program, like CommDebugMode
+
+The module is exported with torch.export and decomposed to core ATen; each
+ATen op becomes linalg / tensor / arith / math on global tensors.
+Parameters and inputs get the placements given (keys: parameter names and
+input positions); a module whose parameters are already DTensors (from
+parallelize_module or distribute_tensor) gives its own. Propagation decides
+every other layout. An op without a lowering is a DTensorError naming the op
+and the user's source line, never a wrong program.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import re
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+import torch
+
+from . import (DeviceMesh, DTensorError, LocalTensor, Module, Output, Partial,
+               Placement, Replicate, RunResult, Shard, run as _run)
+
+__all__ = ["compile", "CompiledModel", "TorchOutput", "placements_of"]
+
+aten = torch.ops.aten
+
+_DTYPES = {
+    torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
+    torch.bfloat16: "bf16", torch.int64: "i64", torch.int32: "i32",
+    torch.int16: "i16", torch.int8: "i8", torch.bool: "i1",
+}
+_NUMPY = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i64": np.int64,
+          "i32": np.int32, "i16": np.int16, "i8": np.int8, "i1": np.bool_}
+
+
+def _ttype(shape: Sequence[int], et: str) -> str:
+    return "tensor<" + "".join(f"{d}x" for d in shape) + et + ">"
+
+
+def _is_float(et: str) -> bool:
+    return et in ("f32", "f64", "f16", "bf16")
+
+
+def _float_literal(v: float, et: str) -> str:
+    if math.isinf(v):
+        bits = {"f32": "0xFF800000", "f64": "0xFFF0000000000000",
+                "f16": "0xFC00", "bf16": "0xFF80"}[et]
+        pos = {"f32": "0x7F800000", "f64": "0x7FF0000000000000",
+               "f16": "0x7C00", "bf16": "0x7F80"}[et]
+        return pos if v > 0 else bits
+    if math.isnan(v):
+        return {"f32": "0x7FC00000", "f64": "0x7FF8000000000000",
+                "f16": "0x7E00", "bf16": "0x7FC0"}[et]
+    text = repr(float(v))
+    mantissa, _, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + ("e" + exponent if exponent else "")
+
+
+def placements_of(placements: Sequence[Any]) -> List[Placement]:
+    """Our placements from torch.distributed.tensor placements (or ours)."""
+    out = []
+    for p in placements:
+        if isinstance(p, Placement):
+            out.append(p)
+            continue
+        name = type(p).__name__
+        if name in ("Shard", "_StridedShard"):
+            if name == "_StridedShard":
+                raise DTensorError("_StridedShard placements are not supported yet")
+            out.append(Shard(p.dim))
+        elif name == "Replicate":
+            out.append(Replicate())
+        elif name in ("Partial", "_Partial", "MaskPartial", "_MaskPartial"):
+            op = getattr(p, "reduce_op", "sum")
+            out.append(Partial(str(op).lower().split(".")[-1]))
+        else:
+            raise DTensorError(f"placement {p!r} has no counterpart here")
+    return out
+
+
+class _Value:
+    """An SSA value of the program: its name, shape and element type."""
+
+    def __init__(self, name: str, shape: Tuple[int, ...], et: str, spec: str = ""):
+        self.name, self.shape, self.et = name, tuple(int(s) for s in shape), et
+        # `#dtensor.spec<...>` of a distributed function argument: ops of the
+        # global view take such values directly, typed with their spec.
+        self.spec = spec
+
+    @property
+    def type(self) -> str:
+        t = _ttype(self.shape, self.et)
+        return t[:-1] + f", {self.spec}>" if self.spec else t
+
+
+class _Emitter:
+    """Builds the text of one func.func in the global view."""
+
+    def __init__(self):
+        self.lines: List[str] = []
+        self.counter = 0
+        self.loc = ""
+
+    def fresh(self, hint: str = "v") -> str:
+        self.counter += 1
+        return f"%{hint}{self.counter}"
+
+    def emit(self, text: str) -> None:
+        # The location goes after the op's last line.
+        self.lines.append("  " + text.replace("\n", "\n  ") + self.loc)
+
+    # -- building blocks ----------------------------------------------------
+    def empty(self, shape, et) -> str:
+        n = self.fresh("e")
+        self.emit(f"{n} = tensor.empty() : {_ttype(shape, et)}")
+        return n
+
+    def filled(self, shape, et, value) -> _Value:
+        c = self.constant(value, et)
+        e = self.empty(shape, et)
+        n = self.fresh("f")
+        t = _ttype(shape, et)
+        self.emit(f"{n} = linalg.fill ins({c} : {et}) outs({e} : {t}) -> {t}")
+        return _Value(n, shape, et)
+
+    def constant(self, value, et) -> str:
+        n = self.fresh("c")
+        if _is_float(et):
+            self.emit(f"{n} = arith.constant {_float_literal(float(value), et)} : {et}")
+        elif et == "i1":
+            self.emit(f"{n} = arith.constant {'true' if value else 'false'}")
+        else:
+            self.emit(f"{n} = arith.constant {int(value)} : {et}")
+        return n
+
+    def collapse(self, v: _Value, groups: List[List[int]], shape) -> _Value:
+        n = self.fresh("r")
+        g = "[" + ", ".join("[" + ", ".join(map(str, x)) + "]" for x in groups) + "]"
+        out = _Value(n, shape, v.et)
+        self.emit(f"{n} = tensor.collapse_shape {v.name} {g} : {v.type} into {out.type}")
+        return out
+
+    def expand(self, v: _Value, groups: List[List[int]], shape) -> _Value:
+        n = self.fresh("r")
+        g = "[" + ", ".join("[" + ", ".join(map(str, x)) + "]" for x in groups) + "]"
+        out = _Value(n, shape, v.et)
+        sizes = ", ".join(map(str, shape))
+        self.emit(f"{n} = tensor.expand_shape {v.name} {g} output_shape [{sizes}] : "
+                  f"{v.type} into {out.type}")
+        return out
+
+    def drop_dims(self, v: _Value, keep: List[int]) -> _Value:
+        """`v` without its unit dims not in `keep` (a rank-reducing collapse)."""
+        if len(keep) == len(v.shape):
+            return v
+        for d in range(len(v.shape)):
+            if d not in keep and v.shape[d] != 1:
+                raise AssertionError("only unit dims can be dropped")
+        groups: List[List[int]] = []
+        pending: List[int] = []
+        for d in range(len(v.shape)):
+            if d in keep:
+                groups.append(pending + [d])
+                pending = []
+            else:
+                pending.append(d)
+        if pending:
+            if groups:
+                groups[-1].extend(pending)
+            # else: everything dropped, rank 0, no groups
+        return self.collapse(v, groups, tuple(v.shape[d] for d in keep))
+
+    def generic(self, ins: List[Tuple[_Value, List[int]]], out_shape, out_et: str,
+                body, reduce_dims: Sequence[int] = (), init: Optional[_Value] = None,
+                nloops: Optional[int] = None, out_map: Optional[List[int]] = None) -> _Value:
+        """A linalg.generic over loops d0..dn-1: each input with the loops
+        indexing its dims; `body(args, out)` returns (lines, result)."""
+        n_loops = nloops if nloops is not None else len(out_shape)
+        dims = [f"d{i}" for i in range(n_loops)]
+        if out_map is None:
+            out_map = [i for i in range(n_loops) if i not in reduce_dims]
+        maps, operands, types, args = [], [], [], []
+        for k, (v, m) in enumerate(ins):
+            maps.append("affine_map<(" + ", ".join(dims) + ") -> (" +
+                        ", ".join(f"d{i}" for i in m) + ")>")
+            operands.append(v.name)
+            types.append(v.type)
+            args.append((f"%a{k}", v.et))
+        maps.append("affine_map<(" + ", ".join(dims) + ") -> (" +
+                    ", ".join(f"d{i}" for i in out_map) + ")>")
+        out = init if init is not None else _Value(self.empty(out_shape, out_et), out_shape, out_et)
+        iters = ", ".join('"reduction"' if i in reduce_dims else '"parallel"'
+                          for i in range(n_loops))
+        lines, result = body([a for a, _ in args], "%o")
+        n = self.fresh("g")
+        block_args = ", ".join(f"{a}: {t}" for a, t in args + [("%o", out_et)])
+        ins_text = (f"ins({', '.join(operands)} : {', '.join(types)}) " if operands else "")
+        text = (f"{n} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
+                f"iterator_types = [{iters}]}}\n"
+                f"    {ins_text}outs({out.name} : {out.type}) {{\n"
+                f"  ^bb0({block_args}):\n" +
+                "".join(f"    {l}\n" for l in lines) +
+                f"    linalg.yield {result} : {out_et}\n"
+                f"  }} -> {out.type}")
+        self.emit(text)
+        return _Value(n, out_shape, out_et)
+
+
+# -- body helpers: scalar ops on block arguments ----------------------------
+
+class _Body:
+    def __init__(self, et: str):
+        self.et = et
+        self.lines: List[str] = []
+        self.n = 0
+
+    def v(self, text: str, et: Optional[str] = None) -> str:
+        self.n += 1
+        name = f"%s{self.n}"
+        self.lines.append(f"{name} = {text}")
+        return name
+
+    def const(self, value, et: Optional[str] = None) -> str:
+        et = et or self.et
+        if _is_float(et):
+            return self.v(f"arith.constant {_float_literal(float(value), et)} : {et}")
+        if et == "i1":
+            return self.v(f"arith.constant {'true' if value else 'false'}")
+        return self.v(f"arith.constant {int(value)} : {et}")
+
+    def bin(self, fop: str, iop: Optional[str], a: str, b: str) -> str:
+        if _is_float(self.et):
+            return self.v(f"arith.{fop} {a}, {b} : {self.et}")
+        if iop is None:
+            raise DTensorError(f"arith.{fop} on integer tensors is not supported")
+        return self.v(f"arith.{iop} {a}, {b} : {self.et}")
+
+    def un(self, op: str, a: str) -> str:
+        return self.v(f"{op} {a} : {self.et}")
+
+
+def _broadcast_map(shape: Tuple[int, ...], out_shape: Tuple[int, ...]) -> Tuple[List[int], List[int]]:
+    """Which of `shape`'s dims survive broadcasting to `out_shape` (aligned
+    right), and the output dims they index."""
+    off = len(out_shape) - len(shape)
+    keep, loops = [], []
+    for i, s in enumerate(shape):
+        j = i + off
+        if s == out_shape[j]:
+            keep.append(i)
+            loops.append(j)
+        elif s != 1:
+            raise DTensorError(f"shape {shape} does not broadcast to {out_shape}")
+    return keep, loops
+
+
+def _view_groups(src: Tuple[int, ...], dst: Tuple[int, ...]) -> Optional[List[Tuple[List[int], List[int]]]]:
+    """Pairs of (src dims, dst dims) whose products match, in order; unit
+    dims join a neighbour. None when no such grouping exists."""
+    groups = []
+    i = j = 0
+    while i < len(src) or j < len(dst):
+        gi, gj = [], []
+        pi = pj = 1
+        if i < len(src):
+            gi.append(i); pi *= src[i]; i += 1
+        if j < len(dst):
+            gj.append(j); pj *= dst[j]; j += 1
+        while pi != pj:
+            if pi < pj and i < len(src):
+                gi.append(i); pi *= src[i]; i += 1
+            elif pj < pi and j < len(dst):
+                gj.append(j); pj *= dst[j]; j += 1
+            else:
+                return None
+        # Trailing unit dims join this group.
+        while i < len(src) and src[i] == 1 and (j >= len(dst) or dst[j] != 1):
+            gi.append(i); i += 1
+        while j < len(dst) and dst[j] == 1 and (i >= len(src) or src[i] != 1):
+            gj.append(j); j += 1
+        if not gi or not gj:
+            # A unit dim on one side only, with nothing before it: merge forward.
+            if groups:
+                groups[-1][0].extend(gi)
+                groups[-1][1].extend(gj)
+                continue
+            return None
+        groups.append((gi, gj))
+    return groups
+
+
+class _Importer:
+    """Lowers an ExportedProgram's graph to the global-view program."""
+
+    def __init__(self, ep, mesh: DeviceMesh, arg_specs: Dict[str, List[Placement]],
+                 out_specs: Optional[List[Optional[List[Placement]]]] = None):
+        self.ep = ep
+        self.out_specs = out_specs
+        self.mesh = mesh
+        self.arg_specs = arg_specs
+        self.e = _Emitter()
+        self.values: Dict[Any, Any] = {}
+
+    # -- errors and locations ------------------------------------------------
+    _LIBRARY_DIRS = None
+
+    @classmethod
+    def _user_frame(cls, node) -> Optional[Tuple[str, int, str]]:
+        """The innermost frame of the node's stack trace outside torch and
+        this package: the user's line."""
+        if cls._LIBRARY_DIRS is None:
+            import os
+            cls._LIBRARY_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+                                      for m in (torch, __import__("dtensor_mlir")))
+        trace = node.meta.get("stack_trace") or ""
+        frames = []
+        lines = trace.split("\n")
+        for i, line in enumerate(lines):
+            m = re.match(r'\s*File "([^"]+)", line (\d+), in ', line)
+            if not m:
+                continue
+            code = ""
+            if i + 1 < len(lines) and not re.match(r'\s*File "', lines[i + 1]):
+                code = lines[i + 1].strip()
+            frames.append((m.group(1), int(m.group(2)), code))
+        for f, line, code in reversed(frames):
+            if not f.startswith(cls._LIBRARY_DIRS):
+                return f, line, code
+        return frames[-1] if frames else None
+
+    def fail(self, node, why: str):
+        frame = self._user_frame(node)
+        where = ""
+        if frame:
+            where = f"{frame[0]}:{frame[1]}: " + (f"{frame[2]}: " if frame[2] else "")
+        raise DTensorError(f"{where}{why} (node {node.name}: {node.target})")
+
+    def _set_loc(self, node):
+        frame = self._user_frame(node)
+        if frame:
+            path = frame[0].replace("\\", "\\\\").replace('"', '\\"')
+            self.e.loc = f' loc("{path}":{frame[1]}:1)'
+        else:
+            self.e.loc = ""
+
+    # -- values ----------------------------------------------------------------
+    def val(self, arg) -> _Value:
+        if isinstance(arg, torch.fx.Node):
+            v = self.values[arg]
+            if not isinstance(v, _Value):
+                raise DTensorError(f"{arg.name} is not a tensor here")
+            return v
+        raise DTensorError(f"expected a tensor, got {arg!r}")
+
+    @staticmethod
+    def meta(node) -> Tuple[Tuple[int, ...], str]:
+        fake = node.meta.get("val")
+        if fake is None or not isinstance(fake, torch.Tensor):
+            raise DTensorError(f"{node.name} has no tensor metadata")
+        if fake.dtype not in _DTYPES:
+            raise DTensorError(f"{node.name}: dtype {fake.dtype} is not supported")
+        shape = tuple(fake.shape)
+        if not all(isinstance(s, int) for s in shape):
+            raise DTensorError(f"{node.name}: dynamic shape {shape} (export with static shapes)")
+        return shape, _DTYPES[fake.dtype]
+
+    # -- the program -----------------------------------------------------------
+    def build(self) -> Tuple[str, List[Tuple[str, str]]]:
+        gm = self.ep.graph_module
+        sig = self.ep.graph_signature
+        kinds = {}
+        for spec in sig.input_specs:
+            kinds[spec.arg.name] = (spec.kind.name, spec.target)
+        args, inputs = [], []  # inputs: (kind, key) per function argument
+        user_index = 0
+        for node in gm.graph.nodes:
+            if node.op != "placeholder":
+                continue
+            kind, target = kinds.get(node.name, ("USER_INPUT", None))
+            shape, et = self.meta(node)
+            key = target if kind != "USER_INPUT" else user_index
+            if kind == "USER_INPUT":
+                user_index += 1
+            placements = self.arg_specs.get(key)
+            spec = ""
+            if placements:
+                text = "[" + ", ".join(p.spec() for p in placements) + "]"
+                spec = f"#dtensor.spec<@mesh, {text}>"
+            v = _Value(f"%arg{len(args)}", shape, et, spec)
+            args.append(f"{v.name}: {v.type}")
+            self.values[node] = v
+            inputs.append((kind, key))
+        self._find_batched_matmuls(gm.graph)
+        results = []
+        for node in gm.graph.nodes:
+            if node.op in ("placeholder",):
+                continue
+            if node.op == "output":
+                outs = node.args[0]
+                outs = [o for o in (outs if isinstance(outs, (list, tuple)) else [outs])
+                        if o is not None]
+                if self.out_specs is not None and len(self.out_specs) != len(outs):
+                    raise DTensorError(f"{len(self.out_specs)} output placement(s) for "
+                                       f"{len(outs)} output(s)")
+                self.e.loc = ""
+                for i, o in enumerate(outs):
+                    v = self.val(o)
+                    ps = self.out_specs[i] if self.out_specs else None
+                    if ps:
+                        text = "[" + ", ".join(p.spec() for p in ps) + "]"
+                        d = _Value(self.e.fresh("out"), v.shape, v.et,
+                                   f"#dtensor.spec<@mesh, {text}>")
+                        # A hint: the producer computes in this spec when it
+                        # can (a Partial output stays Partial, as in DTensor).
+                        self.e.emit(f"{d.name} = dtensor.hint {v.name}, %mesh : "
+                                    f"{v.type}, !dtensor.device_mesh<@mesh> -> {d.type}")
+                        v = d
+                    results.append(v)
+                continue
+            if node.op != "call_function":
+                self.fail(node, f"graph node kind '{node.op}' is not supported")
+            self._set_loc(node)
+            self.lower(node)
+        body = "\n".join(self.e.lines)
+        res_types = ", ".join(r.type for r in results)
+        mesh_names = ""
+        if self.mesh.mesh_dim_names:
+            mesh_names = " names = [" + ", ".join(f'"{n}"' for n in self.mesh.mesh_dim_names) + "]"
+        text = (f"dtensor.mesh @mesh shape = [{', '.join(map(str, self.mesh.shape))}]{mesh_names}\n\n"
+                f"func.func @forward(%mesh: !dtensor.device_mesh<@mesh>"
+                + "".join(f", {a}" for a in args) + f") -> ({res_types}) {{\n"
+                + body + ("\n" if body else "")
+                + f"  return {', '.join(r.name for r in results)} : {res_types}\n}}\n")
+        return text, inputs
+
+    # -- batched matmuls over several batch dims ------------------------------
+    _VIEWS = ("view", "_unsafe_view", "reshape")
+
+    @staticmethod
+    def _base(node) -> str:
+        target = node.target
+        packet = getattr(target, "_overloadpacket", None)
+        return getattr(packet, "__name__", "") if packet else getattr(target, "__name__", "")
+
+    def _find_batched_matmuls(self, graph) -> None:
+        """ATen lowers `a @ b` on 4-D tensors to views that merge the batch
+        dims, a bmm, and a view that splits them again. Merging a sharded
+        batch dim (attention heads) with another is not a layout DTensor can
+        name without strided shards, so the importer keeps the batch dims:
+        such a view-bmm-view becomes one contraction over all of them."""
+        self.skip, self.fused, self.batched = set(), {}, {}
+
+        def source(n):
+            chain = []
+            if n.op != "call_function" or self._base(n) not in self._VIEWS:
+                return None, []
+            chain.append(n)
+            src = n.args[0]
+            if (src.op == "call_function" and self._base(src) == "expand" and
+                    tuple(src.meta["val"].shape) == tuple(src.args[0].meta["val"].shape)):
+                chain.append(src)
+                src = src.args[0]
+            return src, chain
+
+        for node in graph.nodes:
+            if node.op != "call_function" or self._base(node) != "bmm":
+                continue
+            users = list(node.users)
+            if len(users) != 1 or self._base(users[0]) not in self._VIEWS:
+                continue
+            out_view = users[0]
+            (a, ca), (b, cb) = source(node.args[0]), source(node.args[1])
+            if a is None or b is None:
+                continue
+            sa, sb = tuple(a.meta["val"].shape), tuple(b.meta["val"].shape)
+            so = tuple(out_view.meta["val"].shape)
+            if len(sa) < 4 or len(sa) != len(sb) or sa[:-2] != sb[:-2] or sa[-1] != sb[-2]:
+                continue
+            if so != sa[:-2] + (sa[-2], sb[-1]):
+                continue
+            if any(len(c.users) != 1 for c in ca + cb):
+                continue
+            self.skip.update(ca + cb)
+            self.batched[node] = (a, b)
+            self.fused[out_view] = node
+
+    def _batched_matmul(self, node) -> _Value:
+        a, b = (self.val(x) for x in self.batched[node])
+        nb = len(a.shape) - 2
+        shape = a.shape[:-1] + (b.shape[-1],)
+        et = a.et
+        init = self.e.filled(shape, et, 0)
+        batch = list(range(nb))
+        m, n, k = nb, nb + 1, nb + 2
+
+        def body(args, out):
+            bb = _Body(et)
+            p = bb.bin("mulf", "muli", args[0], args[1])
+            return bb.lines, bb.bin("addf", "addi", out, p)
+        return self.e.generic([(a, batch + [m, k]), (b, batch + [k, n])], shape, et, body,
+                              reduce_dims=[k], init=init, nloops=nb + 3,
+                              out_map=batch + [m, n])
+
+    # -- ops ---------------------------------------------------------------------
+    def lower(self, node) -> None:
+        if node in self.skip:
+            return
+        if node in self.batched:
+            self.values[node] = self._batched_matmul(node)
+            return
+        if node in self.fused:
+            self.values[node] = self.values[self.fused[node]]
+            return
+        target = node.target
+        if target is __import__("operator").getitem:
+            seq, idx = node.args
+            self.values[node] = self.values[seq][idx]
+            return
+        name = getattr(target, "__name__", str(target))
+        packet = getattr(target, "_overloadpacket", None)
+        base = getattr(packet, "__name__", name.split(".")[0]) if packet else name.split(".")[0]
+        fn = getattr(self, "op_" + base, None)
+        if fn is None:
+            self.fail(node, f"the ATen op '{name}' has no lowering to dtensor-mlir yet")
+        result = fn(node, *node.args, **node.kwargs)
+        self.values[node] = result
+
+    def _out(self, node) -> Tuple[Tuple[int, ...], str]:
+        return self.meta(node)
+
+    # Elementwise with broadcasting; scalars are constants in the body.
+    def _elementwise(self, node, operands: List[Any], fn, out_et: Optional[str] = None,
+                     keep_types: bool = False) -> _Value:
+        shape, et = self._out(node)
+        ins = []
+        refs = []
+        for o in operands:
+            if isinstance(o, torch.fx.Node):
+                v = self.val(o)
+                keep, loops = _broadcast_map(v.shape, shape)
+                v2 = self.e.drop_dims(v, keep)
+                refs.append(("arg", len(ins), v.et))
+                ins.append((v2, loops))
+            else:
+                refs.append(("const", o, None))
+        def body(args, out):
+            b = _Body(et)
+            vals = []
+            for kind, x, vet in refs:
+                if kind == "arg":
+                    a = args[x]
+                    if vet != et and not keep_types:
+                        a = self._cast(b, a, vet, et)
+                    vals.append(a)
+                else:
+                    vals.append(b.const(x))
+            r = fn(b, *vals)
+            return b.lines, r
+        return self.e.generic(ins, shape, out_et or et, body)
+
+    @staticmethod
+    def _cast(b: _Body, a: str, src: str, dst: str) -> str:
+        if src == dst:
+            return a
+        if _is_float(src) and _is_float(dst):
+            wider = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
+            op = "arith.extf" if wider[dst] > wider[src] else "arith.truncf"
+            return b.v(f"{op} {a} : {src} to {dst}")
+        if not _is_float(src) and _is_float(dst):
+            op = "arith.uitofp" if src == "i1" else "arith.sitofp"
+            return b.v(f"{op} {a} : {src} to {dst}")
+        if _is_float(src) and not _is_float(dst):
+            return b.v(f"arith.fptosi {a} : {src} to {dst}")
+        bits = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64}
+        if bits[dst] > bits[src]:
+            return b.v(f"arith.{'extui' if src == 'i1' else 'extsi'} {a} : {src} to {dst}")
+        return b.v(f"arith.trunci {a} : {src} to {dst}")
+
+    def op_add(self, node, a, b, alpha=1):
+        def f(bb, x, y):
+            if alpha != 1:
+                y = bb.bin("mulf", "muli", y, bb.const(alpha))
+            return bb.bin("addf", "addi", x, y)
+        return self._elementwise(node, [a, b], f)
+
+    def op_sub(self, node, a, b, alpha=1):
+        def f(bb, x, y):
+            if alpha != 1:
+                y = bb.bin("mulf", "muli", y, bb.const(alpha))
+            return bb.bin("subf", "subi", x, y)
+        return self._elementwise(node, [a, b], f)
+
+    def op_rsub(self, node, a, b, alpha=1):
+        return self._elementwise(node, [a, b], lambda bb, x, y: bb.bin("subf", "subi", y, x))
+
+    def op_mul(self, node, a, b):
+        return self._elementwise(node, [a, b], lambda bb, x, y: bb.bin("mulf", "muli", x, y))
+
+    def op_div(self, node, a, b, rounding_mode=None):
+        if rounding_mode is not None:
+            self.fail(node, f"div with rounding_mode={rounding_mode!r} is not supported yet")
+        shape, et = self._out(node)
+        if not _is_float(et):
+            self.fail(node, "integer true division is not supported yet")
+        return self._elementwise(node, [a, b], lambda bb, x, y: bb.bin("divf", None, x, y))
+
+    def op_maximum(self, node, a, b):
+        return self._elementwise(node, [a, b], lambda bb, x, y: bb.bin("maximumf", "maxsi", x, y))
+
+    def op_minimum(self, node, a, b):
+        return self._elementwise(node, [a, b], lambda bb, x, y: bb.bin("minimumf", "minsi", x, y))
+
+    def op_neg(self, node, a):
+        return self._elementwise(node, [a], lambda bb, x: bb.un("arith.negf", x))
+
+    def _math(self, op):
+        def f(node, a):
+            return self._elementwise(node, [a], lambda bb, x: bb.un(f"math.{op}", x))
+        return f
+
+    def op_exp(self, node, a): return self._math("exp")(node, a)
+    def op_log(self, node, a): return self._math("log")(node, a)
+    def op_tanh(self, node, a): return self._math("tanh")(node, a)
+    def op_sqrt(self, node, a): return self._math("sqrt")(node, a)
+    def op_rsqrt(self, node, a): return self._math("rsqrt")(node, a)
+    def op_erf(self, node, a): return self._math("erf")(node, a)
+    def op_abs(self, node, a): return self._math("absf")(node, a)
+    def op_sin(self, node, a): return self._math("sin")(node, a)
+    def op_cos(self, node, a): return self._math("cos")(node, a)
+
+    def op_reciprocal(self, node, a):
+        return self._elementwise(node, [a], lambda bb, x: bb.bin("divf", None, bb.const(1.0), x))
+
+    def op_pow(self, node, a, b):
+        if isinstance(b, (int, float)) and float(b) == 2.0:
+            return self._elementwise(node, [a], lambda bb, x: bb.bin("mulf", "muli", x, x))
+        if isinstance(b, (int, float)) and float(b) == 0.5:
+            return self._elementwise(node, [a], lambda bb, x: bb.un("math.sqrt", x))
+        return self._elementwise(node, [a, b], lambda bb, x, y: bb.v(f"math.powf {x}, {y} : {bb.et}"))
+
+    def op_relu(self, node, a):
+        return self._elementwise(node, [a], lambda bb, x: bb.bin("maximumf", "maxsi", x, bb.const(0)))
+
+    def op_sigmoid(self, node, a):
+        def f(bb, x):
+            e = bb.un("math.exp", bb.un("arith.negf", x))
+            return bb.bin("divf", None, bb.const(1.0), bb.bin("addf", None, bb.const(1.0), e))
+        return self._elementwise(node, [a], f)
+
+    def op_silu(self, node, a):
+        def f(bb, x):
+            e = bb.un("math.exp", bb.un("arith.negf", x))
+            return bb.bin("divf", None, x, bb.bin("addf", None, bb.const(1.0), e))
+        return self._elementwise(node, [a], f)
+
+    def op_gelu(self, node, a, approximate="none"):
+        def f(bb, x):
+            half = bb.const(0.5)
+            one = bb.const(1.0)
+            if approximate == "tanh":
+                x3 = bb.bin("mulf", None, bb.bin("mulf", None, x, x), x)
+                inner = bb.bin("addf", None, x, bb.bin("mulf", None, bb.const(0.044715), x3))
+                t = bb.un("math.tanh", bb.bin("mulf", None, bb.const(math.sqrt(2 / math.pi)), inner))
+            else:
+                t = bb.un("math.erf", bb.bin("mulf", None, x, bb.const(1 / math.sqrt(2))))
+            return bb.bin("mulf", None, bb.bin("mulf", None, half, x), bb.bin("addf", None, one, t))
+        return self._elementwise(node, [a], f)
+
+    def op_where(self, node, cond, a, b):
+        shape, et = self._out(node)
+        for o in (a, b):
+            if isinstance(o, torch.fx.Node) and self.val(o).et != et:
+                self.fail(node, "where() with operands of another dtype than its result")
+        return self._elementwise(node, [cond, a, b],
+                                 lambda bb, c, x, y: bb.v(f"arith.select {c}, {x}, {y} : {et}"),
+                                 keep_types=True)
+
+    def _compare(self, node, a, b, fpred, ipred):
+        def f(bb, x, y):
+            if _is_float(bb.et):
+                return bb.v(f"arith.cmpf {fpred}, {x}, {y} : {bb.et}")
+            return bb.v(f"arith.cmpi {ipred}, {x}, {y} : {bb.et}")
+        # Compare in the operands' type, produce i1.
+        shape, _ = self._out(node)
+        ets = [self.val(o).et for o in (a, b) if isinstance(o, torch.fx.Node)]
+        in_et = ets[0]
+        saved = self.meta
+        return self._elementwise_typed(node, [a, b], f, in_et, "i1")
+
+    def _elementwise_typed(self, node, operands, fn, compute_et, out_et):
+        shape, _ = self._out(node)
+        ins, refs = [], []
+        for o in operands:
+            if isinstance(o, torch.fx.Node):
+                v = self.val(o)
+                keep, loops = _broadcast_map(v.shape, shape)
+                refs.append(("arg", len(ins), v.et))
+                ins.append((self.e.drop_dims(v, keep), loops))
+            else:
+                refs.append(("const", o, None))
+        def body(args, out):
+            b = _Body(compute_et)
+            vals = [self._cast(b, args[x], vet, compute_et) if k == "arg" else b.const(x)
+                    for k, x, vet in refs]
+            return b.lines, fn(b, *vals)
+        return self.e.generic(ins, shape, out_et, body)
+
+    def op_gt(self, node, a, b): return self._compare(node, a, b, "ogt", "sgt")
+    def op_lt(self, node, a, b): return self._compare(node, a, b, "olt", "slt")
+    def op_ge(self, node, a, b): return self._compare(node, a, b, "oge", "sge")
+    def op_le(self, node, a, b): return self._compare(node, a, b, "ole", "sle")
+    def op_eq(self, node, a, b): return self._compare(node, a, b, "oeq", "eq")
+    def op_ne(self, node, a, b): return self._compare(node, a, b, "une", "ne")
+
+    def op__to_copy(self, node, a, **kwargs):
+        shape, et = self._out(node)
+        v = self.val(a)
+        if v.et == et:
+            return v
+        return self._elementwise_typed(node, [a], lambda bb, x: x, et, et)
+
+    def op__assert_tensor_metadata(self, node, *args, **kwargs): return None
+    def op__assert_scalar(self, node, *args, **kwargs): return None
+    def op_clone(self, node, a, **kwargs): return self.val(a)
+    def op_alias(self, node, a): return self.val(a)
+    def op_detach(self, node, a): return self.val(a)
+    def op_contiguous(self, node, a, **kwargs): return self.val(a)
+    def op_lift_fresh_copy(self, node, a): return self.val(a)
+    def op_dropout(self, node, a, p=0.5, train=False):
+        if train and p > 0:
+            self.fail(node, "dropout in training mode is random: export the module in eval()")
+        return self.val(a)
+
+    # -- linear algebra ------------------------------------------------------
+    def _matmul(self, a: _Value, b: _Value, shape, et, batched: bool) -> _Value:
+        init = self.e.filled(shape, et, 0)
+        n = self.e.fresh("mm")
+        op = "linalg.batch_matmul" if batched else "linalg.matmul"
+        out = _Value(n, shape, et)
+        self.e.emit(f"{n} = {op} ins({a.name}, {b.name} : {a.type}, {b.type}) "
+                    f"outs({init.name} : {init.type}) -> {out.type}")
+        return out
+
+    def op_mm(self, node, a, b):
+        shape, et = self._out(node)
+        return self._matmul(self.val(a), self.val(b), shape, et, False)
+
+    def op_bmm(self, node, a, b):
+        shape, et = self._out(node)
+        return self._matmul(self.val(a), self.val(b), shape, et, True)
+
+    def op_addmm(self, node, bias, a, b, beta=1, alpha=1):
+        shape, et = self._out(node)
+        m = self._matmul(self.val(a), self.val(b), shape, et, False)
+        bv = self.val(bias)
+        keep, loops = _broadcast_map(bv.shape, shape)
+        bv2 = self.e.drop_dims(bv, keep)
+        def body(args, out):
+            bb = _Body(et)
+            x, y = args
+            if alpha != 1:
+                x = bb.bin("mulf", None, x, bb.const(alpha))
+            if beta != 1:
+                y = bb.bin("mulf", None, y, bb.const(beta))
+            return bb.lines, bb.bin("addf", "addi", x, y)
+        return self.e.generic([(m, [0, 1]), (bv2, loops)], shape, et, body)
+
+    def _transpose(self, v: _Value, perm: List[int]) -> _Value:
+        if list(perm) == list(range(len(perm))):
+            return v
+        shape = tuple(v.shape[p] for p in perm)
+        e = self.e.empty(shape, v.et)
+        n = self.e.fresh("t")
+        out = _Value(n, shape, v.et)
+        self.e.emit(f"{n} = linalg.transpose ins({v.name} : {v.type}) outs({e} : {out.type}) "
+                    f"permutation = [{', '.join(map(str, perm))}]")
+        return out
+
+    def op_t(self, node, a):
+        v = self.val(a)
+        return self._transpose(v, [1, 0]) if len(v.shape) == 2 else v
+
+    def op_permute(self, node, a, dims):
+        v = self.val(a)
+        r = len(v.shape)
+        return self._transpose(v, [d % r for d in dims])
+
+    def op_transpose(self, node, a, d0, d1):
+        v = self.val(a)
+        r = len(v.shape)
+        perm = list(range(r))
+        perm[d0 % r], perm[d1 % r] = perm[d1 % r], perm[d0 % r]
+        return self._transpose(v, perm)
+
+    # -- shapes ----------------------------------------------------------------
+    def op_view(self, node, a, size):
+        v = self.val(a)
+        shape, et = self._out(node)
+        return self._reshape(node, v, shape)
+
+    op__unsafe_view = op_view
+    op_reshape = op_view
+
+    def _reshape(self, node, v: _Value, shape) -> _Value:
+        shape = tuple(shape)
+        if shape == v.shape:
+            return v
+        groups = _view_groups(v.shape, shape)
+        if groups is None:
+            self.fail(node, f"cannot express the view {v.shape} -> {shape} as collapses and expands")
+        if all(len(gi) == 1 for gi, _ in groups):
+            return self.e.expand(v, [gj for _, gj in groups], shape)
+        if all(len(gj) == 1 for _, gj in groups):
+            return self.e.collapse(v, [gi for gi, _ in groups], shape)
+        # Collapse every group to one dim, then expand.
+        mid = []
+        for gi, _ in groups:
+            p = 1
+            for d in gi:
+                p *= v.shape[d]
+            mid.append(p)
+        c = self.e.collapse(v, [gi for gi, _ in groups], tuple(mid))
+        return self.e.expand(c, [gj for _, gj in groups], shape)
+
+    def op_unsqueeze(self, node, a, dim):
+        shape, _ = self._out(node)
+        return self._reshape(node, self.val(a), shape)
+
+    def op_squeeze(self, node, a, dim=None):
+        shape, _ = self._out(node)
+        return self._reshape(node, self.val(a), shape)
+
+    def op_flatten(self, node, a, start=0, end=-1):
+        shape, _ = self._out(node)
+        return self._reshape(node, self.val(a), shape)
+
+    def op_expand(self, node, a, size, implicit=False):
+        shape, et = self._out(node)
+        v = self.val(a)
+        if v.shape == shape:
+            return v
+        keep, loops = _broadcast_map(v.shape, shape)
+        v2 = self.e.drop_dims(v, keep)
+        return self.e.generic([(v2, loops)], shape, et, lambda args, out: ([], args[0]))
+
+    def op_slice(self, node, a, dim=0, start=None, end=None, step=1):
+        v = self.val(a)
+        shape, et = self._out(node)
+        r = len(v.shape)
+        dim %= r
+        n = v.shape[dim]
+        start = 0 if start is None else start
+        start = max(0, min(n, start + n if start < 0 else start))
+        offsets = [0] * r
+        offsets[dim] = start
+        strides = [1] * r
+        strides[dim] = step
+        if shape == v.shape and step == 1:
+            return v
+        if step != 1:
+            # out[..., i, ...] = in[..., start + step * i, ...]: a windowed
+            # read, which propagation and partitioning handle on sharded dims.
+            dims = [f"d{i}" for i in range(r)]
+            in_map = ", ".join(f"d{i} * {step} + {start}" if i == dim else f"d{i}"
+                               for i in range(r))
+            e = self.e.empty(shape, et)
+            o = self.e.fresh("s")
+            out = _Value(o, shape, et)
+            loops = ", ".join(dims)
+            iters = ", ".join(['"parallel"'] * r)
+            self.e.emit(f"{o} = linalg.generic {{indexing_maps = [affine_map<({loops}) -> "
+                        f"({in_map})>, affine_map<({loops}) -> ({loops})>], "
+                        f"iterator_types = [{iters}]}}\n"
+                        f"    ins({v.name} : {v.type}) outs({e} : {out.type}) {{\n"
+                        f"  ^bb0(%a0: {et}, %o: {et}):\n"
+                        f"    linalg.yield %a0 : {et}\n"
+                        f"  }} -> {out.type}")
+            return out
+        o = self.e.fresh("s")
+        out = _Value(o, shape, et)
+        self.e.emit(f"{o} = tensor.extract_slice {v.name}[{', '.join(map(str, offsets))}] "
+                    f"[{', '.join(map(str, shape))}] [{', '.join(map(str, strides))}] : "
+                    f"{v.type} to {out.type}")
+        return out
+
+    def op_select(self, node, a, dim, index):
+        v = self.val(a)
+        shape, et = self._out(node)
+        r = len(v.shape)
+        dim %= r
+        index = index + v.shape[dim] if index < 0 else index
+        offsets = [0] * r
+        offsets[dim] = index
+        sizes = list(v.shape)
+        sizes[dim] = 1
+        o = self.e.fresh("s")
+        kept = tuple(sizes)
+        sl = _Value(o, kept, et)
+        self.e.emit(f"{o} = tensor.extract_slice {v.name}[{', '.join(map(str, offsets))}] "
+                    f"[{', '.join(map(str, sizes))}] [{', '.join(['1'] * r)}] : "
+                    f"{v.type} to {sl.type}")
+        return self._reshape(node, sl, shape)
+
+    def op_split_with_sizes(self, node, a, sizes, dim=0):
+        v = self.val(a)
+        r = len(v.shape)
+        dim %= r
+        outs, start = [], 0
+        for size in sizes:
+            offsets = [0] * r
+            offsets[dim] = start
+            shape = list(v.shape)
+            shape[dim] = size
+            o = self.e.fresh("s")
+            out = _Value(o, tuple(shape), v.et)
+            self.e.emit(f"{o} = tensor.extract_slice {v.name}[{', '.join(map(str, offsets))}] "
+                        f"[{', '.join(map(str, shape))}] [{', '.join(['1'] * r)}] : "
+                        f"{v.type} to {out.type}")
+            outs.append(out)
+            start += size
+        return tuple(outs)
+
+    def op_split(self, node, a, split_size, dim=0):
+        v = self.val(a)
+        n = v.shape[dim % len(v.shape)]
+        sizes = [min(split_size, n - s) for s in range(0, n, split_size)]
+        return self.op_split_with_sizes(node, a, sizes, dim)
+
+    def op_cat(self, node, tensors, dim=0):
+        vs = [self.val(t) for t in tensors]
+        shape, et = self._out(node)
+        vs = [v for v in vs if v.shape != (0,)]
+        if len(vs) == 1:
+            return vs[0]
+        dim %= len(shape)
+        n = self.e.fresh("cat")
+        out = _Value(n, shape, et)
+        self.e.emit(f"{n} = tensor.concat dim({dim}) {', '.join(v.name for v in vs)} : "
+                    f"({', '.join(v.type for v in vs)}) -> {out.type}")
+        return out
+
+    # -- reductions ------------------------------------------------------------
+    def _reduce(self, node, v: _Value, dims, keepdim, kind: str, et: str) -> _Value:
+        r = len(v.shape)
+        dims = sorted({d % r for d in (dims if dims else range(r))}) if dims is not None else list(range(r))
+        red_shape = tuple(s for i, s in enumerate(v.shape) if i not in dims)
+        init_value = {"sum": 0.0, "max": -math.inf, "min": math.inf}[kind]
+        if not _is_float(et):
+            init_value = {"sum": 0, "max": -(2 ** 31), "min": 2 ** 31 - 1}[kind]
+        init = self.e.filled(red_shape, et, init_value)
+        fop, iop = {"sum": ("addf", "addi"), "max": ("maximumf", "maxsi"),
+                    "min": ("minimumf", "minsi")}[kind]
+        def body(args, out):
+            bb = _Body(et)
+            x = self._cast(bb, args[0], v.et, et)
+            return bb.lines, bb.bin(fop, iop, x, out)
+        res = self.e.generic([(v, list(range(r)))], red_shape, et, body,
+                             reduce_dims=dims, init=init, nloops=r)
+        if keepdim:
+            shape = tuple(1 if i in dims else s for i, s in enumerate(v.shape))
+            return self._reshape(node, res, shape)
+        return res
+
+    def op_sum(self, node, a, dim=None, keepdim=False, dtype=None):
+        shape, et = self._out(node)
+        return self._reduce(node, self.val(a), dim, keepdim, "sum", et)
+
+    def op_amax(self, node, a, dim=(), keepdim=False):
+        shape, et = self._out(node)
+        return self._reduce(node, self.val(a), list(dim) if dim else None, keepdim, "max", et)
+
+    def op_amin(self, node, a, dim=(), keepdim=False):
+        shape, et = self._out(node)
+        return self._reduce(node, self.val(a), list(dim) if dim else None, keepdim, "min", et)
+
+    def _scale(self, v: _Value, factor: float) -> _Value:
+        def body(args, out):
+            bb = _Body(v.et)
+            return bb.lines, bb.bin("mulf", None, args[0], bb.const(factor))
+        r = len(v.shape)
+        return self.e.generic([(v, list(range(r)))], v.shape, v.et, body)
+
+    def op_mean(self, node, a, dim=None, keepdim=False, dtype=None):
+        v = self.val(a)
+        shape, et = self._out(node)
+        r = len(v.shape)
+        dims = sorted({d % r for d in dim}) if dim else list(range(r))
+        count = 1
+        for d in dims:
+            count *= v.shape[d]
+        s = self._reduce(node, v, dims, keepdim, "sum", et)
+        return self._scale(s, 1.0 / count)
+
+    def op_var(self, node, a, dim=None, *, correction=1, keepdim=False, **kw):
+        v = self.val(a)
+        shape, et = self._out(node)
+        r = len(v.shape)
+        dims = sorted({d % r for d in dim}) if dim else list(range(r))
+        count = 1
+        for d in dims:
+            count *= v.shape[d]
+        mean = self._scale(self._reduce(node, v, dims, True, "sum", et), 1.0 / count)
+        centered = self._binary_values(v, mean, lambda bb, x, y: bb.bin("subf", None, x, y))
+        sq = self._binary_values(centered, centered, lambda bb, x, y: bb.bin("mulf", None, x, y))
+        corr = correction if correction is not None else 1
+        s = self._reduce(node, sq, dims, keepdim, "sum", et)
+        return self._scale(s, 1.0 / max(count - corr, 1))
+
+    def _binary_values(self, a: _Value, b: _Value, fn) -> _Value:
+        shape = tuple(max(x, y) for x, y in zip(a.shape, b.shape)) if len(a.shape) == len(b.shape) else a.shape
+        ins = []
+        for v in (a, b):
+            keep, loops = _broadcast_map(v.shape, shape)
+            ins.append((self.e.drop_dims(v, keep), loops))
+        def body(args, out):
+            bb = _Body(a.et)
+            return bb.lines, fn(bb, *args)
+        return self.e.generic(ins, shape, a.et, body)
+
+    def op__softmax(self, node, a, dim, half_to_float=False):
+        v = self.val(a)
+        shape, et = self._out(node)
+        dim %= len(v.shape)
+        e = self.e.empty(shape, et)
+        n = self.e.fresh("sm")
+        out = _Value(n, shape, et)
+        self.e.emit(f"{n} = linalg.softmax dimension({dim}) ins({v.name} : {v.type}) "
+                    f"outs({e} : {out.type}) -> {out.type}")
+        return out
+
+    op_softmax = op__softmax
+
+    def op__log_softmax(self, node, a, dim, half_to_float=False):
+        v = self.val(a)
+        shape, et = self._out(node)
+        dim %= len(v.shape)
+        mx = self._reduce(node, v, [dim], True, "max", et)
+        shifted = self._binary_values(v, mx, lambda bb, x, y: bb.bin("subf", None, x, y))
+        ex = self._unary_value(shifted, lambda bb, x: bb.un("math.exp", x))
+        s = self._reduce(node, ex, [dim], True, "sum", et)
+        ls = self._unary_value(s, lambda bb, x: bb.un("math.log", x))
+        return self._binary_values(shifted, ls, lambda bb, x, y: bb.bin("subf", None, x, y))
+
+    op_log_softmax = op__log_softmax
+
+    def _unary_value(self, v: _Value, fn) -> _Value:
+        def body(args, out):
+            bb = _Body(v.et)
+            return bb.lines, fn(bb, args[0])
+        r = len(v.shape)
+        return self.e.generic([(v, list(range(r)))], v.shape, v.et, body)
+
+    def op_native_layer_norm(self, node, a, normalized_shape, weight, bias, eps):
+        v = self.val(a)
+        r = len(v.shape)
+        k = len(normalized_shape)
+        dims = list(range(r - k, r))
+        count = 1
+        for d in dims:
+            count *= v.shape[d]
+        et = v.et
+        mean = self._scale(self._reduce(node, v, dims, True, "sum", et), 1.0 / count)
+        centered = self._binary_values(v, mean, lambda bb, x, y: bb.bin("subf", None, x, y))
+        sq = self._unary_value(centered, lambda bb, x: bb.bin("mulf", None, x, x))
+        var = self._scale(self._reduce(node, sq, dims, True, "sum", et), 1.0 / count)
+        rstd = self._unary_value(var, lambda bb, x: bb.un("math.rsqrt", bb.bin("addf", None, x, bb.const(eps))))
+        out = self._binary_values(centered, rstd, lambda bb, x, y: bb.bin("mulf", None, x, y))
+        if weight is not None:
+            out = self._binary_values(out, self._broadcast_to(self.val(weight), out.shape),
+                                      lambda bb, x, y: bb.bin("mulf", None, x, y))
+        if bias is not None:
+            out = self._binary_values(out, self._broadcast_to(self.val(bias), out.shape),
+                                      lambda bb, x, y: bb.bin("addf", None, x, y))
+        return (out, mean, rstd)
+
+    def _broadcast_to(self, v: _Value, shape) -> _Value:
+        # Right-aligned: prepend unit dims via expand.
+        if len(v.shape) == len(shape):
+            return v
+        target = (1,) * (len(shape) - len(v.shape)) + v.shape
+        keep, loops = _broadcast_map(v.shape, target)
+        return self.e.generic([(v, loops)], target, v.et, lambda args, out: ([], args[0]))
+
+    # -- embedding and convolution ---------------------------------------------
+    def op_embedding(self, node, weight, indices, padding_idx=-1, scale_grad=False, sparse=False):
+        w = self.val(weight)
+        ids = self.val(indices)
+        shape, et = self._out(node)
+        r = len(ids.shape)
+        wt = w.type
+        def body(args, out):
+            bb = _Body(et)
+            idx = bb.v(f"arith.index_cast {args[0]} : {ids.et} to index")
+            col = bb.v(f"linalg.index {r} : index")
+            val = bb.v(f"tensor.extract {w.name}[{idx}, {col}] : {wt}")
+            return bb.lines, val
+        return self.e.generic([(ids, list(range(r)))], shape, et, body)
+
+    def op_convolution(self, node, x, w, bias, stride, padding, dilation, transposed,
+                       output_padding, groups):
+        xv, wv = self.val(x), self.val(w)
+        shape, et = self._out(node)
+        if transposed:
+            self.fail(node, "transposed convolution is not supported yet")
+        if groups != 1:
+            self.fail(node, "grouped convolution is not supported yet")
+        if len(xv.shape) != 4:
+            self.fail(node, f"{len(xv.shape) - 2}-D convolution is not supported yet (2-D only)")
+        if any(p != 0 for p in padding):
+            ph, pw = padding
+            padded = (xv.shape[0], xv.shape[1], xv.shape[2] + 2 * ph, xv.shape[3] + 2 * pw)
+            n = self.e.fresh("pad")
+            zero = _float_literal(0.0, et)
+            out = _Value(n, padded, et)
+            self.e.emit(f"{n} = tensor.pad {xv.name} low[0, 0, {ph}, {pw}] high[0, 0, {ph}, {pw}] {{\n"
+                        f"^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n"
+                        f"  %z = arith.constant {zero} : {et}\n"
+                        f"  tensor.yield %z : {et}\n"
+                        f"}} : {xv.type} to {out.type}")
+            xv = out
+        init = self.e.filled(shape, et, 0)
+        n = self.e.fresh("conv")
+        out = _Value(n, shape, et)
+        self.e.emit(f"{n} = linalg.conv_2d_nchw_fchw {{dilations = dense<[{dilation[0]}, {dilation[1]}]> : "
+                    f"tensor<2xi64>, strides = dense<[{stride[0]}, {stride[1]}]> : tensor<2xi64>}} "
+                    f"ins({xv.name}, {wv.name} : {xv.type}, {wv.type}) outs({init.name} : {init.type}) "
+                    f"-> {out.type}")
+        if bias is None:
+            return out
+        bv = self.val(bias)
+        def body(args, o):
+            bb = _Body(et)
+            return bb.lines, bb.bin("addf", None, args[0], args[1])
+        return self.e.generic([(out, [0, 1, 2, 3]), (bv, [1])], shape, et, body)
+
+
+class TorchOutput:
+    """One output of a compiled model, DTensor-like."""
+
+    def __init__(self, out: Output):
+        self._out = out
+
+    @property
+    def placements(self) -> Optional[str]:
+        return self._out.placements
+
+    def full_tensor(self) -> torch.Tensor:
+        return torch.from_numpy(np.array(self._out.full_tensor()))
+
+    def to_local(self) -> LocalTensor:
+        return self._out.to_local()
+
+    def local_tensors(self) -> Dict[int, torch.Tensor]:
+        return {r: torch.from_numpy(np.array(t)) for r, t in self._out.to_local().local_tensors.items()}
+
+
+class CompiledModel:
+    """The result of dtensor_mlir.torch.compile."""
+
+    def __init__(self, mlir: str, program: Module, compiled: Module,
+                 inputs: List[Tuple[str, Any]], state: Dict[str, np.ndarray], mesh: DeviceMesh):
+        self.mlir = mlir
+        self.program = program
+        self.compiled = compiled
+        self.mesh = mesh
+        self._inputs = inputs
+        self._state = state
+        self._last: Optional[RunResult] = None
+
+    def run(self, *args, seed: int = 0) -> List[TorchOutput]:
+        """Runs every rank of the compiled program on the interpreter, checked
+        against the global program; the outputs as DTensor-like results.
+        Raises DTensorError when a rank's result differs."""
+        values = {}
+        user = [a for a in args]
+        for i, (kind, key) in enumerate(self._inputs):
+            if kind == "USER_INPUT":
+                if key >= len(user):
+                    raise DTensorError(f"the model takes {sum(k == 'USER_INPUT' for k, _ in self._inputs)} "
+                                       f"input(s), {len(user)} given")
+                t = user[key]
+                values[i + 1] = _to_numpy(t)
+            else:
+                values[i + 1] = self._state[key]
+        r = _run(self.program, compiled=self.compiled, entry="forward", inputs=values, seed=seed)
+        if r.mismatches:
+            raise DTensorError("the compiled program differs from the global one:\n" +
+                               "\n".join(r.mismatches))
+        self._last = r
+        return [TorchOutput(o) for o in r.compiled_outputs]
+
+    def report(self) -> dict:
+        """Collectives of the last run of the compiled program."""
+        if self._last is None:
+            raise DTensorError("run() the model first")
+        return self._last.report()
+
+    def num_collectives(self) -> int:
+        return self.report()["total"]["count"]
+
+
+def _to_numpy(t) -> np.ndarray:
+    if isinstance(t, torch.Tensor):
+        if hasattr(t, "full_tensor") and type(t).__name__ == "DTensor":
+            t = t.full_tensor()
+        t = t.detach().cpu()
+        if t.dtype == torch.bfloat16:
+            raise DTensorError("bf16 inputs cannot go through numpy: convert them")
+        return np.ascontiguousarray(t.numpy())
+    return np.ascontiguousarray(np.asarray(t))
+
+
+def _plain(t) -> torch.Tensor:
+    """A DTensor's (or LocalTensor's) full value as a plain tensor."""
+    if type(t).__name__ == "DTensor":
+        try:
+            t = t.full_tensor()
+        except Exception as e:  # noqa: BLE001
+            raise DTensorError("cannot gather a DTensor parameter's value "
+                               f"({type(e).__name__}: {e}); call compile() where its "
+                               "collectives can run (e.g. inside LocalTensorMode)") from None
+    if hasattr(t, "wait") and type(t).__name__ == "AsyncCollectiveTensor":
+        t = t.wait()
+    # Plain tensors are made with LocalTensorMode off (inside it every new
+    # tensor is a LocalTensor again).
+    with _outside_local_tensor_mode():
+        if type(t).__name__ == "LocalTensor":
+            t = t.reconcile()
+        return t.detach().clone()
+
+
+def _is_dtensor(t) -> bool:
+    return type(t).__name__ == "DTensor"
+
+
+def _unwrap_dtensor_params(module: torch.nn.Module):
+    """A copy of `module` whose DTensor parameters and buffers are plain full
+    tensors and whose torch.distributed forward hooks (parallelize_module's
+    input/output redistributions) are gone, with the placements and mesh the
+    DTensors had."""
+    found: Dict[str, List[Placement]] = {}
+    mesh = None
+    swapped = []
+    for mod_name, mod in module.named_modules():
+        for store in (mod._parameters, mod._buffers):
+            for name, p in list(store.items()):
+                if p is None or not _is_dtensor(p):
+                    continue
+                key = f"{mod_name}.{name}" if mod_name else name
+                found[key] = placements_of(p.placements)
+                dm_ = p.device_mesh
+                this = DeviceMesh(tuple(dm_.shape), dm_.mesh_dim_names)
+                if mesh is not None and mesh.shape != this.shape:
+                    raise DTensorError(f"'{key}' lives on a {this.shape} mesh, others on {mesh.shape}")
+                mesh = this
+                plain = _plain(p)
+                swapped.append((store, name, p))
+                with _outside_local_tensor_mode():
+                    store[name] = (torch.nn.Parameter(plain, requires_grad=p.requires_grad)
+                                   if store is mod._parameters else plain)
+    if not swapped:
+        return module, found, None
+    try:
+        with _outside_local_tensor_mode():
+            copy_ = copy.deepcopy(module)
+    finally:
+        for store, name, p in swapped:
+            store[name] = p
+    for mod in copy_.modules():
+        for hooks in (mod._forward_pre_hooks, mod._forward_hooks):
+            for k, h in list(hooks.items()):
+                fn = getattr(h, "func", h)
+                if (getattr(fn, "__module__", "") or "").startswith("torch.distributed"):
+                    del hooks[k]
+    return copy_, found, mesh
+
+
+def _outside_local_tensor_mode():
+    """LocalTensorMode (and any other dispatch mode) off: torch.export and
+    plain tensors need the mode stack empty, not just the mode disabled."""
+    import contextlib
+    stack = contextlib.ExitStack()
+    try:
+        from torch.distributed._local_tensor import maybe_disable_local_tensor_mode
+        stack.enter_context(maybe_disable_local_tensor_mode())
+    except ImportError:  # pragma: no cover - older torch
+        pass
+    from torch.utils._python_dispatch import _disable_current_modes
+    stack.enter_context(_disable_current_modes())
+    return stack
+
+
+def compile(module: torch.nn.Module, example_args: Tuple[Any, ...], *,
+            mesh: Optional[DeviceMesh] = None,
+            placements: Optional[Dict[Union[str, int], Sequence[Any]]] = None,
+            output_placements: Optional[Sequence[Optional[Sequence[Any]]]] = None,
+            pipeline: str = "dtensor-compile") -> CompiledModel:
+    """Exports `module` on `example_args` and compiles it for `mesh`.
+
+    placements: parameter or buffer names (as in named_parameters) and user
+    input positions to DTensor placements (ours or torch's); everything not
+    named is replicated at the start and left to propagation after. DTensor
+    parameters, buffers and inputs give their own placements and mesh.
+    output_placements: per output, the placements it should have (as
+    DTensor's output would), or None for a plain (replicated) result."""
+    module, found, own_mesh = _unwrap_dtensor_params(module)
+    if mesh is None:
+        mesh = own_mesh
+    if mesh is None:
+        raise DTensorError("give a mesh: DeviceMesh(shape, names)")
+    if own_mesh is not None and tuple(own_mesh.shape) != tuple(mesh.shape):
+        raise DTensorError(f"the module's DTensors live on a {own_mesh.shape} mesh, not {mesh.shape}")
+    specs: Dict[Union[str, int], List[Placement]] = dict(found)
+    plain_args = []
+    for i, a in enumerate(example_args):
+        if _is_dtensor(a):
+            specs.setdefault(i, placements_of(a.placements))
+        plain_args.append(_plain(a) if isinstance(a, torch.Tensor) and
+                          (_is_dtensor(a) or type(a).__name__ == "LocalTensor") else a)
+    for k, v in (placements or {}).items():
+        specs[k] = placements_of(v)
+    for k, v in specs.items():
+        if len(v) != mesh.ndim:
+            raise DTensorError(f"'{k}': {len(v)} placement(s) for a {mesh.ndim}-D mesh")
+    outs = None
+    if output_placements is not None:
+        outs = [None if o is None else placements_of(o) for o in output_placements]
+        for o in outs:
+            if o is not None and len(o) != mesh.ndim:
+                raise DTensorError(f"output placements {o}: {len(o)} for a {mesh.ndim}-D mesh")
+    with _outside_local_tensor_mode():
+        try:
+            ep = torch.export.export(module, tuple(plain_args), strict=False)
+            ep = ep.run_decompositions()
+        except Exception as e:  # noqa: BLE001 - torch's own errors, reported as ours
+            raise DTensorError(f"torch.export failed: {type(e).__name__}: {e}") from None
+        return _finish(ep, mesh, specs, outs, pipeline)
+
+
+def _finish(ep, mesh, specs, outs, pipeline) -> "CompiledModel":
+    known = set()
+    for spec in ep.graph_signature.input_specs:
+        if spec.target is not None:
+            known.add(spec.target)
+    n_user = sum(1 for s in ep.graph_signature.input_specs if s.kind.name == "USER_INPUT")
+    for k in specs:
+        if isinstance(k, int):
+            if not 0 <= k < n_user:
+                raise DTensorError(f"placements for input {k}: the model takes {n_user} input(s)")
+        elif k not in known:
+            raise DTensorError(f"placements for '{k}': no such parameter or buffer "
+                               f"(known: {', '.join(sorted(known)) or 'none'})")
+    imp = _Importer(ep, mesh, specs, outs)
+    text, inputs = imp.build()
+    program = Module.parse(text, "forward.mlir")
+    compiled = program.compile(pipeline)
+    state = {}
+    for kind, key in inputs:
+        if kind == "USER_INPUT":
+            continue
+        t = ep.state_dict.get(key)
+        if t is None:
+            t = ep.constants.get(key)
+        if t is None:
+            raise DTensorError(f"no value for '{key}'")
+        state[key] = _to_numpy(t)
+    return CompiledModel(text, program, compiled, inputs, state, mesh)

@@ -1,0 +1,146 @@
+"""dtensor_mlir.torch op by op: each small module is exported, compiled for a
+mesh with some inputs sharded, run on every rank of the interpreter (checked
+against the global program) and compared with eager PyTorch."""
+
+import pytest
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import dtensor_mlir as dm
+from dtensor_mlir.torch import compile as dm_compile
+
+S, R, P = dm.Shard, dm.Replicate, dm.Partial
+
+
+class Fn(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, *args):
+        return self.fn(*args)
+
+
+def check(module, args, mesh=(2,), placements=None, tol=1e-5, collectives=None):
+    torch.manual_seed(0)
+    model = dm_compile(module, args, mesh=dm.DeviceMesh(mesh), placements=placements or {})
+    outs = model.run(*args)
+    want = module(*args)
+    want = want if isinstance(want, (tuple, list)) else (want,)
+    assert len(outs) == len(want)
+    for o, w in zip(outs, want):
+        got = o.full_tensor()
+        assert got.shape == w.shape
+        assert got.dtype == w.dtype
+        assert torch.allclose(got, w.detach(), rtol=tol, atol=tol), (got - w).abs().max()
+    if collectives is not None:
+        assert model.num_collectives() == collectives, model.report()
+    return model
+
+
+x46 = torch.randn(4, 6)
+x26 = torch.randn(2, 6)
+x6 = torch.randn(6)
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a, b: a + b, lambda a, b: a - 2 * b, lambda a, b: a * b, lambda a, b: a / (b.abs() + 1),
+    lambda a, b: torch.maximum(a, b), lambda a, b: torch.where(a > b, a, b),
+    lambda a, b: a + 1.5, lambda a, b: 3.0 - a, lambda a, b: a ** 2 + b.pow(2),
+])
+def test_binary(fn):
+    check(Fn(fn), (x46, torch.randn(4, 6)), placements={0: [S(0)], 1: [S(1)]})
+
+
+def test_broadcasting():
+    check(Fn(lambda a, b, c: a * b + c), (x46, x6, torch.randn(4, 1)), placements={0: [S(1)]})
+
+
+@pytest.mark.parametrize("fn", [torch.relu, F.gelu, lambda t: F.gelu(t, approximate="tanh"),
+                                F.silu, torch.tanh, torch.sigmoid, torch.exp, torch.neg,
+                                lambda t: torch.rsqrt(t.abs() + 1), lambda t: torch.log(t.abs() + 1),
+                                lambda t: torch.sqrt(t.abs())])
+def test_unary(fn):
+    check(Fn(fn), (x46,), placements={0: [S(0)]}, collectives=1)
+
+
+@pytest.mark.parametrize("fn", [lambda t: torch.softmax(t, -1), lambda t: torch.softmax(t, 0),
+                                lambda t: F.log_softmax(t, -1), lambda t: t.sum(0),
+                                lambda t: t.sum(-1, keepdim=True), lambda t: t.mean(1),
+                                lambda t: t.amax(-1), lambda t: t.sum()])
+def test_reductions(fn):
+    check(Fn(fn), (x46,), placements={0: [S(1)]})
+
+
+@pytest.mark.parametrize("fn", [lambda t: t.view(2, 2, 6), lambda t: t.reshape(24),
+                                lambda t: t.view(4, 2, 3).permute(2, 0, 1), lambda t: t.t(),
+                                lambda t: t.transpose(0, 1).contiguous().view(6, 4),
+                                lambda t: t.unsqueeze(1).expand(4, 3, 6), lambda t: t[1:3, ::2],
+                                lambda t: t[:, -2:], lambda t: t[::3, 1::2], lambda t: torch.cat([t, t * 2], 0),
+                                lambda t: torch.cat([t, t[:, :2]], 1), lambda t: t[2],
+                                lambda t: t.split(2, 1)[1], lambda t: t.flatten()])
+def test_shapes(fn):
+    check(Fn(fn), (x46,), placements={0: [S(0)]})
+
+
+def test_linear_algebra():
+    a, b, c = torch.randn(3, 4, 5), torch.randn(3, 5, 2), torch.randn(2, 3, 4, 5)
+    check(Fn(torch.bmm), (a, b), placements={0: [S(0)]})
+    check(Fn(lambda p, q: p @ q.transpose(-2, -1)), (c, c), placements={0: [S(1)], 1: [S(1)]},
+          collectives=1)
+    lin = nn.Linear(6, 3)
+    check(lin, (x46,), placements={"weight": [S(1)]}, collectives=1)
+    check(Fn(lambda c, p, q: torch.addmm(c, p, q, beta=0.5, alpha=2.0)),
+          (torch.randn(3), torch.randn(4, 5), torch.randn(5, 3)), placements={1: [S(1)]})
+
+
+def test_norms():
+    ln = nn.LayerNorm(6)
+    check(ln, (x46,), placements={0: [S(0)]}, collectives=1)
+    check(nn.LayerNorm([4, 6], elementwise_affine=False), (torch.randn(3, 4, 6),),
+          placements={0: [S(0)]}, collectives=1)
+
+    class RMS(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.randn(6))
+
+        def forward(self, t):
+            return t * torch.rsqrt(t.pow(2).mean(-1, keepdim=True) + 1e-6) * self.w
+    check(RMS(), (x46,), placements={0: [S(0)]}, collectives=1)
+    check(nn.RMSNorm(6), (x46,), placements={0: [S(0)]})
+
+
+def test_embedding_and_conv():
+    emb = nn.Embedding(10, 4)
+    ids = torch.tensor([[1, 2, 9], [0, 0, 5]])
+    check(emb, (ids,), placements={"weight": [S(1)], 0: [S(0)]})
+    conv = nn.Conv2d(3, 4, 3, padding=1, stride=2)
+    check(conv, (torch.randn(4, 3, 7, 7),), placements={0: [S(0)]}, tol=1e-4, collectives=1)
+    conv2 = nn.Conv2d(2, 2, (1, 3), bias=False, dilation=(1, 2))
+    check(conv2, (torch.randn(2, 2, 5, 9),), mesh=(2, 2), placements={0: [S(0), R()]}, tol=1e-4)
+
+
+def test_dtypes_and_casts():
+    check(Fn(lambda t: (t * 3).to(torch.float64) + 1), (x46,), placements={0: [S(0)]})
+    check(Fn(lambda t, i: t.sum(-1) + i.to(torch.float32)), (x46, torch.tensor([1, 2, 3, 4])))
+    check(Fn(lambda i: i * 2 + 1), (torch.tensor([[1, -2], [3, 4]]),), placements={0: [S(1)]})
+
+
+def test_partial_inputs_and_two_d_mesh():
+    check(Fn(lambda a, b: a @ b), (torch.randn(4, 6), torch.randn(6, 3)), mesh=(2, 2),
+          placements={0: [S(0), S(1)], 1: [R(), S(0)]}, collectives=2)
+    check(Fn(lambda a: a * 2), (torch.randn(4, 6),), mesh=(2,), placements={0: [P("sum")]},
+          collectives=1)
+
+
+def test_unsupported_is_an_error_at_the_users_line():
+    with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*'cumsum"):
+        dm_compile(Fn(lambda t: torch.cumsum(t, 0)), (x46,), mesh=dm.DeviceMesh(2))
+    with pytest.raises(dm.DTensorError, match=r"rounding_mode"):
+        dm_compile(Fn(lambda t: torch.div(t, 2, rounding_mode="floor")), (x46,), mesh=dm.DeviceMesh(2))
+    with pytest.raises(dm.DTensorError, match="placements for input 3"):
+        dm_compile(Fn(torch.relu), (x46,), mesh=dm.DeviceMesh(2), placements={3: [S(0)]})
+    with pytest.raises(dm.DTensorError, match="give a mesh"):
+        dm_compile(Fn(torch.relu), (x46,))
