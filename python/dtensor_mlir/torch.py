@@ -1188,23 +1188,39 @@ class CompiledModel:
         """Runs every rank of the compiled program on the interpreter, checked
         against the global program; the outputs as DTensor-like results.
         Raises DTensorError when a rank's result differs."""
-        values = {}
-        user = [a for a in args]
-        for i, (kind, key) in enumerate(self._inputs):
-            if kind == "USER_INPUT":
-                if key >= len(user):
-                    raise DTensorError(f"the model takes {sum(k == 'USER_INPUT' for k, _ in self._inputs)} "
-                                       f"input(s), {len(user)} given")
-                t = user[key]
-                values[i + 1] = _to_numpy(t)
-            else:
-                values[i + 1] = self._state[key]
+        values = self.argument_arrays(*args)
         r = _run(self.program, compiled=self.compiled, entry="forward", inputs=values, seed=seed)
         if r.mismatches:
             raise DTensorError("the compiled program differs from the global one:\n" +
                                "\n".join(r.mismatches))
         self._last = r
         return [TorchOutput(o) for o in r.compiled_outputs]
+
+    def argument_arrays(self, *args) -> Dict[int, np.ndarray]:
+        """The compiled function's tensor arguments for these model inputs,
+        by argument position (position 0 is the mesh): parameters and
+        buffers from the module, inputs from `args`, each its global value."""
+        values = {}
+        n_user = sum(k == "USER_INPUT" for k, _ in self._inputs)
+        if len(args) != n_user:
+            raise DTensorError(f"the model takes {n_user} input(s), {len(args)} given")
+        for i, (kind, key) in enumerate(self._inputs):
+            values[i + 1] = _to_numpy(args[key]) if kind == "USER_INPUT" else self._state[key]
+        return values
+
+    def write_inputs(self, directory: str, *args) -> List[str]:
+        """Writes every tensor argument as a global .npy file under
+        `directory` and returns the `--input N=path` flags of an executable
+        built from `compiled` (dtensor-translate --dtensor-to-cpp,
+        dtensor-build): each rank reads only its own box."""
+        import os
+        os.makedirs(directory, exist_ok=True)
+        flags = []
+        for i, a in self.argument_arrays(*args).items():
+            path = os.path.join(directory, f"arg{i}.npy")
+            np.save(path, a)
+            flags += ["--input", f"{i}={path}"]
+        return flags
 
     def report(self) -> dict:
         """Collectives of the last run of the compiled program."""
