@@ -413,6 +413,9 @@ nb::dict planRedistribute(const std::vector<int64_t> &mesh,
 
 NB_MODULE(_core, m) {
   m.doc() = "dtensor-mlir's native bindings (use the dtensor_mlir package)";
+  // Modules kept in Python globals may outlive the interpreter's teardown:
+  // that is not a leak of ours.
+  nb::set_leak_warnings(false);
   nb::exception<DTensorError>(m, "DTensorError");
 
   nb::class_<Module>(m, "Module")

@@ -23,6 +23,6 @@ if [ ! -f "$build/build.ninja" ] ||
 fi
 ninja -C "$build" "$@"
 
-# `.venv/bin/python -c "import dtensor_mlir"` finds the package in the build.
+# `.venv/bin/python -c "import dtensor_mlir"` finds this clone's package.
 site="$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 echo "$build/python_packages" > "$site/dtensor_mlir.pth"

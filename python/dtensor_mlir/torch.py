@@ -35,7 +35,7 @@ import torch
 from . import (DeviceMesh, DTensorError, LocalTensor, Module, Output, Partial,
                Placement, Replicate, RunResult, Shard, run as _run)
 
-__all__ = ["compile", "CompiledModel", "TorchOutput", "placements_of"]
+__all__ = ["compile", "compile_training_step", "CompiledModel", "TorchOutput", "placements_of"]
 
 aten = torch.ops.aten
 
@@ -309,9 +309,13 @@ def _view_groups(src: Tuple[int, ...], dst: Tuple[int, ...]) -> Optional[List[Tu
 class _Importer:
     """Lowers an ExportedProgram's graph to the global-view program."""
 
-    def __init__(self, ep, mesh: DeviceMesh, arg_specs: Dict[str, List[Placement]],
+    def __init__(self, gm, kinds: Dict[str, Tuple[str, Any]], mesh: DeviceMesh,
+                 arg_specs: Dict[str, List[Placement]],
                  out_specs: Optional[List[Optional[List[Placement]]]] = None):
-        self.ep = ep
+        # kinds: placeholder name -> (PARAMETER | BUFFER | CONSTANT_TENSOR |
+        # USER_INPUT, its name); placeholders not listed are user inputs.
+        self.gm = gm
+        self.kinds = kinds
         self.out_specs = out_specs
         self.mesh = mesh
         self.arg_specs = arg_specs
@@ -383,11 +387,8 @@ class _Importer:
 
     # -- the program -----------------------------------------------------------
     def build(self) -> Tuple[str, List[Tuple[str, str]]]:
-        gm = self.ep.graph_module
-        sig = self.ep.graph_signature
-        kinds = {}
-        for spec in sig.input_specs:
-            kinds[spec.arg.name] = (spec.kind.name, spec.target)
+        gm = self.gm
+        kinds = self.kinds
         args, inputs = [], []  # inputs: (kind, key) per function argument
         user_index = 0
         for node in gm.graph.nodes:
@@ -735,6 +736,18 @@ class _Importer:
         if v.et == et:
             return v
         return self._elementwise_typed(node, [a], lambda bb, x: x, et, et)
+
+    def _full(self, node, value):
+        shape, et = self._out(node)
+        return self.e.filled(shape, et, value)
+
+    def op_full_like(self, node, a, fill_value, **kwargs): return self._full(node, fill_value)
+    def op_zeros_like(self, node, a, **kwargs): return self._full(node, 0)
+    def op_ones_like(self, node, a, **kwargs): return self._full(node, 1)
+    def op_full(self, node, size, fill_value, **kwargs): return self._full(node, fill_value)
+    def op_zeros(self, node, size, **kwargs): return self._full(node, 0)
+    def op_ones(self, node, size, **kwargs): return self._full(node, 1)
+    def op_scalar_tensor(self, node, value, **kwargs): return self._full(node, value)
 
     def op__assert_tensor_metadata(self, node, *args, **kwargs): return None
     def op__assert_scalar(self, node, *args, **kwargs): return None
@@ -1383,7 +1396,15 @@ def _finish(ep, mesh, specs, outs, pipeline) -> "CompiledModel":
         elif k not in known:
             raise DTensorError(f"placements for '{k}': no such parameter or buffer "
                                f"(known: {', '.join(sorted(known)) or 'none'})")
-    imp = _Importer(ep, mesh, specs, outs)
+    kinds = {spec.arg.name: (spec.kind.name, spec.target)
+             for spec in ep.graph_signature.input_specs}
+    values = dict(ep.state_dict)
+    values.update(ep.constants)
+    return _import_graph(ep.graph_module, kinds, values, mesh, specs, outs, pipeline)
+
+
+def _import_graph(gm, kinds, values, mesh, specs, outs, pipeline) -> "CompiledModel":
+    imp = _Importer(gm, kinds, mesh, specs, outs)
     text, inputs = imp.build()
     program = Module.parse(text, "forward.mlir")
     compiled = program.compile(pipeline)
@@ -1391,10 +1412,64 @@ def _finish(ep, mesh, specs, outs, pipeline) -> "CompiledModel":
     for kind, key in inputs:
         if kind == "USER_INPUT":
             continue
-        t = ep.state_dict.get(key)
-        if t is None:
-            t = ep.constants.get(key)
+        t = values.get(key)
         if t is None:
             raise DTensorError(f"no value for '{key}'")
         state[key] = _to_numpy(t)
     return CompiledModel(text, program, compiled, inputs, state, mesh)
+
+
+def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[Any, ...], *,
+                          mesh: Optional[DeviceMesh] = None,
+                          placements: Optional[Dict[Union[str, int], Sequence[Any]]] = None,
+                          grad_placements: str = "like-params",
+                          pipeline: str = "dtensor-compile") -> "CompiledModel":
+    """One training step, forward and backward: `loss_fn(module, *args)`
+    returns a scalar loss; the compiled function returns the loss and the
+    gradient of every parameter (in named_parameters order). Autodiff is
+    PyTorch's (torch.func.grad_and_value, traced with make_fx into core
+    ATen); we compile the joint graph it produces. Gradients keep their
+    parameter's placements (as DTensor gives them) unless grad_placements is
+    "replicated"."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from torch._decomp import core_aten_decompositions
+    module, found, own_mesh = _unwrap_dtensor_params(module)
+    mesh = mesh or own_mesh
+    if mesh is None:
+        raise DTensorError("give a mesh: DeviceMesh(shape, names)")
+    specs: Dict[Union[str, int], List[Placement]] = dict(found)
+    for k, v in (placements or {}).items():
+        specs[k] = placements_of(v)
+    names = [n for n, _ in module.named_parameters()]
+    for k, v in specs.items():
+        if isinstance(k, str) and k not in names:
+            raise DTensorError(f"placements for '{k}': no such parameter (known: {', '.join(names)})")
+        if len(v) != mesh.ndim:
+            raise DTensorError(f"'{k}': {len(v)} placement(s) for a {mesh.ndim}-D mesh")
+    if grad_placements not in ("like-params", "replicated"):
+        raise DTensorError("grad_placements is 'like-params' or 'replicated'")
+    params = [p.detach() for _, p in module.named_parameters()]
+    args = tuple(_plain(a) if isinstance(a, torch.Tensor) else a for a in example_args)
+
+    def joint(plist, *xs):
+        def loss_of(pl):
+            with torch.nn.utils.stateless._reparametrize_module(module, dict(zip(names, pl))):
+                return loss_fn(module, *xs)
+        grads, loss = torch.func.grad_and_value(loss_of)(plist)
+        return (loss, *grads)
+
+    with _outside_local_tensor_mode():
+        try:
+            gm = make_fx(joint, decomposition_table=core_aten_decompositions(),
+                         record_stack_traces=True)(params, *args)
+        except Exception as e:  # noqa: BLE001
+            raise DTensorError(f"tracing the training step failed: {type(e).__name__}: {e}") from None
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    kinds = {}
+    for i, node in enumerate(placeholders):
+        kinds[node.name] = ("PARAMETER", names[i]) if i < len(names) else ("USER_INPUT", None)
+    outs = None
+    if grad_placements == "like-params":
+        outs = [None] + [specs.get(n) for n in names]
+    values = {n: p for n, p in zip(names, params)}
+    return _import_graph(gm, kinds, values, mesh, specs, outs, pipeline)

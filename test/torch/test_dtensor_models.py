@@ -274,3 +274,45 @@ def test_errors_name_the_op_and_line():
     with pytest.raises(dm.DTensorError, match="2 placement\\(s\\) for a 1-D mesh"):
         dm_compile(MLP(), (torch.randn(2, 16),), mesh=dm.DeviceMesh(2),
                    placements={"fc1.weight": [dm.Shard(0), dm.Replicate()]})
+
+
+def test_training_step_forward_and_backward():
+    # One training step: PyTorch's autodiff (torch.func, traced to core ATen)
+    # gives the joint graph; we compile it. Loss and every gradient must equal
+    # eager autograd's (and DTensor's, whose gradients keep the parameters'
+    # placements, as ours do).
+    from dtensor_mlir.torch import compile_training_step
+
+    torch.manual_seed(6)
+    m = MLP()
+    x, y = torch.randn(8, 16), torch.randn(8, 16)
+
+    def loss_fn(mod, a, b):
+        return F.mse_loss(mod(a), b)
+    ref = copy.deepcopy(m)
+    loss = loss_fn(ref, x, y)
+    loss.backward()
+    with LocalTensorMode(WORLD):
+        mesh = init_device_mesh("cpu", (WORLD,))
+        pm = parallelize_module(copy.deepcopy(m), mesh,
+                                {"fc1": ColwiseParallel(), "fc2": RowwiseParallel()})
+        with CommDebugMode() as comm:
+            dt_loss = loss_fn(pm, x, y)
+            dt_loss.backward()
+        dt = comm.get_total_counts()
+        dt_grads = {n: plain(p.grad) for n, p in pm.named_parameters()}
+        grad_specs = {n: [str(q) for q in p.grad.placements] for n, p in pm.named_parameters()}
+        ours = compile_training_step(pm, loss_fn, (x, y))
+    outs = ours.run(x, y)
+    assert close(outs[0].full_tensor(), loss.detach())
+    for (name, p), o in zip(ref.named_parameters(), outs[1:]):
+        assert close(o.full_tensor(), p.grad), name
+        assert close(dt_grads[name], p.grad), name
+    assert outs[1].placements == "[S(0)]" and grad_specs["fc1.weight"] == ["S(0)"]
+    assert dt == 1
+    us = ours.num_collectives()
+    if us > dt:
+        # Measured shortfall of propagation (issue 14): the forward's Partial
+        # output is reduce-scattered over the batch and gathered again for
+        # the backward matmuls where DTensor all-reduces once.
+        pytest.xfail(f"{us} collectives where DTensor uses {dt}: {ours.report()['collectives']}")
