@@ -35,7 +35,8 @@ import torch
 from . import (DeviceMesh, DTensorError, LocalTensor, Module, Output, Partial,
                Placement, Replicate, RunResult, Shard, run as _run)
 
-__all__ = ["compile", "compile_training_step", "CompiledModel", "TorchOutput", "placements_of"]
+__all__ = ["compile", "compile_training_step", "import_graph", "CompiledModel", "LocalProgram",
+           "TorchOutput", "placements_of"]
 
 aten = torch.ops.aten
 
@@ -108,6 +109,17 @@ class _Value:
     def type(self) -> str:
         t = _ttype(self.shape, self.et)
         return t[:-1] + f", {self.spec}>" if self.spec else t
+
+
+class _Future:
+    """A collective started and not yet waited on: `!dtensor.future<T>`."""
+
+    def __init__(self, name: str, value: _Value):
+        self.name, self.value = name, value
+
+    @property
+    def type(self) -> str:
+        return f"!dtensor.future<{self.value.type}>"
 
 
 class _Emitter:
@@ -311,7 +323,11 @@ class _Importer:
 
     def __init__(self, gm, kinds: Dict[str, Tuple[str, Any]], mesh: DeviceMesh,
                  arg_specs: Dict[str, List[Placement]],
-                 out_specs: Optional[List[Optional[List[Placement]]]] = None):
+                 out_specs: Optional[List[Optional[List[Placement]]]] = None,
+                 groups: Optional[Dict[str, List[int]]] = None):
+        # groups: process-group name -> the mesh dims its ranks differ in,
+        # for graphs with functional collectives (the local view).
+        self.groups = dict(groups or {})
         # kinds: placeholder name -> (PARAMETER | BUFFER | CONSTANT_TENSOR |
         # USER_INPUT, its name); placeholders not listed are user inputs.
         self.gm = gm
@@ -375,7 +391,7 @@ class _Importer:
 
     @staticmethod
     def meta(node) -> Tuple[Tuple[int, ...], str]:
-        fake = node.meta.get("val")
+        fake = node.meta.get("val", node.meta.get("example_value"))
         if fake is None or not isinstance(fake, torch.Tensor):
             raise DTensorError(f"{node.name} has no tensor metadata")
         if fake.dtype not in _DTYPES:
@@ -393,6 +409,11 @@ class _Importer:
         user_index = 0
         for node in gm.graph.nodes:
             if node.op != "placeholder":
+                continue
+            if _is_mesh_value(node):
+                # A DeviceMesh graph input (Dynamo's opaque mesh): the
+                # function's own mesh argument.
+                self.values[node] = "MESH"
                 continue
             kind, target = kinds.get(node.name, ("USER_INPUT", None))
             shape, et = self.meta(node)
@@ -435,7 +456,7 @@ class _Importer:
                         v = d
                     results.append(v)
                 continue
-            if node.op != "call_function":
+            if node.op not in ("call_function", "call_method"):
                 self.fail(node, f"graph node kind '{node.op}' is not supported")
             self._set_loc(node)
             self.lower(node)
@@ -528,6 +549,12 @@ class _Importer:
             return
         if node in self.fused:
             self.values[node] = self.values[self.fused[node]]
+            return
+        if node.op == "call_method":
+            fn = getattr(self, "method_" + node.target, None) or getattr(self, "op_" + node.target, None)
+            if fn is None:
+                self.fail(node, f"the method '.{node.target}()' has no lowering to dtensor-mlir yet")
+            self.values[node] = fn(node, *node.args, **node.kwargs)
             return
         target = node.target
         if target is __import__("operator").getitem:
@@ -760,6 +787,140 @@ class _Importer:
         if train and p > 0:
             self.fail(node, "dropout in training mode is random: export the module in eval()")
         return self.val(a)
+
+    # -- the DTensor API in Dynamo graphs --------------------------------------
+    def _spec_of(self, node, placements) -> str:
+        ps = placements_of(placements)
+        if len(ps) != self.mesh.ndim:
+            self.fail(node, f"{len(ps)} placement(s) for a {self.mesh.ndim}-D mesh")
+        return "#dtensor.spec<@mesh, [" + ", ".join(p.spec() for p in ps) + "]>"
+
+    def _mesh_arg(self, node, mesh):
+        if mesh is not None and self.values.get(mesh) != "MESH" and not _is_mesh_object(mesh):
+            self.fail(node, "the DeviceMesh must be a graph input")
+
+    def op_from_local(self, node, x, mesh=None, placements=None, run_check=False,
+                      shape=None, stride=None, **kw):
+        self._mesh_arg(node, mesh)
+        v = self.val(x)
+        gshape, et = self._out(node)
+        out = _Value(self.e.fresh("dt"), gshape, et, self._spec_of(node, placements))
+        self.e.emit(f"{out.name} = dtensor.from_local {v.name}, %mesh : {v.type}, "
+                    f"!dtensor.device_mesh<@mesh> -> {out.type}")
+        return out
+
+    def method_redistribute(self, node, dt, device_mesh=None, placements=None,
+                            async_op=False, **kw):
+        if placements is None and "mesh" in kw:
+            device_mesh = kw.pop("mesh")
+        self._mesh_arg(node, device_mesh)
+        v = self.val(dt)
+        out = _Value(self.e.fresh("dt"), v.shape, v.et, self._spec_of(node, placements))
+        self.e.emit(f"{out.name} = dtensor.redistribute {v.name}, %mesh : {v.type}, "
+                    f"!dtensor.device_mesh<@mesh> -> {out.type}")
+        return out
+
+    def method_to_local(self, node, dt, grad_placements=None):
+        v = self.val(dt)
+        shape, et = self._out(node)
+        # Every rank's shard must have this shape: uneven shards would need
+        # dynamic sizes, which the importer does not emit yet.
+        ps = self.spec_placements(v)
+        from . import layout as _layout
+        sizes = {s.local_shape for s in _layout(self.mesh, v.shape, ps)}
+        if len(sizes) != 1:
+            self.fail(node, f"to_local of uneven shards ({sorted(sizes)}) is not supported yet")
+        out = _Value(self.e.fresh("l"), next(iter(sizes)), et)
+        self.e.emit(f"{out.name} = dtensor.to_local {v.name} : {v.type} -> {out.type}")
+        return out
+
+    def method_full_tensor(self, node, dt, grad_placements=None):
+        v = self.val(dt)
+        out = _Value(self.e.fresh("full"), v.shape, v.et)
+        self.e.emit(f"{out.name} = dtensor.full_tensor {v.name}, %mesh : {v.type}, "
+                    f"!dtensor.device_mesh<@mesh> -> {out.type}")
+        return out
+
+    @staticmethod
+    def spec_placements(v: _Value) -> List[Placement]:
+        inner = v.spec[v.spec.index("[") + 1:v.spec.rindex("]")]
+        out = []
+        for part in re.findall(r"S\((-?\d+)\)(?:\[(\d+)\])?|R|P\((\w+)\)", inner):
+            pass
+        for tok in [t.strip() for t in re.split(r",\s*(?![^\[]*\])", inner)]:
+            if tok == "R":
+                out.append(Replicate())
+            elif tok.startswith("P("):
+                out.append(Partial(tok[2:-1]))
+            else:
+                m = re.match(r"S\((-?\d+)\)(?:\[(\d+)\])?", tok)
+                out.append(Shard(int(m.group(1)), int(m.group(2)) if m.group(2) else None))
+        return out
+
+    # -- functional collectives (AOTAutograd graphs, the local view) ---------
+    _REDUCE = {"sum": "sum", "avg": "avg", "max": "max", "min": "min", "product": "product",
+               "premul_sum": None, "bor": None, "band": None, "bxor": None}
+
+    def _group(self, node, name, size: Optional[int] = None) -> str:
+        name = str(name)
+        if name not in self.groups:
+            self.fail(node, f"process group '{name}' is not a group of the mesh: give "
+                            f"groups={{'{name}': [mesh dims]}} (known: {sorted(self.groups)})")
+        dims = self.groups[name]
+        n = 1
+        for d in dims:
+            n *= self.mesh.shape[d]
+        if size is not None and int(size) != n:
+            self.fail(node, f"process group '{name}' has {size} ranks but mesh dims {dims} "
+                            f"make groups of {n}")
+        return "[" + ", ".join(map(str, dims)) + "]"
+
+    def _reduce_kind(self, node, op) -> str:
+        kind = self._REDUCE.get(str(op).lower())
+        if kind is None:
+            self.fail(node, f"reduction '{op}' is not supported")
+        return kind
+
+    def _start(self, node, x, text_of) -> _Future:
+        v = self.val(x)
+        shape, et = self._out(node)
+        out = _Value("", shape, et)
+        f = _Future(self.e.fresh("fut"), out)
+        self.e.emit(f"{f.name} = {text_of(v)} : {v.type}, !dtensor.device_mesh<@mesh> -> {f.type}")
+        return f
+
+    def op_all_reduce(self, node, x, op, group):
+        dims = self._group(node, group)
+        kind = self._reduce_kind(node, op)
+        return self._start(node, x, lambda v: f"dtensor.all_reduce {v.name}, %mesh "
+                                              f"mesh_dims = {dims} reduce = {kind}")
+
+    def op_all_gather_into_tensor(self, node, x, group_size, group):
+        dims = self._group(node, group, group_size)
+        return self._start(node, x, lambda v: f"dtensor.all_gather {v.name}, %mesh "
+                                              f"mesh_dims = {dims} gather_dim = 0")
+
+    def op_reduce_scatter_tensor(self, node, x, op, group_size, group):
+        dims = self._group(node, group, group_size)
+        kind = self._reduce_kind(node, op)
+        return self._start(node, x, lambda v: f"dtensor.reduce_scatter {v.name}, %mesh "
+                                              f"mesh_dims = {dims} scatter_dim = 0 reduce = {kind}")
+
+    def op_all_to_all_single(self, node, x, output_split_sizes, input_split_sizes, group):
+        for sizes in (output_split_sizes, input_split_sizes):
+            if sizes is not None and len(set(sizes)) > 1:
+                self.fail(node, f"all_to_all_single with uneven splits {list(sizes)} is not supported")
+        dims = self._group(node, group)
+        return self._start(node, x, lambda v: f"dtensor.all_to_all {v.name}, %mesh "
+                                              f"mesh_dims = {dims} split_dim = 0 concat_dim = 0")
+
+    def op_wait_tensor(self, node, f):
+        fut = self.values[f]
+        if isinstance(fut, _Value):
+            return fut  # already a tensor (waited twice, or never async)
+        out = _Value(self.e.fresh("w"), fut.value.shape, fut.value.et)
+        self.e.emit(f"{out.name} = dtensor.wait {fut.name} : {fut.type}")
+        return out
 
     # -- linear algebra ------------------------------------------------------
     def _matmul(self, a: _Value, b: _Value, shape, et, batched: bool) -> _Value:
@@ -1417,6 +1578,92 @@ def _import_graph(gm, kinds, values, mesh, specs, outs, pipeline) -> "CompiledMo
             raise DTensorError(f"no value for '{key}'")
         state[key] = _to_numpy(t)
     return CompiledModel(text, program, compiled, inputs, state, mesh)
+
+
+def _is_mesh_object(x) -> bool:
+    name = type(x).__name__
+    return name in ("DeviceMesh", "FakeScriptObject", "ScriptObject") or \
+        "DeviceMesh" in str(getattr(x, "script_class_name", ""))
+
+
+def _is_mesh_value(node) -> bool:
+    ex = node.meta.get("example_value", node.meta.get("val"))
+    if ex is None:
+        return False
+    return not isinstance(ex, torch.Tensor) and _is_mesh_object(ex)
+
+
+class LocalProgram:
+    """A per-rank program imported from a graph with functional collectives:
+    run it on every rank of the interpreter with per-rank inputs."""
+
+    def __init__(self, mlir: str, program: Module, mesh: DeviceMesh, num_inputs: int,
+                 compiled: Optional[Module] = None):
+        self.mlir = mlir
+        self.program = program
+        self.compiled = compiled
+        self.mesh = mesh
+        self._num_inputs = num_inputs
+        self._last: Optional[RunResult] = None
+
+    def run(self, *args, seed: int = 0) -> List[TorchOutput]:
+        """args: one per graph input: a torch LocalTensor (one tensor per
+        rank), a dtensor_mlir LocalTensor, or a tensor every rank holds."""
+        args = [a for a in args if not _is_mesh_object(a)]  # meshes are implicit
+        if len(args) != self._num_inputs:
+            raise DTensorError(f"the graph takes {self._num_inputs} tensor input(s), {len(args)} given")
+        inputs = {}
+        for i, a in enumerate(args):
+            if type(a).__name__ == "LocalTensor" and hasattr(a, "_local_tensors"):
+                with _outside_local_tensor_mode():
+                    a = LocalTensor({r: _to_numpy(t) for r, t in a._local_tensors.items()})
+            inputs[i + 1] = a if isinstance(a, LocalTensor) else _to_numpy(a)
+        self._last = _run(self.program, compiled=self.compiled, entry="forward",
+                          inputs=inputs, seed=seed)
+        if self._last.mismatches:
+            raise DTensorError("the compiled program differs from the graph:\n" +
+                               "\n".join(self._last.mismatches))
+        outs = self._last.compiled_outputs if self.compiled else self._last.outputs
+        return [TorchOutput(o) for o in outs]
+
+    def report(self) -> dict:
+        if self._last is None:
+            raise DTensorError("run() the program first")
+        return self._last.report()
+
+
+def import_graph(gm: "torch.fx.GraphModule", *, mesh: DeviceMesh,
+                 groups: Optional[Dict[str, Sequence[int]]] = None,
+                 device_mesh: Any = None,
+                 pipeline: Optional[str] = "dtensor-compile") -> LocalProgram:
+    """Imports a per-rank FX graph of ATen ops and functional collectives
+    (`_c10d_functional.all_reduce`, `all_gather_into_tensor`,
+    `reduce_scatter_tensor`, `all_to_all_single`, each followed by
+    `wait_tensor`), as AOTAutograd and make_fx produce them, into a
+    local-view program: async dtensor collectives with dtensor.wait.
+
+    groups maps process-group names to the mesh dims their ranks differ in;
+    device_mesh (a torch DeviceMesh of the same shape) gives them instead.
+
+    Dynamo graphs whose inputs include the DeviceMesh (an opaque object)
+    and that call DTensor.from_local, .redistribute, .to_local and
+    .full_tensor import to our API ops; `pipeline` then compiles them, and
+    run() checks every rank of the compiled program against the graph."""
+    groups = {str(k): list(v) for k, v in (groups or {}).items()}
+    if device_mesh is not None:
+        if tuple(device_mesh.shape) != tuple(mesh.shape):
+            raise DTensorError(f"device_mesh {tuple(device_mesh.shape)} is not the mesh {mesh.shape}")
+        for d in range(device_mesh.ndim):
+            groups.setdefault(str(device_mesh.get_group(d).group_name), [d])
+    placeholders = [n for n in gm.graph.nodes
+                    if n.op == "placeholder" and not _is_mesh_value(n)]
+    imp = _Importer(gm, {}, mesh, {}, None, groups)
+    text, inputs = imp.build()
+    program = Module.parse(text, "graph.mlir")
+    uses_api = any(op in text for op in ("dtensor.from_local", "dtensor.redistribute",
+                                         "dtensor.distribute_tensor"))
+    compiled = program.compile(pipeline) if pipeline and uses_api else None
+    return LocalProgram(text, program, mesh, len(placeholders), compiled)
 
 
 def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[Any, ...], *,
