@@ -45,3 +45,35 @@ trap 'rm -rf "$tmp"' EXIT
 echo "built $(wc -l < "$tmp/mlp.cpp") lines of C++ into $tmp/mlp; running it on 4 MPI processes:"
 "$build/bin/dtensor-run" "$root/examples/compile/megatron_mlp.mlir" --verify \
   --pipeline dtensor-compile --target=mpi | grep "on target mpi"
+echo
+echo "== from Python (.venv/bin/python, dtensor_mlir): layouts, a plan, compile and verify"
+"$root/.venv/bin/python" - "$root/examples/compile/megatron_mlp.mlir" <<'PY'
+import sys
+import numpy as np
+import dtensor_mlir as dm
+mesh = dm.DeviceMesh((2, 4), ("dp", "tp"))
+print("local shapes:", [s.local_shape for s in dm.layout(mesh, (9, 4), [dm.Shard(0), dm.Shard(0)])])
+plan = dm.plan_redistribute(mesh, (64, 64), [dm.Shard(0), dm.Replicate()], [dm.Replicate(), dm.Shard(1)])
+print("plan:", [(s.kind, s.before, s.after) for s in plan.steps])
+prog = dm.Module.parse(open(sys.argv[1]).read(), "megatron_mlp.mlir")
+r = dm.run(prog, compiled=prog.compile("dtensor-compile"), inputs={1: np.ones((8, 16), np.float32)})
+print("verified:", r.verified, "collectives:", r.report()["total"])
+PY
+if "$root/.venv/bin/python" -c "import torch" 2>/dev/null; then
+  echo
+  echo "== from PyTorch (docs/PyTorch.md): an nn.Module and its placements to an MPI executable"
+  "$root/.venv/bin/python" "$root/examples/pytorch/megatron_mlp.py" "$tmp/torch" 2>/dev/null
+  "$build/bin/dtensor-translate" --dtensor-to-cpp "$tmp/torch/mlp.local.mlir" -o "$tmp/torch/mlp.cpp"
+  "$build/bin/dtensor-build" "$tmp/torch/mlp.cpp" -o "$tmp/torch/mlp"
+  # shellcheck disable=SC2046
+  mpirun $( [ "$(id -u)" = 0 ] && echo --allow-run-as-root ) --oversubscribe -np 4 \
+    "$tmp/torch/mlp" $(cat "$tmp/torch/flags.txt") --output-dir "$tmp/torch/out" >/dev/null
+  "$root/.venv/bin/python" -c "
+import numpy as np, sys
+d = sys.argv[1]; w = np.load(d + '/want.npy')
+print('every MPI rank equals PyTorch:', all(abs(np.load(f'{d}/out/out0.rank{r}.npy') - w).max() < 1e-5 for r in range(4)))" "$tmp/torch"
+else
+  echo
+  echo "(PyTorch is not in .venv: scripts/setup-torch.sh adds it, then this demo also runs"
+  echo " examples/pytorch/megatron_mlp.py end to end)"
+fi
