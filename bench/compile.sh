@@ -6,11 +6,16 @@
 # Both with -o /dev/null and --verify-each=0 (so verification, which both do
 # the same way, does not dominate). Reports the two passes' time
 # (--mlir-timing), the whole tool's wall time and peak memory.
+# Variants (VARIANTS, default "dp tp dpw tpw"; see bench/gen_layers.py): dp
+# and tp repeat one layer, dpw and tpw give every layer its own width.
+# PROPAGATE_OPTIONS (e.g. "search-budget=0") is passed to our propagation.
 # Usage: bench/compile.sh [LAYERS...]   (default 100 1000 10000 50000)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${DTENSOR_BUILD_DIR:-$root/build}"
 bash "$root/scripts/build.sh" dtensor-opt >/dev/null
+propagate="--dtensor-propagate"
+[ -z "${PROPAGATE_OPTIONS:-}" ] || propagate="--dtensor-propagate=$PROPAGATE_OPTIONS"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 sizes=("$@")
@@ -24,13 +29,13 @@ passes() { # sum of the pass lines of --mlir-timing
 echo "| layers | variant | ours: passes (s) | upstream: passes (s) | speed-up | ours: wall (s) / peak MB | upstream: wall (s) / peak MB |"
 echo "|---|---|---|---|---|---|---|"
 for n in "${sizes[@]}"; do
-  for v in dp tp; do
+  for v in ${VARIANTS:-dp tp dpw tpw}; do
     python3 "$root/bench/gen_layers.py" dtensor "$v" "$n" > "$tmp/d.mlir"
     python3 "$root/bench/gen_layers.py" shard "$v" "$n" > "$tmp/s.mlir"
     : > "$tmp/ours"; : > "$tmp/upstream"
     for ((r = 0; r < ${REPEATS:-5}; r++)); do
       /usr/bin/time -f "%e %M" -o "$tmp/dt" "$build/bin/dtensor-opt" "$tmp/d.mlir" \
-        --dtensor-propagate --dtensor-insert-redistribute --dtensor-partition --dtensor-lower-redistribute -o /dev/null --verify-each=0 \
+        "$propagate" --dtensor-insert-redistribute --dtensor-partition --dtensor-lower-redistribute -o /dev/null --verify-each=0 \
         --mlir-timing 2> "$tmp/dtiming"
       /usr/bin/time -f "%e %M" -o "$tmp/ut" /usr/lib/llvm-22/bin/mlir-opt "$tmp/s.mlir" \
         --pass-pipeline='builtin.module(func.func(sharding-propagation,shard-partition))' \

@@ -1,22 +1,41 @@
 #!/usr/bin/env python3
 """Generates the compile-time benchmark programs (see bench/compile.sh).
 
-    gen_layers.py dtensor|shard dp|tp LAYERS
+    gen_layers.py dtensor|shard dp|tp|dpw|tpw LAYERS
 
 LAYERS blocks of h = tanh(h @ W) on a 2x4 mesh ("dp" x "tp"), batch 16,
 width 64. dp: the input is batch-sharded over dp, weights replicated. tp:
-Megatron pairs (column- then row-parallel weights over tp). `dtensor` writes
-our dialect (specs on the function arguments, the rest propagated); `shard`
-writes the same program for upstream MLIR's shard dialect (shard.shard
-annotations on the arguments).
+Megatron pairs (column- then row-parallel weights over tp). dpw and tpw are
+the same with layers of distinct widths (layer i maps width 64 + i to
+65 + i, with a weight argument of its own), so no two layers are alike and
+no decision can be answered by a structurally equal earlier one. `dtensor`
+writes our dialect (specs on the function arguments, the rest propagated);
+`shard` writes the same program for upstream MLIR's shard dialect
+(shard.shard annotations on the arguments).
 """
 import sys
 
 B, D = 16, 64
 
 
+def block(out, i, h, ht, w, wt, plain):
+    """Layer i: tanh(h @ w), h of type ht, w of type wt, result `plain`."""
+    out.append(f"  %e{i} = tensor.empty() : {plain}")
+    out.append(f"  %z{i} = linalg.fill ins(%zero : f32) outs(%e{i} : {plain}) -> {plain}")
+    out.append(f"  %m{i} = linalg.matmul ins({h}, {w} : {ht}, {wt}) outs(%z{i} : {plain}) -> {plain}")
+    out.append(f"  %h{i} = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
+               f"affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]}} "
+               f"ins(%m{i} : {plain}) outs(%e{i} : {plain}) {{")
+    out.append("  ^bb0(%a: f32, %b: f32):")
+    out.append("    %t = math.tanh %a : f32")
+    out.append("    linalg.yield %t : f32")
+    out.append(f"  }} -> {plain}")
+
+
 def main():
     dialect, variant, layers = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    if variant.endswith("w"):
+        return distinct(dialect, variant[:-1], layers)
     out = []
     if dialect == "dtensor":
         out.append('dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]')
@@ -44,18 +63,46 @@ def main():
     for i in range(layers):
         w = "%w1" if i % 2 == 0 else "%w2"
         wt = types["w1"] if i % 2 == 0 else types["w2"]
-        out.append(f"  %e{i} = tensor.empty() : {plain}")
-        out.append(f"  %z{i} = linalg.fill ins(%zero : f32) outs(%e{i} : {plain}) -> {plain}")
-        out.append(f"  %m{i} = linalg.matmul ins({h}, {w} : {ht}, {wt}) outs(%z{i} : {plain}) -> {plain}")
-        out.append(f"  %h{i} = linalg.generic {{indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, "
-                   f"affine_map<(d0, d1) -> (d0, d1)>], iterator_types = [\"parallel\", \"parallel\"]}} "
-                   f"ins(%m{i} : {plain}) outs(%e{i} : {plain}) {{")
-        out.append("  ^bb0(%a: f32, %b: f32):")
-        out.append("    %t = math.tanh %a : f32")
-        out.append("    linalg.yield %t : f32")
-        out.append(f"  }} -> {plain}")
+        block(out, i, h, ht, w, wt, plain)
         h, ht = f"%h{i}", plain
     out.append(f"  return {h} : {plain}")
+    out.append("}")
+    print("\n".join(out))
+
+
+def distinct(dialect, variant, layers):
+    width = lambda i: D + i
+    out = []
+    specs = {"x": "[S(0), R]" if variant == "dp" else "[R, R]"}
+    axes = {"x": "[[0]]" if variant == "dp" else "[[]]"}
+    shapes = {"x": f"{B}x{width(0)}"}
+    for i in range(layers):
+        col = i % 2 == 0
+        specs[f"w{i}"] = "[R, R]" if variant == "dp" else ("[R, S(1)]" if col else "[R, S(0)]")
+        axes[f"w{i}"] = "[[]]" if variant == "dp" else ("[[], [1]]" if col else "[[1]]")
+        shapes[f"w{i}"] = f"{width(i)}x{width(i + 1)}"
+    result = f"tensor<{B}x{width(layers)}xf32>"
+    if dialect == "dtensor":
+        out.append('dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]')
+        types = {n: f"tensor<{shapes[n]}xf32, #dtensor.spec<@mesh, {specs[n]}>>" for n in shapes}
+        args = ", ".join(f"%{n}: {types[n]}" for n in shapes)
+        out.append(f"func.func @main(%m: !dtensor.device_mesh<@mesh>, {args}) -> {result} {{")
+    else:
+        out.append("shard.grid @mesh(shape = 2x4)")
+        args = ", ".join(f"%{n}_in: tensor<{shapes[n]}xf32>" for n in shapes)
+        out.append(f"func.func @main({args}) -> {result} {{")
+        types = {}
+        for n in shapes:
+            out.append(f"  %s_{n} = shard.sharding @mesh split_axes = {axes[n]} : !shard.sharding")
+            out.append(f"  %{n} = shard.shard %{n}_in to %s_{n} : tensor<{shapes[n]}xf32>")
+            types[n] = f"tensor<{shapes[n]}xf32>"
+    out.append("  %zero = arith.constant 0.0 : f32")
+    h, ht = "%x", types["x"]
+    for i in range(layers):
+        plain = f"tensor<{B}x{width(i + 1)}xf32>"
+        block(out, i, h, ht, f"%w{i}", types[f"w{i}"], plain)
+        h, ht = f"%h{i}", plain
+    out.append(f"  return {h} : {result}")
     out.append("}")
     print("\n".join(out))
 

@@ -808,6 +808,56 @@ std::optional<Plan> planThroughReplicate(const RedistributeRequest &req,
 }
 } // namespace
 
+std::optional<Plan> replayPlan(const RedistributeRequest &req,
+                               const CostModel &cost,
+                               const std::vector<Step> &steps,
+                               std::string &error) {
+  if (!checkRequest(req, error))
+    return std::nullopt;
+  int64_t rank = req.shape.size();
+  StepBuilder builder(req, cost);
+  builder.detailed = false;
+  PlanOptions all;
+  all.prunePartials = false;
+  State state = State::of(req.from, req.mesh, rank);
+  Plan plan;
+  int64_t bytes = 0;
+  std::vector<std::pair<Step, State>> options;
+  for (const Step &want : steps) {
+    options.clear();
+    builder.expand(state, all, std::nullopt, options);
+    bool found = false;
+    for (auto &[step, next] : options)
+      if (step.kind == want.kind && step.meshDims == want.meshDims &&
+          step.fromDim == want.fromDim && step.toDim == want.toDim &&
+          step.reduce == want.reduce) {
+        plan.steps.push_back(builder.withDetails(step, state, next));
+        state = next;
+        found = true;
+        break;
+      }
+    if (!found) {
+      error = std::string("step ") + stringifyStepKind(want.kind) +
+              " is not legal from " + state.format();
+      return std::nullopt;
+    }
+    std::optional<int64_t> sum =
+        checkedAdd(bytes, plan.steps.back().bytesPerRank);
+    if (!sum || builder.overflowed) {
+      error = "the replayed plan moves more bytes per rank than fit in a "
+              "signed 64-bit integer";
+      return std::nullopt;
+    }
+    bytes = *sum;
+  }
+  if (!(state == State::of(req.to, req.mesh, rank))) {
+    error = "the replayed plan ends in " + state.format() + ", not " +
+            formatPlacements(req.to);
+    return std::nullopt;
+  }
+  return plan;
+}
+
 std::optional<Plan> planGreedy(const RedistributeRequest &req,
                                const CostModel &cost, std::string &error) {
   if (!checkRequest(req, error))

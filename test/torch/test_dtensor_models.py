@@ -162,13 +162,10 @@ def test_transformer_layer_heads_sharded():
     assert close(plain(outs[0]), want)
     assert close(res[0].full_tensor(), want)
     assert dt == 2
+    # Propagation's local search (issue 14) finds Megatron's plan: one
+    # all_reduce after each row-wise projection, as DTensor.
     us = ours.num_collectives()
-    if us > dt:
-        # A measured shortfall of propagation (issue 14): after the row-wise
-        # projections it reduce-scatters the Partial sum over the hidden dim
-        # and gathers it again around the LayerNorm, where DTensor (and
-        # Megatron) all-reduce once. Same bytes, more collectives.
-        pytest.xfail(f"{us} collectives where DTensor uses {dt}: {ours.report()['collectives']}")
+    assert us <= dt, f"{us} collectives where DTensor uses {dt}: {ours.report()['collectives']}"
 
 
 def test_dp_tp_2d_mesh():
@@ -310,9 +307,7 @@ def test_training_step_forward_and_backward():
         assert close(dt_grads[name], p.grad), name
     assert outs[1].placements == "[S(0)]" and grad_specs["fc1.weight"] == ["S(0)"]
     assert dt == 1
+    # The forward's Partial output is all-reduced once and reused by the
+    # backward matmuls (propagation's local search), as DTensor does.
     us = ours.num_collectives()
-    if us > dt:
-        # Measured shortfall of propagation (issue 14): the forward's Partial
-        # output is reduce-scattered over the batch and gathered again for
-        # the backward matmuls where DTensor all-reduces once.
-        pytest.xfail(f"{us} collectives where DTensor uses {dt}: {ours.report()['collectives']}")
+    assert us <= dt, f"{us} collectives where DTensor uses {dt}: {ours.report()['collectives']}"

@@ -903,6 +903,84 @@ TEST(PlannerSizes, TooLargeIsAnError) {
               "moves more bytes per rank than fit");
 }
 
+TEST(PlannerReplay, RepricesAPlanOnAnotherShape) {
+  CostModel cost;
+  std::string error;
+  // Planned on 8x4, replayed on 16x12: the same steps with the new bytes,
+  // exactly what planning 16x12 itself gives.
+  std::optional<Plan> small = planRedistribute(
+      request({2, 2}, {8, 4}, "[P(sum), S(0)]", "[S(1), R]"), cost, error);
+  ASSERT_TRUE(small) << error;
+  RedistributeRequest big = request({2, 2}, {16, 12}, "[P(sum), S(0)]", "[S(1), R]");
+  std::optional<Plan> replayed = replayPlan(big, cost, small->steps, error);
+  ASSERT_TRUE(replayed) << error;
+  std::optional<Plan> direct = planRedistribute(big, cost, error);
+  ASSERT_TRUE(direct) << error;
+  EXPECT_EQ(kinds(*replayed), kinds(*direct));
+  EXPECT_EQ(replayed->bytesPerRank(), direct->bytesPerRank());
+  EXPECT_DOUBLE_EQ(replayed->timeUs(), direct->timeUs());
+  ASSERT_EQ(replayed->steps.size(), direct->steps.size());
+  for (size_t i = 0; i < direct->steps.size(); ++i) {
+    EXPECT_EQ(replayed->steps[i].after, direct->steps[i].after);
+    EXPECT_EQ(replayed->steps[i].logicalShape, direct->steps[i].logicalShape);
+  }
+  // A merged all_gather needs pieces of one size: not legal on 9 rows.
+  std::optional<Plan> merged = planRedistribute(
+      request({2, 2}, {8, 4}, "[S(0), S(0)]", "[R, R]"), cost, error);
+  ASSERT_TRUE(merged) << error;
+  EXPECT_FALSE(replayPlan(request({2, 2}, {9, 4}, "[S(0), S(0)]", "[R, R]"),
+                          cost, merged->steps, error));
+  EXPECT_NE(error.find("not legal"), std::string::npos) << error;
+  // Steps that do not reach the target are an error.
+  EXPECT_FALSE(replayPlan(request({2, 2}, {8, 4}, "[S(0), S(0)]", "[S(1), R]"),
+                          cost, merged->steps, error));
+  EXPECT_NE(error.find("ends in"), std::string::npos) << error;
+}
+
+TEST(PlannerReplay, NeverCheaperThanPlanningAndEqualOnEvenShapes) {
+  // Random pairs on 2-D meshes: a plan of one shape replayed on a shape
+  // with every dim scaled is legal (even shapes stay even) and costs what
+  // planning that shape costs; on an unrelated shape a replay, when legal,
+  // is never cheaper than the fastest plan (the search without DTensor's
+  // greedy bound, which may return a slower plan with fewer bytes).
+  std::mt19937 rng(7);
+  CostModel cost;
+  PlanOptions fastest;
+  fastest.boundByGreedy = false;
+  const char *pool[] = {"R", "S(0)", "S(1)", "P(sum)"};
+  int compared = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    Shape mesh = {2, int64_t(2 + rng() % 3)};
+    std::string from = "[", to = "[";
+    for (int m = 0; m < 2; ++m) {
+      from += std::string(m ? ", " : "") + pool[rng() % 4];
+      to += std::string(m ? ", " : "") + pool[rng() % 3];
+    }
+    from += "]";
+    to += "]";
+    std::string error;
+    int64_t unit = mesh[0] * mesh[1];
+    std::optional<Plan> base = planRedistribute(
+        request(mesh, {unit, 2 * unit}, from, to), cost, error);
+    if (!base)
+      continue;
+    RedistributeRequest scaled = request(mesh, {4 * unit, 8 * unit}, from, to);
+    std::optional<Plan> replayed = replayPlan(scaled, cost, base->steps, error);
+    ASSERT_TRUE(replayed) << from << " -> " << to << ": " << error;
+    std::optional<Plan> direct = planRedistribute(scaled, cost, error, fastest);
+    ASSERT_TRUE(direct) << error;
+    EXPECT_GE(replayed->timeUs(), direct->timeUs() - 1e-9) << from << " -> " << to;
+    RedistributeRequest odd = request(mesh, {7, 5}, from, to);
+    if (std::optional<Plan> r = replayPlan(odd, cost, base->steps, error)) {
+      std::optional<Plan> d = planRedistribute(odd, cost, error, fastest);
+      ASSERT_TRUE(d) << error;
+      EXPECT_GE(r->timeUs(), d->timeUs() - 1e-9) << from << " -> " << to;
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 50);
+}
+
 TEST(PlannerStates, TensorDimsBeyond255AreDistinct) {
   // States were keyed by one byte per dim: S(256) aliased S(0), and this
   // all_to_all was planned as nothing.

@@ -199,6 +199,19 @@ std::vector<Step> legalSteps(const RedistributeRequest &request,
                              const CostModel &cost, const Placements &state,
                              const PlanOptions &options = {});
 
+/// `steps` (a plan for another request with the same mesh, rank and
+/// placements, e.g. another shape) replayed on `request`: each step's
+/// collective kind, group and tensor dims taken from the request's source
+/// state in turn, priced on its shape. std::nullopt with `error` when a step
+/// is not legal there, the steps do not end in the target, or the bytes
+/// overflow. Callers that price many shapes of one placement pattern plan
+/// it once and replay it (the result is a legal plan, not necessarily the
+/// cheapest for this shape).
+std::optional<Plan> replayPlan(const RedistributeRequest &request,
+                               const CostModel &cost,
+                               const std::vector<Step> &steps,
+                               std::string &error);
+
 /// Whether two states are the same layout on `mesh` (placements and shard
 /// orders; where a size-1 mesh dim sits in an order does not matter).
 bool sameState(const Placements &a, const Placements &b, const Shape &mesh,

@@ -839,12 +839,29 @@ void retypeFunction(func::FuncOp fn, Context &c) {
   // emitters and embedding frameworks know which shard each rank passes and
   // gets back (docs/CodeGen.md).
   auto globalName = StringAttr::get(fn.getContext(), kGlobalTypeAttrName);
-  for (auto [i, t] : llvm::enumerate(type.getInputs()))
-    if (getSpec(t))
-      fn.setArgAttr(i, globalName, TypeAttr::get(t));
-  for (auto [i, t] : llvm::enumerate(type.getResults()))
-    if (getSpec(t))
-      fn.setResultAttr(i, globalName, TypeAttr::get(t));
+  // All at once: one attribute per call would rebuild the whole list each
+  // time (quadratic in the argument count; attributes are never freed).
+  auto withGlobal = [&](TypeRange types, auto getDict) {
+    SmallVector<DictionaryAttr> dicts;
+    bool any = false;
+    for (auto [i, t] : llvm::enumerate(types)) {
+      NamedAttrList attrs(getDict(i));
+      if (getSpec(t)) {
+        attrs.set(globalName, TypeAttr::get(t));
+        any = true;
+      }
+      dicts.push_back(attrs.getDictionary(fn.getContext()));
+    }
+    return any ? dicts : SmallVector<DictionaryAttr>();
+  };
+  SmallVector<DictionaryAttr> argDicts = withGlobal(
+      type.getInputs(), [&](unsigned i) { return fn.getArgAttrDict(i); });
+  if (!argDicts.empty())
+    fn.setAllArgAttrs(argDicts);
+  SmallVector<DictionaryAttr> resultDicts = withGlobal(
+      type.getResults(), [&](unsigned i) { return fn.getResultAttrDict(i); });
+  if (!resultDicts.empty())
+    fn.setAllResultAttrs(resultDicts);
   fn.setType(FunctionType::get(fn.getContext(), convert(type.getInputs()),
                                convert(type.getResults())));
   if (!fn.isExternal())

@@ -34,6 +34,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <limits>
+#include <map>
+#include <set>
 #include <tuple>
 #include <unordered_map>
 
@@ -60,7 +62,19 @@ void mlir::dtensor::appendStructuralKey(std::string &key, Operation *op) {
   auto ptr = [&](const void *p) { put(reinterpret_cast<intptr_t>(p)); };
   auto opKey = [&](Operation *o) {
     ptr(o->getName().getAsOpaquePointer());
-    ptr(o->getRawDictionaryAttrs().getAsOpaquePointer());
+    // The attribute dictionary, less the specs propagation records on the
+    // op: a key must not depend on an earlier analysis's choice.
+    DictionaryAttr dict = o->getRawDictionaryAttrs();
+    if (!dict.contains(kOperandSpecsAttr) && !dict.contains(kResultSpecsAttr)) {
+      ptr(dict.getAsOpaquePointer());
+    } else {
+      put(-9);
+      for (NamedAttribute a : dict)
+        if (a.getName() != kOperandSpecsAttr && a.getName() != kResultSpecsAttr) {
+          ptr(a.getName().getAsOpaquePointer());
+          ptr(a.getValue().getAsOpaquePointer());
+        }
+    }
     // Properties enter by hash (building them as an attribute costs more
     // than the rest of the key); sameProperties confirms a match.
     put(int64_t(size_t(o->getName().hashOpProperties(o->getPropertiesStorage()))));
@@ -140,6 +154,7 @@ struct Candidate {
   double targetCost = 0;
   /// Enumeration order: the first of equally ranked candidates wins.
   int64_t index = 0;
+  bool priced = false;
   /// The strongest (lowest) priority among the operands that must move and
   /// the hints a result misses; kNoPriority when none.
   int64_t moved = kNoPriority;
@@ -201,6 +216,9 @@ struct DTensorPropagatePass
   std::vector<Operation *> started;
   /// How many calls deep the function being analysed is.
   int64_t callDepth = 0;
+  /// The redistribution cost of each analysed function's kept analysis
+  /// (callees included), added at each call of a private callee.
+  llvm::DenseMap<Operation *, double> ownCost;
   /// The ops given specs in the function being analysed.
   std::vector<Operation *> decided;
   /// Explain output, printed once the analysis kept is known.
@@ -216,15 +234,39 @@ struct DTensorPropagatePass
     int64_t followed;
     /// What the decision adds to `spent`.
     double cost;
+    /// The other choices offered to the local search, and the move they
+    /// would avoid.
+    std::vector<std::vector<int64_t>> alternatives;
+    double moveCost;
   };
   std::unordered_map<std::string, Decision> decisions;
+  llvm::DenseMap<Operation *, std::string> structuralKeys;
+
+  /// Local search (see the pass description): the choice forced at every
+  /// op with a decision key, and the alternatives recorded in the analysis
+  /// that offers them.
+  std::unordered_map<std::string, std::vector<int64_t>> forced;
+  struct Alternative {
+    std::string key;
+    std::vector<int64_t> factors;
+    /// The move it would avoid (most expensive tried first).
+    double weight;
+  };
+  std::vector<Alternative> alternatives;
+  /// How many of an op's next-cheapest choices the search may try.
+  static constexpr size_t kAlternativesPerOp = 4;
+  bool recordAlternatives = false;
 
   /// Everything a choice depends on, as bytes: the op (name, attributes,
   /// properties, body structure), its operands' types, chosen specs,
   /// strengths and freshness, its results' types and targets.
   std::string decisionKey(Operation *op, int64_t meshRank) {
-    std::string key;
-    appendStructuralKey(key, op);
+    // The structural part does not change between analyses (it leaves out
+    // the specs they record): built once per op.
+    auto [cached, fresh] = structuralKeys.try_emplace(op);
+    if (fresh)
+      appendStructuralKey(cached->second, op);
+    std::string key = cached->second;
     auto put = [&](int64_t v) { key.append(reinterpret_cast<char *>(&v), 8); };
     for (Value v : op->getOperands()) {
       put(reinterpret_cast<intptr_t>(chosen.lookup(v).getAsOpaquePointer()));
@@ -256,6 +298,21 @@ struct DTensorPropagatePass
     SymbolTableCollection tables;
     symbolTables = &tables;
     failedAny = false;
+    // Everything keyed by op or value belongs to this run: a pass object
+    // run again (a pass manager reused on another module) starts afresh.
+    chosen.clear();
+    strength.clear();
+    done.clear();
+    active.clear();
+    demands.clear();
+    started.clear();
+    ownCost.clear();
+    decided.clear();
+    log.clear();
+    decisions.clear();
+    structuralKeys.clear();
+    forced.clear();
+    alternatives.clear();
     cost.devicesPerHost = devicesPerHost;
     // Public functions first: a private one is analysed at its first call,
     // with the specs of that call's operands; uncalled ones at the end.
@@ -312,16 +369,11 @@ struct DTensorPropagatePass
       op->removeAttr(name);
   }
 
-  /// The cost of redistributing `from` to `to` (0 when equal; infinite when
-  /// illegal).
-  double priceOf(const ResolvedMeshView &view, RankedTensorType type,
-                 const Placements &from, const Placements &to) {
-    // A compact key: sizes, element width, mesh, placements.
-    std::string key;
+  /// Element width, mesh and both placements, as key bytes.
+  static void appendMoveKey(std::string &key, RankedTensorType type,
+                            const ResolvedMeshView &view, const Placements &from,
+                            const Placements &to) {
     auto put = [&](int64_t v) { key.append(reinterpret_cast<char *>(&v), 8); };
-    for (int64_t d : type.getShape())
-      put(d);
-    put(-1);
     put(type.getElementTypeBitWidth());
     for (int64_t d : view.shape)
       put(d);
@@ -330,6 +382,21 @@ struct DTensorPropagatePass
       for (const Placement &p : *ps)
         put((int64_t(p.kind) << 48) | (int64_t(p.reduce) << 40) |
             ((p.dim & 0xff) << 8) | (p.order & 0xff));
+  }
+
+  /// The cost of redistributing `from` to `to` (0 when equal; infinite when
+  /// illegal).
+  /// Plans by placement pattern and size class (see priceUncached).
+  std::unordered_map<std::string, std::vector<Step>> patterns;
+  double priceOf(const ResolvedMeshView &view, RankedTensorType type,
+                 const Placements &from, const Placements &to) {
+    // A compact key: sizes, element width, mesh, placements.
+    std::string key;
+    auto put = [&](int64_t v) { key.append(reinterpret_cast<char *>(&v), 8); };
+    for (int64_t d : type.getShape())
+      put(d);
+    put(-1);
+    appendMoveKey(key, type, view, from, to);
     auto [it, inserted] = prices.emplace(key, 0.0);
     if (!inserted)
       return it->second;
@@ -341,8 +408,38 @@ struct DTensorPropagatePass
                        const Placements &from, const Placements &to) {
     if (sameState(from, to, view.shape, type.getRank()))
       return 0;
+    // One search per placement pattern and size class: a plan found for
+    // one shape is replayed (re-priced exactly) on the others. Shapes
+    // whose byte counts lie within a factor of two share the plan, so the
+    // latency / bandwidth trade-off that picks it is the same; a replay
+    // that is not legal on this shape (a merged step needs even pieces)
+    // plans afresh. The price is that of a legal plan for this shape
+    // (never below the fastest one; it can differ a little from the plan
+    // lowering picks, which also keeps within DTensor's greedy bytes);
+    // insert-redistribute and lowering plan every move for its own shape.
+    std::string key;
+    auto put = [&](int64_t v) { key.append(reinterpret_cast<char *>(&v), 8); };
+    put(type.getRank());
+    double elements = 1;
+    for (int64_t d : type.getShape())
+      elements *= double(d);
+    put(elements > 0 ? int64_t(std::ilogb(elements)) : -1);
+    appendMoveKey(key, type, view, from, to);
+    auto it = patterns.find(key);
+    if (it != patterns.end()) {
+      RedistributeRequest req{view.shape,
+                              Shape(type.getShape().begin(), type.getShape().end()),
+                              (type.getElementTypeBitWidth() + 7) / 8, from, to};
+      std::string error;
+      if (std::optional<Plan> replayed = replayPlan(req, cost, it->second, error))
+        return replayed->timeUs();
+    }
     std::optional<Plan> plan = planFor(view, type, from, to);
-    return plan ? plan->timeUs() : std::numeric_limits<double>::infinity();
+    if (!plan)
+      return std::numeric_limits<double>::infinity();
+    if (it == patterns.end())
+      patterns.emplace(std::move(key), plan->steps);
+    return plan->timeUs();
   }
 
   std::optional<Plan> planFor(const ResolvedMeshView &view, RankedTensorType type,
@@ -358,6 +455,12 @@ struct DTensorPropagatePass
   // Walking the program
   //===--------------------------------------------------------------------===//
 
+  /// Where a function's analysis starts (see visitFunction).
+  struct Restart {
+    func::FuncOp fn;
+    size_t mark, logStart;
+  };
+
   /// Analyses `fn`; with lookahead twice (see the pass description),
   /// keeping the cheaper analysis.
   void visitFunction(func::FuncOp fn) {
@@ -367,8 +470,19 @@ struct DTensorPropagatePass
     demands.clear();
     std::vector<Operation *> outerDecided = std::move(decided);
     decided.clear();
-    size_t mark = started.size();
-    size_t logStart = log.size();
+    // Every analysis of a function starts from the same state: the specs
+    // chosen before it (its arguments'), nothing left from an earlier
+    // analysis, so an analysis depends only on the demands and forced
+    // choices it is given. Only functions analysed on their own are
+    // analysed more than once.
+    Restart start{fn, started.size(), log.size()};
+    // The analysis kept records the local search's alternatives.
+    bool searching = searchBudget > 0 && callDepth == 0;
+    if (searching) {
+      recordAlternatives = true;
+      alternatives.clear();
+    }
+    size_t decidedBefore = decided.size();
     spent = 0;
     analyseFunction(fn);
     double first = spent + returnCost(fn);
@@ -376,31 +490,146 @@ struct DTensorPropagatePass
     // analysed again in each): only functions analysed on their own look
     // ahead, so a chain of calls costs a constant factor, not one per call.
     if (lookahead && callDepth == 0 && !failedAny && collectDemands(fn)) {
-      log.resize(logStart);
-      spent = 0;
-      forgetStarted(mark);
+      restart(start);
       analyseFunction(fn);
       double second = spent + returnCost(fn);
       constexpr double kEps = 1e-9;
       if (!(second < first - kEps)) {
         demands.clear();
-        log.resize(logStart);
-        spent = 0;
-        forgetStarted(mark);
+        restart(start);
         analyseFunction(fn);
       }
     }
+    if (searching) {
+      recordAlternatives = false;
+      if (!failedAny)
+        search(fn, start, spent + returnCost(fn), decided.size() - decidedBefore);
+      alternatives.clear();
+    }
     demands = std::move(outerDemands);
     decided = std::move(outerDecided);
-    // A function's cost is its own: a callee analysed during a caller's
-    // first analysis is done by its second, so counting it would favour
-    // the second.
+    // A function's cost is its own. Its calls add it to their caller's
+    // only for private callees, which every analysis of the caller analyses
+    // again (see visitCall); a public callee is analysed once, so counting
+    // it in the caller's first analysis alone would favour the second.
+    ownCost[fn] = spent;
     spent = outer;
+  }
+
+  /// Local search over forced choices (see the pass description). The
+  /// function has just been analysed as lookahead left it.
+  void search(func::FuncOp fn, const Restart &start, double total,
+              size_t analysed) {
+    auto reanalyse = [&]() {
+      restart(start);
+      analyseFunction(fn);
+      return spent + returnCost(fn);
+    };
+    // The alternatives the last analysis recorded, once per decision, the
+    // ones whose ops move the most (summed over the ops that share the
+    // decision) first.
+    auto collect = [&]() {
+      std::vector<Alternative> alts;
+      std::map<std::pair<std::string, std::vector<int64_t>>, size_t> where;
+      for (Alternative &a : alternatives) {
+        auto [it, inserted] = where.try_emplace({a.key, a.factors}, alts.size());
+        if (inserted)
+          alts.push_back(std::move(a));
+        else
+          alts[it->second].weight += a.weight;
+      }
+      alternatives.clear();
+      std::stable_sort(alts.begin(), alts.end(),
+                       [](const Alternative &a, const Alternative &b) {
+                         return a.weight > b.weight;
+                       });
+      return alts;
+    };
+    // An analysis that records them.
+    auto record = [&](double &again) {
+      recordAlternatives = true;
+      again = reanalyse();
+      recordAlternatives = false;
+      return collect();
+    };
+    double best = total;
+    std::vector<Alternative> alts = collect();
+    if (alts.empty())
+      return;
+    // Each trial re-analyses the whole function (mostly from the decision
+    // cache): fewer on large ones, at least two.
+    int64_t budget = std::min<int64_t>(
+        searchBudget, std::max<int64_t>(2, 8000 / std::max<size_t>(1, analysed)));
+    std::set<std::pair<std::string, std::vector<int64_t>>> tried;
+    bool current = true;
+    constexpr double kEps = 1e-9;
+    for (size_t i = 0; i < alts.size() && budget > 0;) {
+      const Alternative alt = alts[i++];
+      if (forced.count(alt.key) || !tried.insert({alt.key, alt.factors}).second)
+        continue;
+      --budget;
+      forced[alt.key] = alt.factors;
+      // Trials are silent: a choice that makes a later op fail is rejected.
+      bool trialFailed = false;
+      double total;
+      {
+        ScopedDiagnosticHandler quiet(fn.getContext(), [&](Diagnostic &d) {
+          trialFailed |= d.getSeverity() == DiagnosticSeverity::Error;
+          return success();
+        });
+        total = reanalyse();
+      }
+      trialFailed |= failedAny;
+      failedAny = false;
+      if (!trialFailed && total < best - kEps) {
+        // Kept: the ops after it may now decide in other states, with
+        // other alternatives.
+        double again;
+        alts = record(again);
+        best = std::min(best, again);
+        i = 0;
+        tried.clear();
+        current = true;
+      } else {
+        forced.erase(alt.key);
+        current = false;
+      }
+    }
+    if (!current)
+      reanalyse();
+    forced.clear();
   }
 
   /// Private callees analysed since `mark` (at their first call, with that
   /// call's operand specs) are analysed again at their first call of the
   /// next analysis of the caller, whose operands may have other specs.
+  void restart(const Restart &start) {
+    log.resize(start.logStart);
+    spent = 0;
+    alternatives.clear();
+    // Forget the specs chosen inside the function and in the callees first
+    // analysed from it (their arguments too: the call chooses them again).
+    auto forget = [&](Value v) {
+      chosen.erase(v);
+      strength.erase(v);
+    };
+    auto forgetInside = [&](Operation *root, bool arguments) {
+      root->walk([&](Operation *op) {
+        for (Value r : op->getResults())
+          forget(r);
+        for (Region &region : op->getRegions())
+          for (Block &block : region)
+            if (arguments || op != root)
+              for (Value a : block.getArguments())
+                forget(a);
+      });
+    };
+    forgetInside(start.fn, /*arguments=*/false);
+    for (size_t i = start.mark; i < started.size(); ++i)
+      forgetInside(started[i], /*arguments=*/true);
+    forgetStarted(start.mark);
+  }
+
   void forgetStarted(size_t mark) {
     for (size_t i = mark; i < started.size(); ++i)
       done.erase(started[i]);
@@ -681,6 +910,10 @@ struct DTensorPropagatePass
       visitFunction(callee);
       --callDepth;
     }
+    // Every call of a private callee pays its redistributions (the callee
+    // is analysed at its first call, with that call's specs).
+    if (callee.isPrivate())
+      spent += ownCost.lookup(callee);
     auto ret =
         llvm::cast<func::ReturnOp>(callee.getBody().front().getTerminator());
     for (auto [res, v, type] :
@@ -777,12 +1010,27 @@ struct DTensorPropagatePass
              << "computes on values distributed over " << like.getMesh()
              << "; its function needs that mesh's handle as an argument";
     std::string key;
-    if (!explain) {
+    if (!explain || searchBudget > 0)
       key = decisionKey(op, like.getPlacements().size());
-      auto it = decisions.find(key);
+    auto forcedIt = forced.find(key);
+    const std::vector<int64_t> *force =
+        forcedIt == forced.end() ? nullptr : &forcedIt->second;
+    // A forced choice is cached apart (the same op forced alike decides
+    // alike).
+    std::string cacheKey = key;
+    if (force) {
+      cacheKey.append("\xff forced");
+      for (int64_t f : *force)
+        cacheKey.append(reinterpret_cast<const char *>(&f), 8);
+    }
+    if (!explain) {
+      auto it = decisions.find(cacheKey);
       if (it != decisions.end() && sameProperties(it->second.representative, op)) {
         const Decision &d = it->second;
         spent += d.cost;
+        if (recordAlternatives)
+          for (const std::vector<int64_t> &f : d.alternatives)
+            alternatives.push_back({key, f, d.moveCost});
         // The key holds the op's attribute dictionary: this one is the
         // representative's with the same two specs set.
         op->setDiscardableAttrs(d.attrs);
@@ -921,6 +1169,9 @@ struct DTensorPropagatePass
     enumerate(0);
 
     auto price = [&](Candidate &c) {
+      if (c.priced)
+        return;
+      c.priced = true;
       for (size_t o = 0; o < numPlaced; ++o)
         if (pays[o] && c.placed[o] != canonical[o])
           c.moveCost += priceOf(
@@ -974,6 +1225,48 @@ struct DTensorPropagatePass
         continue;
       if (!best || rank(c) < rank(*best))
         best = c;
+    }
+    if (best && force) {
+      // The search's choice, when legal and not against a stronger hint.
+      for (Candidate &c : candidates)
+        if (c.factors == *force) {
+          price(c);
+          if (std::isfinite(c.cost) && c.moved >= best->moved)
+            best = c;
+          break;
+        }
+    }
+    // The next-cheapest choices that give other results, for the search to
+    // try (kept with the decision, so an analysis answered from the cache
+    // offers them too). A choice with the same results as a cheaper one
+    // leaves every later op as it was, so it can only cost more.
+    std::vector<std::vector<int64_t>> offered;
+    if (best && !force && searchBudget > 0 && best->moveCost > 0) {
+      std::vector<Candidate *> others;
+      for (Candidate &c : candidates) {
+        price(c);
+        if (std::isfinite(c.cost) && c.moved >= best->moved &&
+            c.factors != best->factors)
+          others.push_back(&c);
+      }
+      std::stable_sort(others.begin(), others.end(),
+                       [&](Candidate *a, Candidate *b) { return rank(*a) < rank(*b); });
+      auto results = [&](const Candidate &c) {
+        return std::vector<Placements>(c.placed.begin() + numPlaced, c.placed.end());
+      };
+      std::vector<std::vector<Placements>> seen{results(*best)};
+      for (Candidate *c : others) {
+        if (offered.size() == kAlternativesPerOp)
+          break;
+        std::vector<Placements> r = results(*c);
+        if (llvm::is_contained(seen, r))
+          continue;
+        seen.push_back(std::move(r));
+        offered.push_back(c->factors);
+      }
+      if (recordAlternatives)
+        for (const std::vector<int64_t> &f : offered)
+          alternatives.push_back({key, f, best->moveCost});
     }
     if (!best) {
       InFlightDiagnostic diag =
@@ -1030,10 +1323,12 @@ struct DTensorPropagatePass
       Decision d{op, op->getRawDictionaryAttrs(),
                  {},
                  followed,
-                 best->moveCost + best->targetCost};
+                 best->moveCost + best->targetCost,
+                 std::move(offered),
+                 best->moveCost};
       for (size_t r = 0; r < numResults; ++r)
         d.results.push_back(specWith(like, best->placed[numPlaced + r]));
-      decisions.emplace(std::move(key), std::move(d)); // keeps a first entry
+      decisions.emplace(std::move(cacheKey), std::move(d)); // keeps a first entry
     }
     return success();
   }

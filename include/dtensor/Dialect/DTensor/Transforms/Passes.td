@@ -89,6 +89,19 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     the lower total redistribution cost is kept, so by the cost model
     lookahead never costs more than the one-op choice.
 
+    Local search (on by default, `search-budget`): lookahead only prices
+    moves to specs the first analysis chose, so a locally cheap move whose
+    cost comes later can survive it (a reduce_scatter of a Partial feeding
+    a LayerNorm and a gather, where DTensor all-reduces once). After it,
+    every op that redistributes an operand offers its next-cheapest choices
+    (same hint priorities); one at a time, most expensive move first, a
+    re-analysis forces that choice at every op with the same decision (the
+    same op on operands in the same state: all the layers of a model at
+    once) and keeps it only if the function's total redistribution cost
+    drops. Trials are silent; the budget bounds the re-analyses (fewer on
+    functions of more than a few thousand ops), so the search never costs
+    more than a constant factor, and by the cost model never loses.
+
     Loop-carried values take the init's spec unless the body turns them into
     another, which the loop then carries (the init is redistributed once,
     not every iteration). A private function's unannotated arguments take the
@@ -109,6 +122,11 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     Option<"lookahead", "lookahead", "bool", /*default=*/"true",
            "Re-analyse each function with its users' first-pass specs as "
            "targets; keep the cheaper analysis">,
+    Option<"searchBudget", "search-budget", "int64_t", /*default=*/"24",
+           "Local search after lookahead: at most this many re-analyses per "
+           "function, each forcing another choice at the ops (by decision) "
+           "that redistribute, kept when the function's total cost drops; "
+           "0 turns it off">,
   ];
 }
 
