@@ -28,6 +28,10 @@ void mlir::dtensor::buildCompilePipeline(OpPassManager &pm,
   pm.addPass(createDTensorLowerRedistributePass(lower));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // Equal collectives merge only once the compute feeding them has been
+  // merged by CSE; what they feed merges in the second CSE.
+  pm.addPass(createDTensorOptimizeCollectivesPass());
+  pm.addPass(createCSEPass());
 }
 
 void mlir::dtensor::registerCompilePipeline() {
@@ -36,6 +40,7 @@ void mlir::dtensor::registerCompilePipeline() {
       "Compile a global-view DTensor program into one SPMD program per rank: "
       "normalize specs, verify, propagate shardings, insert redistributes, "
       "partition into the local view, lower redistributes to planned "
-      "collectives, clean up",
+      "collectives, clean up, move loop-invariant collectives out of loops "
+      "and merge equal ones",
       buildCompilePipeline);
 }

@@ -209,6 +209,35 @@ def DTensorLowerRedistributePass
   ];
 }
 
+def DTensorOptimizeCollectivesPass
+    : Pass<"dtensor-optimize-collectives", "::mlir::ModuleOp"> {
+  let summary = "Moves loop-invariant collectives out of loops and merges equal ones";
+  let description = [{
+    Collectives carry a communicator effect, so generic CSE and LICM leave
+    them alone (every rank must issue a group's collectives in one order).
+    In a compiled SPMD program that order is the program's own, and this
+    pass changes it identically on every rank:
+    - a synchronous collective equal to one that dominates it (kind, input,
+      mesh, groups, attributes, result type) is replaced by that one;
+    - a synchronous collective in a loop whose operands are all defined
+      outside the loop moves before it when the loop's trip count is a
+      constant of at least one (so no rank communicates where the program
+      would not), with the pure ops around it (loop-invariant code motion).
+    Asynchronous starts and their waits are left where they are. Runs in
+    `dtensor-compile` after lowering.
+  }];
+  let options = [
+    Option<"hoist", "hoist", "bool", /*default=*/"true",
+           "Move loop-invariant collectives out of loops that run">,
+    Option<"dedupe", "dedupe", "bool", /*default=*/"true",
+           "Replace a collective by an equal one that dominates it">,
+  ];
+  let statistics = [
+    Statistic<"numHoisted", "hoisted", "Collectives moved out of loops">,
+    Statistic<"numMerged", "merged", "Collectives replaced by an equal one">,
+  ];
+}
+
 def DTensorCommReportPass : Pass<"dtensor-comm-report", "::mlir::ModuleOp"> {
   let summary = "Prints the collectives of each function: kind, count, bytes, mesh dims";
   let description = [{
