@@ -168,6 +168,46 @@ def test_transformer_layer_heads_sharded():
     assert us <= dt, f"{us} collectives where DTensor uses {dt}: {ours.report()['collectives']}"
 
 
+class SwiGLUBlock(nn.Module):
+    """A LLaMA-style MLP block: RMSNorm, then SwiGLU (no bias), then the
+    residual add."""
+
+    def __init__(self, d=16, h=48):
+        super().__init__()
+        self.norm = nn.RMSNorm(d, eps=1e-6)
+        self.gate = nn.Linear(d, h, bias=False)
+        self.up = nn.Linear(d, h, bias=False)
+        self.down = nn.Linear(h, d, bias=False)
+
+    def forward(self, x):
+        h = self.norm(x)
+        return x + self.down(F.silu(self.gate(h)) * self.up(h))
+
+
+def test_llama_rmsnorm_swiglu_block():
+    # gate and up column-wise, down row-wise: silu(gate) * up stays sharded
+    # over the hidden dim, and down's Partial sum is all-reduced once.
+    torch.manual_seed(7)
+    m = SwiGLUBlock()
+    with torch.no_grad():
+        m.norm.weight.copy_(torch.rand(16) + 0.5)   # not all ones
+    x = torch.randn(2, 6, 16)
+    want = m(x).detach()
+    plan = {"gate": ColwiseParallel(), "up": ColwiseParallel(), "down": RowwiseParallel()}
+    with LocalTensorMode(WORLD):
+        mesh = init_device_mesh("cpu", (WORLD,), mesh_dim_names=("tp",))
+        pm = parallelize_module(copy.deepcopy(m), mesh, plan)
+        ours = dm_compile(pm, (x,))
+        assert "#dtensor.spec<@mesh, [S(0)]>" in ours.mlir   # gate/up weights
+        assert "#dtensor.spec<@mesh, [S(1)]>" in ours.mlir   # down weight
+        dt, us = check(pm, (x,), ours, want)
+    assert dt == 1
+    assert us <= dt, f"{us} collectives where DTensor uses {dt}: {ours.report()['collectives']}"
+    # The output is replicated: every rank holds all of it.
+    for r, t in ours.run(x)[0].local_tensors().items():
+        assert close(t, want), f"rank {r}: max diff {(t - want).abs().max().item()}"
+
+
 def test_dp_tp_2d_mesh():
     # Batch over dp, Megatron MLP over tp: DTensor ops on a 2x2 mesh.
     torch.manual_seed(3)
