@@ -82,3 +82,29 @@ if shutil.which("mpirun") and os.path.exists(
                 "ASAN_OPTIONS", "UBSAN_OPTIONS", "ASAN_SYMBOLIZER_PATH"]:
         if var in os.environ:
             config.environment[var] = os.environ[var]
+
+# The CUDA flavours: emitted .cu programs build with nvcc wherever the runtime
+# has them (cuda-build: nvcc, cuBLAS and NCCL were found); they run only where
+# nvidia-smi lists a GPU (cuda-gpu). Without one, the GPU runs are reported
+# as unsupported, never as passed.
+rt_env = os.path.join(config.dtensor_obj_root, "lib", "dtensor-rt.env")
+if os.path.exists(rt_env):
+    with open(rt_env) as f:
+        if "DTENSOR_RT_NVCC=" in f.read():
+            config.available_features.add("cuda-build")
+if shutil.which("nvidia-smi"):
+    import subprocess
+    try:
+        listed = subprocess.run(["nvidia-smi", "-L"], capture_output=True,
+                                text=True, timeout=60)
+        gpus = listed.stdout.count("GPU ") if listed.returncode == 0 else 0
+        if gpus:
+            config.available_features.add("cuda-gpu")
+        for n in (2, 4, 8):
+            if gpus >= n:
+                config.available_features.add("cuda-gpus-%d" % n)
+    except (OSError, subprocess.SubprocessError):
+        pass
+for var in ["CUDA_VISIBLE_DEVICES", "NCCL_DEBUG", "LOCAL_RANK"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dtensor_rt/Runtime.h"
+#include "Internal.h"
 
 #include <mpi.h>
 
@@ -243,7 +243,8 @@ bool readNpyBox(const std::string &path, DType dtype, const Shape &shape,
     }
   // bf16 is stored widened to f32.
   size_t fileElem = dtype == DType::BF16 ? 4 : dtypeBytes(dtype);
-  Tensor read = Tensor::empty(dtype == DType::BF16 ? DType::F32 : dtype, sizes);
+  Tensor read =
+      Tensor::emptyHost(dtype == DType::BF16 ? DType::F32 : dtype, sizes);
   size_t rank = shape.size();
   if (read.numel() > 0) {
     // One contiguous row (the innermost dim) at a time.
@@ -273,7 +274,7 @@ bool readNpyBox(const std::string &path, DType dtype, const Shape &shape,
     }
   }
   if (dtype == DType::BF16) {
-    out = Tensor::empty(DType::BF16, sizes);
+    out = Tensor::emptyHost(DType::BF16, sizes);
     narrowToBf16(read.data<float>(), out.data<uint16_t>(), read.numel());
   } else {
     out = read;
@@ -387,6 +388,20 @@ Session::Session(int &argc, char **&argv, int64_t meshRanks,
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   rank_ = r;
   worldSize_ = n;
+  // This process's GPU in the CUDA flavours: its rank among the processes
+  // of its node (LOCAL_RANK as torchrun sets it, else MPI's shared-memory
+  // split), modulo the GPUs it sees.
+  int localRank = 0;
+  if (const char *env = std::getenv("LOCAL_RANK")) {
+    localRank = std::atoi(env);
+  } else {
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL,
+                        &node);
+    MPI_Comm_rank(node, &localRank);
+    MPI_Comm_free(&node);
+  }
+  device::select(localRank);
 
   std::string entry, batchFile;
   auto value = [&](int &i, const std::string &flag) -> std::string {
@@ -507,11 +522,13 @@ void Session::begin(const std::string &name) {
 void Session::startStep() {
   // The comm report counts one run of the entry.
   resetCommStats();
+  device::synchronize();
   MPI_Barrier(MPI_COMM_WORLD);
   stepStart_ = MPI_Wtime();
 }
 
 void Session::endStep() {
+  device::synchronize();
   double mine = MPI_Wtime() - stepStart_, slowest = 0;
   MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   if (bestStep_ < 0 || slowest < bestStep_)
@@ -544,28 +561,30 @@ Tensor Session::input(int index, const InputLayout &layout,
     if (!readNpyBox(*path, layout.dtype, layout.globalShape, offsets, sizes,
                     out, error))
       fail(nullptr, "@" + entry_ + " " + where + ": " + error);
+    out = out.toDevice();
     // DTensor's R -> P on Partial inputs.
     if (layout.partialMode == 1) {
-      if (out.dtype() == DType::F32)
-        for (int64_t i = 0; i < out.numel(); ++i)
-          out.data<float>()[i] = float(out.data<float>()[i] / float(layout.divisor));
-      else if (out.dtype() == DType::F64)
-        for (int64_t i = 0; i < out.numel(); ++i)
-          out.data<double>()[i] = out.data<double>()[i] / layout.divisor;
+      if (out.dtype() == DType::F32 || out.dtype() == DType::F64)
+        divideBy(out, layout.divisor);
     } else if (layout.partialMode == 2 && !layout.first[rank_]) {
-      Tensor id = Tensor::empty(out.dtype(), {});
       int64_t v = static_cast<int64_t>(layout.identity);
+      int8_t i8 = int8_t(v);
+      int16_t i16 = int16_t(v);
+      int32_t i32 = int32_t(v);
+      uint8_t b = uint8_t(v != 0);
+      const void *id = nullptr;
       switch (out.dtype()) {
-      case DType::I8: *id.data<int8_t>() = int8_t(v); break;
-      case DType::I16: *id.data<int16_t>() = int16_t(v); break;
-      case DType::I32: *id.data<int32_t>() = int32_t(v); break;
-      case DType::I64: *id.data<int64_t>() = v; break;
-      case DType::I1: *id.data<uint8_t>() = uint8_t(v != 0); break;
+      case DType::I8: id = &i8; break;
+      case DType::I16: id = &i16; break;
+      case DType::I32: id = &i32; break;
+      case DType::I64: id = &v; break;
+      case DType::I1: id = &b; break;
       default: fail(nullptr, where + ": a float Partial input takes mode 1");
       }
-      out = fill(std::move(out), id.raw());
+      out = fill(std::move(out), id);
     }
   }
+  out = out.toDevice();
   if (localShape.size() != out.shape().size())
     fail(nullptr, "@" + entry_ + " " + where + ": rank " + std::to_string(rank_) +
                       " holds a tensor of rank " + std::to_string(out.rank()) +

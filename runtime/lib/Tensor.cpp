@@ -4,11 +4,18 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "dtensor_rt/Runtime.h"
+#include "Internal.h"
 
+#if defined(DTENSOR_RT_CUDA)
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#else
 #include <cblas.h>
+#endif
 
 #include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <unordered_map>
 
@@ -56,16 +63,109 @@ int64_t numElements(const Shape &shape) {
 }
 
 //===----------------------------------------------------------------------===//
-// The pool
+// Memory of the flavour
+//===----------------------------------------------------------------------===//
+
+#if defined(DTENSOR_RT_CUDA)
+namespace {
+void checkCuda(cudaError_t code, const char *what) {
+  if (code != cudaSuccess)
+    fail(nullptr, std::string(what) + " failed: " + cudaGetErrorString(code));
+}
+} // namespace
+
+namespace detail {
+void checkLaunch(const char *what) {
+  cudaError_t code = cudaGetLastError();
+  if (code != cudaSuccess)
+    fail(nullptr, std::string(what) + " failed: " + cudaGetErrorString(code));
+}
+} // namespace detail
+
+namespace device {
+void *alloc(size_t bytes) {
+  void *p = nullptr;
+  checkCuda(cudaMalloc(&p, std::max<size_t>(bytes, 1)), "cudaMalloc");
+  return p;
+}
+void release(void *p) { cudaFree(p); }
+void *allocHost(size_t bytes) {
+  void *p = nullptr;
+  checkCuda(cudaMallocHost(&p, std::max<size_t>(bytes, 1)), "cudaMallocHost");
+  return p;
+}
+void releaseHost(void *p) { cudaFreeHost(p); }
+void copy(void *dst, const void *src, size_t bytes) {
+  if (bytes)
+    checkCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0),
+              "cudaMemcpyAsync");
+}
+void toHost(void *dst, const void *src, size_t bytes) {
+  if (bytes)
+    checkCuda(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy");
+}
+void fromHost(void *dst, const void *src, size_t bytes) {
+  if (bytes)
+    checkCuda(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+}
+void zero(void *p, size_t bytes) {
+  if (bytes)
+    checkCuda(cudaMemsetAsync(p, 0, bytes, 0), "cudaMemsetAsync");
+}
+void synchronize() { checkCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+void select(int localRank) {
+  int count = 0;
+  checkCuda(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+  if (count < 1)
+    fail(nullptr, "no CUDA device is visible");
+  checkCuda(cudaSetDevice(localRank % count), "cudaSetDevice");
+}
+const char *kind() { return "cuda"; }
+} // namespace device
+#else
+namespace device {
+void *alloc(size_t bytes) {
+  size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+  void *p = std::aligned_alloc(64, rounded);
+  if (!p)
+    fail(nullptr, "out of memory allocating " + std::to_string(bytes) +
+                      " bytes");
+  return p;
+}
+void release(void *p) { std::free(p); }
+void *allocHost(size_t bytes) { return alloc(bytes); }
+void releaseHost(void *p) { std::free(p); }
+void copy(void *dst, const void *src, size_t bytes) {
+  if (bytes)
+    std::memcpy(dst, src, bytes);
+}
+void toHost(void *dst, const void *src, size_t bytes) { copy(dst, src, bytes); }
+void fromHost(void *dst, const void *src, size_t bytes) { copy(dst, src, bytes); }
+void zero(void *p, size_t bytes) {
+  if (bytes)
+    std::memset(p, 0, bytes);
+}
+void synchronize() {}
+void select(int) {}
+const char *kind() { return "cpu"; }
+} // namespace device
+#endif
+
+//===----------------------------------------------------------------------===//
+// The pools
 //===----------------------------------------------------------------------===//
 
 namespace {
 
 /// Free buffers by byte size. A program's steps allocate the same sizes
 /// again and again, so after the first step every allocation is a reuse.
-/// Host code is single-threaded (kernels never allocate), so no lock.
+/// Host code is single-threaded (kernels never allocate), so no lock. In
+/// the CUDA flavours every kernel, copy and collective is ordered on the
+/// compute stream (collectives wait for it and it waits for them), so a
+/// buffer freed here and taken again is never still in use.
 class Pool {
 public:
+  explicit Pool(bool host) : host_(host) {}
   void *take(size_t bytes) {
     auto it = free_.find(bytes);
     if (it != free_.end() && !it->second.empty()) {
@@ -73,61 +173,96 @@ public:
       it->second.pop_back();
       return p;
     }
-    size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
-    void *p = std::aligned_alloc(64, rounded);
-    if (!p)
-      fail(nullptr, "out of memory allocating " + std::to_string(bytes) +
-                        " bytes");
-    return p;
+    return host_ ? device::allocHost(bytes) : device::alloc(bytes);
   }
   void give(void *p, size_t bytes) { free_[bytes].push_back(p); }
-  ~Pool() {
-    for (auto &[bytes, list] : free_)
-      for (void *p : list)
-        std::free(p);
-  }
 
 private:
+  bool host_;
   std::unordered_map<size_t, std::vector<void *>> free_;
 };
 
-Pool &pool() {
-  // Never destroyed: tensors in static storage may outlive it otherwise.
-  static Pool *p = new Pool;
-  return *p;
+Pool &pool(bool host) {
+  // Never destroyed: tensors in static storage may outlive them otherwise.
+  static Pool *compute = new Pool(false);
+#if defined(DTENSOR_RT_CUDA)
+  static Pool *hostPool = new Pool(true);
+  return host ? *hostPool : *compute;
+#else
+  (void)host;
+  return *compute;
+#endif
 }
+
+#if defined(DTENSOR_RT_CUDA)
+constexpr bool kComputeIsHost = false;
+#else
+constexpr bool kComputeIsHost = true;
+#endif
 
 } // namespace
 
-Tensor Tensor::empty(DType dtype, Shape shape) {
+Tensor Tensor::allocate(DType dtype, Shape shape, bool host) {
   for (int64_t d : shape)
     if (d < 0)
       fail(nullptr, "a tensor dim is negative (" + std::to_string(d) + ")");
   Tensor t;
   t.dtype_ = dtype;
   t.shape_ = std::move(shape);
+  t.host_ = host || kComputeIsHost;
   size_t bytes = t.bytes();
-  void *p = pool().take(bytes);
-  t.storage_ = std::shared_ptr<void>(p, [bytes](void *q) { pool().give(q, bytes); });
+  bool inHost = t.host_;
+  void *p = pool(inHost).take(bytes);
+  t.storage_ = std::shared_ptr<void>(
+      p, [bytes, inHost](void *q) { pool(inHost).give(q, bytes); });
   t.data_ = p;
   return t;
 }
 
+Tensor Tensor::empty(DType dtype, Shape shape) {
+  return allocate(dtype, std::move(shape), false);
+}
+
+Tensor Tensor::emptyHost(DType dtype, Shape shape) {
+  return allocate(dtype, std::move(shape), true);
+}
+
 Tensor Tensor::zeros(DType dtype, Shape shape) {
   Tensor t = empty(dtype, std::move(shape));
-  std::memset(t.data_, 0, t.bytes());
+  device::zero(t.data_, t.bytes());
   return t;
 }
 
 Tensor Tensor::fromBytes(DType dtype, Shape shape, const void *bytes) {
   Tensor t = empty(dtype, std::move(shape));
-  if (t.bytes())
-    std::memcpy(t.data_, bytes, t.bytes());
+  device::fromHost(t.data_, bytes, t.bytes());
   return t;
 }
 
 Tensor Tensor::clone() const {
-  return fromBytes(dtype_, shape_, data_);
+  Tensor t = host_ && !kComputeIsHost ? emptyHost(dtype_, shape_)
+                                      : empty(dtype_, shape_);
+  if (host_ && !kComputeIsHost)
+    std::memcpy(t.data_, data_, bytes());
+  else
+    device::copy(t.data_, data_, bytes());
+  return t;
+}
+
+Tensor Tensor::toHost() const {
+  if (host_)
+    return *this;
+  Tensor t = emptyHost(dtype_, shape_);
+  device::toHost(t.data_, data_, bytes());
+  return t;
+}
+
+Tensor Tensor::toDevice() const {
+  if (!host_ || kComputeIsHost)
+    return *this;
+  Tensor t = empty(dtype_, shape_);
+  device::fromHost(t.data_, data_, bytes());
+  return t;
 }
 
 Tensor Tensor::reshaped(Shape shape) const {
@@ -145,11 +280,37 @@ Tensor writable(Tensor t) {
   return t.clone();
 }
 
+namespace {
+void checkElement(const Tensor &t, int64_t index, const char *what) {
+  if (index < 0 || index >= t.numel())
+    fail(what, "element " + std::to_string(index) + " of a tensor of " +
+                   std::to_string(t.numel()));
+}
+} // namespace
+
+void loadElement(const Tensor &t, int64_t index, void *value) {
+  checkElement(t, index, "tensor.extract");
+  size_t elem = dtypeBytes(t.dtype());
+  const char *p = static_cast<const char *>(t.raw()) + index * elem;
+  if (t.onHost())
+    std::memcpy(value, p, elem);
+  else
+    device::toHost(value, p, elem);
+}
+
+void storeElement(Tensor &t, int64_t index, const void *value) {
+  checkElement(t, index, "tensor.insert");
+  size_t elem = dtypeBytes(t.dtype());
+  char *p = static_cast<char *>(t.raw()) + index * elem;
+  if (t.onHost())
+    std::memcpy(p, value, elem);
+  else
+    device::fromHost(p, value, elem);
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement
 //===----------------------------------------------------------------------===//
-
-namespace {
 
 Shape rowMajorStrides(const Shape &shape) {
   Shape s(shape.size(), 1);
@@ -158,35 +319,93 @@ Shape rowMajorStrides(const Shape &shape) {
   return s;
 }
 
-/// Copies the box `sizes` of a strided view of `src` (element strides
-/// `srcStrides`, starting at element `srcBase`) into the same box of `dst`.
-/// The innermost dim is one memcpy when both sides are contiguous there.
-void copyBox(const char *src, int64_t srcBase, const Shape &srcStrides,
-             char *dst, int64_t dstBase, const Shape &dstStrides,
+namespace {
+
+/// A box copy's geometry, captured by value by the kernel.
+constexpr int kMaxRank = 12;
+struct BoxGeometry {
+  int rank;
+  int64_t sizes[kMaxRank];
+  int64_t src[kMaxRank];
+  int64_t dst[kMaxRank];
+};
+
+template <typename T>
+void copyElements(const T *src, int64_t srcBase, T *dst, int64_t dstBase,
+                  BoxGeometry g, int64_t n) {
+  parallel_for(n, DTENSOR_KERNEL(int64_t flat) {
+    int64_t s = srcBase, d = dstBase;
+    for (int k = g.rank - 1; k >= 0; --k) {
+      int64_t i = flat % g.sizes[k];
+      flat /= g.sizes[k];
+      s += i * g.src[k];
+      d += i * g.dst[k];
+    }
+    dst[d] = src[s];
+  });
+}
+
+} // namespace
+
+void copyBoxKernel(const void *src, int64_t srcBase, const Shape &srcStrides,
+                   void *dst, int64_t dstBase, const Shape &dstStrides,
+                   const Shape &sizes, size_t elem) {
+  int64_t n = numElements(sizes);
+  if (n == 0)
+    return;
+  if (sizes.size() > static_cast<size_t>(kMaxRank))
+    fail(nullptr, "a copy of rank " + std::to_string(sizes.size()) +
+                      " (the runtime's kernels take rank <= 12)");
+  BoxGeometry g;
+  g.rank = static_cast<int>(sizes.size());
+  for (int k = 0; k < g.rank; ++k) {
+    g.sizes[k] = sizes[k];
+    g.src[k] = srcStrides[k];
+    g.dst[k] = dstStrides[k];
+  }
+  switch (elem) {
+  case 8:
+    return copyElements(static_cast<const uint64_t *>(src), srcBase,
+                        static_cast<uint64_t *>(dst), dstBase, g, n);
+  case 4:
+    return copyElements(static_cast<const uint32_t *>(src), srcBase,
+                        static_cast<uint32_t *>(dst), dstBase, g, n);
+  case 2:
+    return copyElements(static_cast<const uint16_t *>(src), srcBase,
+                        static_cast<uint16_t *>(dst), dstBase, g, n);
+  default:
+    return copyElements(static_cast<const uint8_t *>(src), srcBase,
+                        static_cast<uint8_t *>(dst), dstBase, g, n);
+  }
+}
+
+void copyBox(const void *srcPtr, int64_t srcBase, const Shape &srcStrides,
+             void *dstPtr, int64_t dstBase, const Shape &dstStrides,
              const Shape &sizes, size_t elem) {
   size_t rank = sizes.size();
   if (numElements(sizes) == 0)
     return;
-  if (rank == 0) {
-    std::memcpy(dst + dstBase * elem, src + srcBase * elem, elem);
-    return;
-  }
+#if defined(DTENSOR_RT_CUDA)
+  copyBoxKernel(srcPtr, srcBase, srcStrides, dstPtr, dstBase, dstStrides,
+                sizes, elem);
+#else
+  // Rows of at least 16 contiguous elements: one memcpy each; anything
+  // else is the kernel the CUDA flavours run.
+  if (rank == 0 || srcStrides[rank - 1] != 1 || dstStrides[rank - 1] != 1 ||
+      sizes[rank - 1] < 16)
+    return copyBoxKernel(srcPtr, srcBase, srcStrides, dstPtr, dstBase,
+                         dstStrides, sizes, elem);
+  const char *src = static_cast<const char *>(srcPtr);
+  char *dst = static_cast<char *>(dstPtr);
   Shape index(rank, 0);
   int64_t inner = sizes[rank - 1];
-  bool contiguous = srcStrides[rank - 1] == 1 && dstStrides[rank - 1] == 1;
   while (true) {
     int64_t s = srcBase, d = dstBase;
     for (size_t k = 0; k + 1 < rank; ++k) {
       s += index[k] * srcStrides[k];
       d += index[k] * dstStrides[k];
     }
-    if (contiguous) {
-      std::memcpy(dst + d * elem, src + s * elem, inner * elem);
-    } else {
-      for (int64_t i = 0; i < inner; ++i)
-        std::memcpy(dst + (d + i * dstStrides[rank - 1]) * elem,
-                    src + (s + i * srcStrides[rank - 1]) * elem, elem);
-    }
+    std::memcpy(dst + d * elem, src + s * elem, inner * elem);
     // Next row.
     int64_t k = static_cast<int64_t>(rank) - 2;
     while (k >= 0 && ++index[k] == sizes[k]) {
@@ -196,7 +415,10 @@ void copyBox(const char *src, int64_t srcBase, const Shape &srcStrides,
     if (k < 0)
       return;
   }
+#endif
 }
+
+namespace {
 
 void checkBox(const char *what, const Shape &shape, const Shape &offsets,
               const Shape &sizes, const Shape &strides) {
@@ -232,9 +454,8 @@ Tensor extractSlice(const Tensor &source, const Shape &offsets,
     base += offsets[d] * srcStrides[d];
     stepped[d] = srcStrides[d] * strides[d];
   }
-  copyBox(static_cast<const char *>(source.raw()), base, stepped,
-          static_cast<char *>(out.raw()), 0, rowMajorStrides(sizes), sizes,
-          dtypeBytes(source.dtype()));
+  copyBox(source.raw(), base, stepped, out.raw(), 0, rowMajorStrides(sizes),
+          sizes, dtypeBytes(source.dtype()));
   return out;
 }
 
@@ -250,9 +471,8 @@ Tensor insertSlice(const Tensor &source, Tensor dest, const Shape &offsets,
     base += offsets[d] * dstStrides[d];
     stepped[d] = dstStrides[d] * strides[d];
   }
-  copyBox(static_cast<const char *>(source.raw()), 0, rowMajorStrides(sizes),
-          static_cast<char *>(dest.raw()), base, stepped, sizes,
-          dtypeBytes(dest.dtype()));
+  copyBox(source.raw(), 0, rowMajorStrides(sizes), dest.raw(), base, stepped,
+          sizes, dtypeBytes(dest.dtype()));
   return dest;
 }
 
@@ -285,36 +505,57 @@ Tensor concat(int64_t dim, const std::vector<Tensor> &parts) {
   return out;
 }
 
+namespace {
+template <typename T> void fillWith(void *p, int64_t n, const void *value) {
+  T v;
+  std::memcpy(&v, value, sizeof(T));
+  T *out = static_cast<T *>(p);
+  parallel_for(n, DTENSOR_KERNEL(int64_t i) { out[i] = v; });
+}
+} // namespace
+
 Tensor fill(Tensor dest, const void *value) {
-  size_t elem = dtypeBytes(dest.dtype());
   int64_t n = dest.numel();
-  char *p = static_cast<char *>(dest.raw());
-  switch (elem) {
-  case 8: {
-    uint64_t v;
-    std::memcpy(&v, value, 8);
-    std::fill_n(reinterpret_cast<uint64_t *>(p), n, v);
-    break;
-  }
-  case 4: {
-    uint32_t v;
-    std::memcpy(&v, value, 4);
-    std::fill_n(reinterpret_cast<uint32_t *>(p), n, v);
-    break;
-  }
-  case 2: {
-    uint16_t v;
-    std::memcpy(&v, value, 2);
-    std::fill_n(reinterpret_cast<uint16_t *>(p), n, v);
-    break;
-  }
-  default: {
-    uint8_t v;
-    std::memcpy(&v, value, 1);
-    std::fill_n(reinterpret_cast<uint8_t *>(p), n, v);
-  }
+  switch (dtypeBytes(dest.dtype())) {
+  case 8: fillWith<uint64_t>(dest.raw(), n, value); break;
+  case 4: fillWith<uint32_t>(dest.raw(), n, value); break;
+  case 2: fillWith<uint16_t>(dest.raw(), n, value); break;
+  default: fillWith<uint8_t>(dest.raw(), n, value); break;
   }
   return dest;
+}
+
+namespace {
+template <typename T, typename D> void divideInType(void *data, int64_t n, D by) {
+  T *p = static_cast<T *>(data);
+  parallel_for(n, DTENSOR_KERNEL(int64_t i) { p[i] = T(p[i] / by); });
+}
+} // namespace
+
+void divideBy(Tensor &t, double n) {
+  int64_t count = t.numel();
+  void *p = t.raw();
+  switch (t.dtype()) {
+  case DType::F32: return divideInType<float>(p, count, float(n));
+  case DType::F64: return divideInType<double>(p, count, n);
+  case DType::F16:
+  case DType::BF16: {
+    bool bf = t.dtype() == DType::BF16;
+    uint16_t *q = static_cast<uint16_t *>(p);
+    float by = float(n);
+    parallel_for(count, DTENSOR_KERNEL(int64_t i) {
+      float x = (bf ? bf16ToFloat(q[i]) : halfToFloat(q[i])) / by;
+      q[i] = bf ? floatToBf16(x) : floatToHalf(x);
+    });
+    return;
+  }
+  case DType::I8: return divideInType<int8_t>(p, count, int64_t(n));
+  case DType::I16: return divideInType<int16_t>(p, count, int64_t(n));
+  case DType::I32: return divideInType<int32_t>(p, count, int64_t(n));
+  case DType::I64: return divideInType<int64_t>(p, count, int64_t(n));
+  case DType::I1:
+    return; // bool(x / n) with x in {0, 1}: the interpreter keeps x for n == 1
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -323,50 +564,129 @@ Tensor fill(Tensor dest, const void *value) {
 
 namespace {
 
+/// C += A * B for row-major A (m x k), B (k x n), C (m x n): one kernel
+/// over the outputs, each a K loop (integer types; any flavour).
 template <typename T>
 void gemmLoop(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k) {
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t p = 0; p < k; ++p) {
-      T x = a[i * k + p];
-      for (int64_t j = 0; j < n; ++j)
-        c[i * n + j] = T(c[i * n + j] + x * b[p * n + j]);
-    }
+  parallel_for(m * n, DTENSOR_KERNEL(int64_t o) {
+    int64_t i = o / n, j = o % n;
+    T acc = c[o];
+    for (int64_t p = 0; p < k; ++p)
+      acc = T(acc + a[i * k + p] * b[p * n + j]);
+    c[o] = acc;
+  });
 }
 
+#if defined(DTENSOR_RT_CUDA)
+cublasHandle_t blas() {
+  static cublasHandle_t handle = [] {
+    cublasHandle_t h;
+    if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS)
+      fail("linalg.matmul", "cublasCreate failed");
+    // The compute stream: the legacy default stream.
+    cublasSetStream(h, 0);
+    return h;
+  }();
+  return handle;
+}
+
+void checkBlas(cublasStatus_t status, const char *call) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    fail("linalg.matmul", std::string(call) + " failed: " +
+                              cublasGetStatusString(status));
+}
+#endif
+
+/// `count` row-major products C_i += A_i * B_i, each A_i m x k, B_i k x n,
+/// laid out one after another.
 void gemm(DType t, const void *a, const void *b, void *c, int64_t m, int64_t n,
-          int64_t k) {
-  if (m == 0 || n == 0 || k == 0)
+          int64_t k, int64_t count) {
+  if (m == 0 || n == 0 || k == 0 || count == 0)
     return;
+  size_t elem = dtypeBytes(t);
+#if defined(DTENSOR_RT_CUDA)
+  // Row-major C = A * B is column-major C^T = B^T * A^T: cuBLAS computes
+  // it with the operands swapped and no transposes.
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
+    fail("linalg.matmul", "a dimension exceeds cuBLAS's int");
+  int M = int(m), N = int(n), K = int(k);
+  long long sa = m * k, sb = k * n, sc = m * n;
   switch (t) {
-  case DType::F32:
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
-                static_cast<const float *>(a), k, static_cast<const float *>(b),
-                n, 1.0f, static_cast<float *>(c), n);
-    return;
-  case DType::F64:
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0,
-                static_cast<const double *>(a), k,
-                static_cast<const double *>(b), n, 1.0,
-                static_cast<double *>(c), n);
-    return;
-  case DType::I8:
-    return gemmLoop(static_cast<const int8_t *>(a), static_cast<const int8_t *>(b),
-                    static_cast<int8_t *>(c), m, n, k);
-  case DType::I16:
-    return gemmLoop(static_cast<const int16_t *>(a),
-                    static_cast<const int16_t *>(b), static_cast<int16_t *>(c),
-                    m, n, k);
-  case DType::I32:
-    return gemmLoop(static_cast<const int32_t *>(a),
-                    static_cast<const int32_t *>(b), static_cast<int32_t *>(c),
-                    m, n, k);
-  case DType::I64:
-    return gemmLoop(static_cast<const int64_t *>(a),
-                    static_cast<const int64_t *>(b), static_cast<int64_t *>(c),
-                    m, n, k);
+  case DType::F32: {
+    const float one = 1.0f;
+    return checkBlas(cublasSgemmStridedBatched(
+                         blas(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one,
+                         static_cast<const float *>(b), N, sb,
+                         static_cast<const float *>(a), K, sa, &one,
+                         static_cast<float *>(c), N, sc, int(count)),
+                     "cublasSgemmStridedBatched");
+  }
+  case DType::F64: {
+    const double one = 1.0;
+    return checkBlas(cublasDgemmStridedBatched(
+                         blas(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one,
+                         static_cast<const double *>(b), N, sb,
+                         static_cast<const double *>(a), K, sa, &one,
+                         static_cast<double *>(c), N, sc, int(count)),
+                     "cublasDgemmStridedBatched");
+  }
+  case DType::F16:
+  case DType::BF16: {
+    cudaDataType type = t == DType::F16 ? CUDA_R_16F : CUDA_R_16BF;
+    const float one = 1.0f;
+    return checkBlas(cublasGemmStridedBatchedEx(
+                         blas(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, b,
+                         type, N, sb, a, type, K, sa, &one, c, type, N, sc,
+                         int(count), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                     "cublasGemmStridedBatchedEx");
+  }
   default:
-    fail("linalg.matmul", std::string("dtype ") + dtypeName(t) +
-                              " is not supported by the runtime's matmul");
+    break;
+  }
+#endif
+  for (int64_t i = 0; i < count; ++i) {
+    const char *ai = static_cast<const char *>(a) + i * m * k * elem;
+    const char *bi = static_cast<const char *>(b) + i * k * n * elem;
+    char *ci = static_cast<char *>(c) + i * m * n * elem;
+    switch (t) {
+#if !defined(DTENSOR_RT_CUDA)
+    case DType::F32:
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f,
+                  reinterpret_cast<const float *>(ai), k,
+                  reinterpret_cast<const float *>(bi), n, 1.0f,
+                  reinterpret_cast<float *>(ci), n);
+      break;
+    case DType::F64:
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0,
+                  reinterpret_cast<const double *>(ai), k,
+                  reinterpret_cast<const double *>(bi), n, 1.0,
+                  reinterpret_cast<double *>(ci), n);
+      break;
+#endif
+    case DType::I8:
+      gemmLoop(reinterpret_cast<const int8_t *>(ai),
+               reinterpret_cast<const int8_t *>(bi),
+               reinterpret_cast<int8_t *>(ci), m, n, k);
+      break;
+    case DType::I16:
+      gemmLoop(reinterpret_cast<const int16_t *>(ai),
+               reinterpret_cast<const int16_t *>(bi),
+               reinterpret_cast<int16_t *>(ci), m, n, k);
+      break;
+    case DType::I32:
+      gemmLoop(reinterpret_cast<const int32_t *>(ai),
+               reinterpret_cast<const int32_t *>(bi),
+               reinterpret_cast<int32_t *>(ci), m, n, k);
+      break;
+    case DType::I64:
+      gemmLoop(reinterpret_cast<const int64_t *>(ai),
+               reinterpret_cast<const int64_t *>(bi),
+               reinterpret_cast<int64_t *>(ci), m, n, k);
+      break;
+    default:
+      fail("linalg.matmul", std::string("dtype ") + dtypeName(t) +
+                                " is not supported by the runtime's matmul");
+    }
   }
 }
 
@@ -376,7 +696,7 @@ Tensor matmul(const Tensor &a, const Tensor &b, Tensor c) {
   if (a.rank() != 2 || b.rank() != 2 || c.rank() != 2 || a.dim(1) != b.dim(0) ||
       c.dim(0) != a.dim(0) || c.dim(1) != b.dim(1))
     fail("linalg.matmul", "operand shapes do not match");
-  gemm(c.dtype(), a.raw(), b.raw(), c.raw(), a.dim(0), b.dim(1), a.dim(1));
+  gemm(c.dtype(), a.raw(), b.raw(), c.raw(), a.dim(0), b.dim(1), a.dim(1), 1);
   return c;
 }
 
@@ -385,12 +705,8 @@ Tensor batchMatmul(const Tensor &a, const Tensor &b, Tensor c) {
       a.dim(0) != c.dim(0) || a.dim(2) != b.dim(1) || c.dim(1) != a.dim(1) ||
       c.dim(2) != b.dim(2))
     fail("linalg.batch_matmul", "operand shapes do not match");
-  size_t elem = dtypeBytes(c.dtype());
-  int64_t m = a.dim(1), n = b.dim(2), k = a.dim(2);
-  for (int64_t i = 0; i < a.dim(0); ++i)
-    gemm(c.dtype(), static_cast<const char *>(a.raw()) + i * m * k * elem,
-         static_cast<const char *>(b.raw()) + i * k * n * elem,
-         static_cast<char *>(c.raw()) + i * m * n * elem, m, n, k);
+  gemm(c.dtype(), a.raw(), b.raw(), c.raw(), a.dim(1), b.dim(2), a.dim(2),
+       a.dim(0));
   return c;
 }
 

@@ -17,7 +17,11 @@
 //                                      collectives in flight at once
 //   dtensor-rt-test npy DIR            box reads of .npy files (empty box
 //                                      included) and their errors
-//   dtensor-rt-test tensors            pool reuse and copy-on-write
+//   dtensor-rt-test tensors            pool reuse and copy-on-write; the
+//                                      box-copy kernel the CUDA flavours run
+//                                      against the row copies and a plain
+//                                      loop on random boxes; integer matmul
+//                                      and division kernels
 //
 // Rank 0 prints one summary line; any failure prints the rank, the case and
 // the first wrong element, and exits 1.
@@ -26,6 +30,8 @@
 
 #include "dtensor/Core/Layout.h"
 #include "dtensor_rt/Runtime.h"
+// The runtime's private helpers (copyBox, copyBoxKernel, divideBy).
+#include "../lib/Internal.h"
 
 #include <mpi.h>
 
@@ -453,8 +459,101 @@ int runTensors() {
   check(e.unique(), "writable keeps unique storage");
   Tensor r = b.reshaped({16});
   check(r.raw() == b.raw() && r.shape() == Shape{16}, "reshape shares storage");
+
+  // Box copies: the kernel every CUDA flavour runs (one thread per element,
+  // any strides), the CPU flavour's row copies, and a plain loop agree on
+  // random strided boxes of random tensors, for every element size.
+  unsigned seed = 12345;
+  auto next = [&](int64_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return static_cast<int64_t>((seed >> 8) % static_cast<unsigned>(n));
+  };
+  int boxes = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    size_t elem = size_t(1) << next(4);
+    int64_t rank = 1 + next(4);
+    Shape shape(rank), offsets(rank), sizes(rank), strides(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      shape[d] = 1 + next(d + 1 == rank ? 40 : 6);
+      strides[d] = 1 + next(3);
+      offsets[d] = next(shape[d]);
+      int64_t room = (shape[d] - 1 - offsets[d]) / strides[d] + 1;
+      // An empty box now and then.
+      sizes[d] = trial % 25 == 0 && d == 0 ? 0 : 1 + next(room);
+    }
+    DType dtype = elem == 1 ? DType::I8 : elem == 2 ? DType::I16
+                  : elem == 4 ? DType::I32 : DType::I64;
+    int64_t n = numElements(shape);
+    std::vector<unsigned char> bytes(size_t(n) * elem);
+    for (unsigned char &b : bytes)
+      b = static_cast<unsigned char>(next(256));
+    Tensor src = Tensor::fromBytes(dtype, shape, bytes.data());
+    Shape srcStrides(rank, 1);
+    for (int64_t d = rank - 2; d >= 0; --d)
+      srcStrides[d] = srcStrides[d + 1] * shape[d + 1];
+    Shape stepped(rank), dstStrides(rank, 1);
+    int64_t base = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      base += offsets[d] * srcStrides[d];
+      stepped[d] = srcStrides[d] * strides[d];
+    }
+    for (int64_t d = rank - 2; d >= 0; --d)
+      dstStrides[d] = dstStrides[d + 1] * sizes[d + 1];
+    int64_t count = numElements(sizes);
+    std::vector<unsigned char> want(size_t(count) * elem);
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t rest = i, at = base;
+      for (int64_t d = rank - 1; d >= 0; --d) {
+        at += (rest % sizes[d]) * stepped[d];
+        rest /= sizes[d];
+      }
+      std::memcpy(&want[size_t(i) * elem], &bytes[size_t(at) * elem], elem);
+    }
+    Tensor rows = Tensor::zeros(dtype, sizes), kernel = Tensor::zeros(dtype, sizes);
+    copyBox(src.raw(), base, stepped, rows.raw(), 0, dstStrides, sizes, elem);
+    copyBoxKernel(src.raw(), base, stepped, kernel.raw(), 0, dstStrides, sizes,
+                  elem);
+    bool same = count == 0 ||
+                (std::memcmp(rows.raw(), want.data(), want.size()) == 0 &&
+                 std::memcmp(kernel.raw(), want.data(), want.size()) == 0);
+    check(same, "box copy " + std::to_string(trial) + " (rank " +
+                    std::to_string(rank) + ", " + std::to_string(elem) +
+                    "-byte elements)");
+    Tensor sliced = extractSlice(src, offsets, sizes, strides, sizes);
+    check(count == 0 || std::memcmp(sliced.raw(), want.data(), want.size()) == 0,
+          "extract_slice " + std::to_string(trial));
+    boxes += count > 0;
+  }
+  check(boxes > 300, "enough non-empty boxes");
+
+  // The integer matmul kernel (cuBLAS and CBLAS take the floats).
+  {
+    int32_t a[6] = {1, -2, 3, 4, 5, -6}, b[6] = {7, 8, 9, 10, -11, 12};
+    int32_t c0[4] = {1, 1, 1, 1};
+    Tensor c = matmul(Tensor::fromBytes(DType::I32, {2, 3}, a),
+                      Tensor::fromBytes(DType::I32, {3, 2}, b),
+                      Tensor::fromBytes(DType::I32, {2, 2}, c0));
+    const int32_t *p = c.data<int32_t>();
+    check(p[0] == 1 + 7 - 18 - 33 && p[1] == 1 + 8 - 20 + 36 &&
+              p[2] == 1 + 28 + 45 + 66 && p[3] == 1 + 32 + 50 - 72,
+          "integer matmul");
+  }
+  // Division in the type: integers truncate toward zero.
+  {
+    int32_t v[4] = {7, -7, 8, 1};
+    Tensor t = Tensor::fromBytes(DType::I32, {4}, v);
+    divideBy(t, 2);
+    const int32_t *p = t.data<int32_t>();
+    check(p[0] == 3 && p[1] == -3 && p[2] == 4 && p[3] == 0, "integer divideBy");
+    float f[2] = {1.0f, -3.0f};
+    Tensor u = Tensor::fromBytes(DType::F32, {2}, f);
+    divideBy(u, 4);
+    check(u.data<float>()[0] == 0.25f && u.data<float>()[1] == -0.75f,
+          "float divideBy");
+  }
   if (worldRank == 0 && !failures)
-    std::printf("tensors: pool and copy-on-write passed\n");
+    std::printf("tensors: pool, copy-on-write, box-copy kernels, integer "
+                "matmul and division passed\n");
   return failures != 0;
 }
 

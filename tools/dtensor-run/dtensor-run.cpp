@@ -130,14 +130,23 @@ static cl::opt<std::string> target(
              "emit it as C++ (dtensor-translate --dtensor-to-cpp), build it "
              "(dtensor-build) and run it as an mpirun job with one process "
              "per rank on the same inputs; every rank's outputs are compared "
-             "with the interpreter's. DTENSOR_MPIRUN names the launcher, "
-             "DTENSOR_MPIRUN_FLAGS replaces its flags"),
-    cl::value_desc("interp|mpi"), cl::init("interp"));
+             "with the interpreter's. 'cuda' (NCCL, one GPU per rank) and "
+             "'cuda-mpi' (MPI staged through host memory; ranks may share a "
+             "GPU): the same with --dtensor-to-cuda, on GPUs. DTENSOR_MPIRUN "
+             "names the launcher, DTENSOR_MPIRUN_FLAGS replaces its flags"),
+    cl::value_desc("interp|mpi|cuda|cuda-mpi"), cl::init("interp"));
 static cl::opt<std::string> keepTargetDir(
     "keep-target-dir",
-    cl::desc("With --target=mpi: build and run in this directory and keep "
+    cl::desc("With --target=mpi/cuda/cuda-mpi: build and run in this "
+             "directory and keep "
              "it (default: a temporary directory, removed afterwards)"),
     cl::value_desc("dir"));
+
+/// Whether --target runs the compiled program for real (not the
+/// interpreter only).
+static bool realTarget() {
+  return target == "mpi" || target == "cuda" || target == "cuda-mpi";
+}
 
 static int fail(const llvm::Twine &message) {
   llvm::outs().flush();
@@ -424,14 +433,17 @@ static int runTargetJobs(ModuleOp compiled, std::vector<TargetJob> &jobs,
   std::string error;
 
   // Emit.
-  std::string source = joinPath(dir, "program.cpp");
+  bool cuda = target != "mpi";
+  std::string source = joinPath(dir, cuda ? "program.cu" : "program.cpp");
   OwningOpRef<ModuleOp> program = compiled.clone();
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(source, ec);
     if (ec)
       return all("cannot write '" + source + "': " + ec.message());
-    if (failed(prepareForCpp(*program)) || failed(emitCpp(*program, os)))
+    if (failed(prepareForCpp(*program)) ||
+        failed(emitCpp(*program, os,
+                       cuda ? CppFlavour::Cuda : CppFlavour::Host)))
       return all("the compiled program cannot be emitted as C++ (see the "
                  "error above)");
   }
@@ -441,10 +453,12 @@ static int runTargetJobs(ModuleOp compiled, std::vector<TargetJob> &jobs,
   SmallString<128> build(llvm::sys::path::parent_path(self));
   llvm::sys::path::append(build, "dtensor-build");
   if (!llvm::sys::fs::can_execute(build))
-    return all("--target=mpi needs dtensor-build next to dtensor-run ('" +
+    return all("--target=" + target + " needs dtensor-build next to dtensor-run ('" +
                build + "' is missing)");
   std::string binary = joinPath(dir, "program");
-  int rc = runProgram("/bin/bash", {std::string(build), source, "-o", binary},
+  int rc = runProgram("/bin/bash",
+                      {std::string(build), "--target=" + (cuda ? target : std::string("cpu")),
+                       source, "-o", binary},
                       joinPath(dir, "build.log"), 600, error);
   if (rc != 0)
     return all("building the emitted program failed (" +
@@ -473,7 +487,7 @@ static int runTargetJobs(ModuleOp compiled, std::vector<TargetJob> &jobs,
     launcher = e;
   auto found = llvm::sys::findProgramByName(launcher);
   if (!found)
-    return all("--target=mpi needs '" + launcher +
+    return all("--target=" + target + " needs '" + launcher +
                "' (install openmpi-bin, or set DTENSOR_MPIRUN)");
   std::vector<std::string> mpiArgs;
   if (const char *flags = std::getenv("DTENSOR_MPIRUN_FLAGS")) {
@@ -553,7 +567,7 @@ static int runTargetJobs(ModuleOp compiled, std::vector<TargetJob> &jobs,
       continue;
     }
     if (!quiet)
-      llvm::outs() << "verified @" << job.entry << " on target mpi: "
+      llvm::outs() << "verified @" << job.entry << " on target " << target << ": "
                    << job.expected.size() << " output(s) of " << ranks
                    << " MPI process(es) match the interpreter\n";
   }
@@ -713,7 +727,7 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry,
                  << " output(s) of the compiled program match the original on "
                  << ranks << " rank(s)\n";
     reported = compiledRun.get();
-    if (target == "mpi" && targetJobs) {
+    if (realTarget() && targetJobs) {
       if (int rc = addTargetJob(compiledEntry, globals, files, localResults,
                                 *targetJobs))
         return rc;
@@ -788,11 +802,11 @@ int main(int argc, char **argv) {
   // dtensor.reshard: they run as the collectives they lower to.
   if (failed(lowerReshards(*module)))
     return fail("lowering the program's dtensor.reshard ops failed");
-  if (target != "interp" && target != "mpi")
+  if (target != "interp" && !realTarget())
     return fail("--target '" + target +
-                "': expected interp or mpi (the CUDA target is not built yet)");
-  if (target == "mpi" && !verify)
-    return fail("--target=mpi checks a compiled program: add --verify");
+                "': expected interp, mpi, cuda or cuda-mpi");
+  if (realTarget() && !verify)
+    return fail("--target=" + target + " checks a compiled program: add --verify");
   // The compiled program: given, or compiled once from the original.
   OwningOpRef<ModuleOp> compiled;
   if (verify) {
@@ -840,7 +854,7 @@ int main(int argc, char **argv) {
     failures += runEntry(*module, compiled ? *compiled : ModuleOp(), entry,
                          &targetJobs);
   // The real run: one build and one mpirun job for every entry that passed.
-  if (target == "mpi" && compiled) {
+  if (realTarget() && compiled) {
     Interpreter sizing(*module);
     failures += runTargetJobs(*compiled, targetJobs, sizing.numRanks());
   }

@@ -28,11 +28,19 @@ namespace dtensor {
 /// and plain matmul / batch_matmul are generalized.
 LogicalResult prepareForCpp(ModuleOp module);
 
-/// Emits `module` (after prepareForCpp) as C++. Unsupported ops are errors at
-/// the op; nothing is written to `os` then.
-LogicalResult emitCpp(ModuleOp module, raw_ostream &os);
+/// What the emitted translation unit is compiled as. The program text is the
+/// same for both: every kernel is a `DTENSOR_KERNEL` lambda run by
+/// `rt::parallel_for`, an OpenMP loop under a host compiler and a
+/// grid-stride CUDA kernel under nvcc; only the file's preamble differs.
+enum class CppFlavour { Host, Cuda };
 
-/// Registers `--dtensor-to-cpp` with MLIR's translation registry.
+/// Emits `module` (after prepareForCpp) as C++ (or CUDA C++). Unsupported
+/// ops are errors at the op; nothing is written to `os` then.
+LogicalResult emitCpp(ModuleOp module, raw_ostream &os,
+                      CppFlavour flavour = CppFlavour::Host);
+
+/// Registers `--dtensor-to-cpp` and `--dtensor-to-cuda` with MLIR's
+/// translation registry.
 void registerToCppTranslation();
 
 } // namespace dtensor

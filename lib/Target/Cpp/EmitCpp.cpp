@@ -272,7 +272,7 @@ class CppEmitter {
 public:
   CppEmitter(ModuleOp module) : module(module) {}
 
-  LogicalResult emit(raw_ostream &out);
+  LogicalResult emit(raw_ostream &out, CppFlavour flavour);
 
 private:
   // Names and types.
@@ -369,7 +369,10 @@ private:
       FailureOr<std::string> t = cppType(v.getType(), at);
       if (failed(t))
         return failure();
-      *os << *t << " " << name(v) << ";\n";
+      // A result nothing reads is still assigned: say so to the compiler
+      // (nvcc warns about it, and the CUDA build is -Werror).
+      *os << (v.use_empty() ? "[[maybe_unused]] " : "") << *t << " "
+          << name(v) << ";\n";
     }
     return success();
   }
@@ -391,6 +394,9 @@ private:
   /// Inside a kernel body: loop variable of each linalg loop.
   SmallVector<std::string> loopVars;
   int kernelDepth = 0;
+  /// Tensors read inside the kernel being emitted: the names of their data
+  /// pointer (dims are NAME_dD).
+  DenseMap<Value, std::string> kernelTensors;
 };
 
 FailureOr<std::string> CppEmitter::cppType(Type t, Operation *at) {
@@ -756,6 +762,29 @@ LogicalResult CppEmitter::emitGeneric(linalg::GenericOp op) {
       << tensorOf[k] << ".data<" << scalarType(et) << ">();\n";
   }
 
+  // Tensors the body reads by index (tensor.extract): their data and dims
+  // as plain values, so the kernel captures no Tensor (a device lambda
+  // cannot hold one).
+  for (Operation &bodyOp : op.getRegion().front().without_terminator()) {
+    auto extract = dyn_cast<tensor::ExtractOp>(bodyOp);
+    if (!extract || kernelTensors.count(extract.getTensor()))
+      continue;
+    Value t = extract.getTensor();
+    if (op->isAncestor(t.getParentBlock()->getParentOp()))
+      return extract->emitOpError("reads a tensor made inside the linalg "
+                                  "body, which the C++ emitter does not "
+                                  "support");
+    std::string base = "k" + name(t);
+    StringRef st = scalarType(extract.getType());
+    o << "const " << st << " *" << base << " = " << name(t) << ".data<" << st
+      << ">();\n";
+    auto type = cast<RankedTensorType>(t.getType());
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      o << "const int64_t " << base << "_d" << d << " = " << name(t)
+        << ".dim(" << d << ");\n";
+    kernelTensors[t] = base;
+  }
+
   // Outer loops: parallel and indexed by every output; the rest go inside.
   SmallVector<int64_t> outer, nested;
   for (int64_t l = 0; l < numLoops; ++l) {
@@ -782,7 +811,13 @@ LogicalResult CppEmitter::emitGeneric(linalg::GenericOp op) {
   for (int64_t l : flat)
     o << " * n" << l;
   o << ";\n";
-  o << "rt::parallel_for(nflat, [&](int64_t flat) {\n";
+  // The last outer loop is the kernel's second index: an inner loop on the
+  // host (vectorized), one more dimension of threads on a GPU.
+  if (lastOuter)
+    o << "rt::parallel_for2(nflat, n" << *lastOuter
+      << ", DTENSOR_KERNEL(int64_t flat, int64_t i" << *lastOuter << ") {\n";
+  else
+    o << "rt::parallel_for(nflat, DTENSOR_KERNEL(int64_t flat) {\n";
   o.indent();
   for (int64_t idx = static_cast<int64_t>(flat.size()) - 1; idx >= 0; --idx) {
     int64_t l = flat[idx];
@@ -797,8 +832,6 @@ LogicalResult CppEmitter::emitGeneric(linalg::GenericOp op) {
     o.indent();
     ++opened;
   };
-  if (lastOuter)
-    loop(*lastOuter);
   for (int64_t l : nested)
     loop(l);
 
@@ -836,6 +869,7 @@ LogicalResult CppEmitter::emitGeneric(linalg::GenericOp op) {
     if (failed(emitOp(&bodyOp)))
       return failure();
   --kernelDepth;
+  kernelTensors.clear();
   loopVars = savedVars;
   auto yield = cast<linalg::YieldOp>(blk.getTerminator());
   for (auto [i, v] : llvm::enumerate(yield.getValues())) {
@@ -1035,8 +1069,8 @@ LogicalResult CppEmitter::emitTensorOp(Operation *op) {
         o << "rt::Tensor " << resultName() << " = " << name(r.getSource())
           << ".reshaped(rt::Shape{";
         for (int64_t i = 0; i < shapeType.getDimSize(0); ++i)
-          o << (i ? ", " : "") << "int64_t(" << name(r.getShape()) << ".data<"
-            << st << ">()[" << i << "])";
+          o << (i ? ", " : "") << "int64_t(rt::load<" << st << ">("
+            << name(r.getShape()) << ", " << i << "))";
         o << "});\n";
         return success();
       })
@@ -1052,13 +1086,21 @@ LogicalResult CppEmitter::emitTensorOp(Operation *op) {
       })
       .Case([&](tensor::ExtractOp e) {
         std::string t = name(e.getTensor());
+        StringRef st = scalarType(e.getType());
+        auto it = kernelTensors.find(e.getTensor());
+        bool inKernel = kernelDepth > 0 && it != kernelTensors.end();
         std::string lin = "0";
         for (auto [i, idx] : llvm::enumerate(e.getIndices()))
-          lin = "(" + lin + ") * " + t + ".dim(" + std::to_string(i) + ") + " +
-                name(idx);
-        StringRef st = scalarType(e.getType());
-        o << st << " " << resultName() << " = " << t << ".data<" << st << ">()["
-          << lin << "];\n";
+          lin = "(" + lin + ") * " +
+                (inKernel ? it->second + "_d" + std::to_string(i)
+                          : t + ".dim(" + std::to_string(i) + ")") +
+                " + " + name(idx);
+        if (inKernel)
+          o << st << " " << resultName() << " = " << it->second << "[" << lin
+            << "];\n";
+        else
+          o << st << " " << resultName() << " = rt::load<" << st << ">(" << t
+            << ", " << lin << ");\n";
         return success();
       })
       .Case([&](tensor::InsertOp in) {
@@ -1069,8 +1111,8 @@ LogicalResult CppEmitter::emitTensorOp(Operation *op) {
         for (auto [i, idx] : llvm::enumerate(in.getIndices()))
           lin = "(" + lin + ") * " + t + ".dim(" + std::to_string(i) + ") + " +
                 name(idx);
-        o << t << ".data<" << scalarType(in.getScalar().getType()) << ">()["
-          << lin << "] = " << name(in.getScalar()) << ";\n";
+        o << "rt::store<" << scalarType(in.getScalar().getType()) << ">(" << t
+          << ", " << lin << ", " << name(in.getScalar()) << ");\n";
         return success();
       })
       .Case([&](tensor::FromElementsOp f) {
@@ -1078,8 +1120,8 @@ LogicalResult CppEmitter::emitTensorOp(Operation *op) {
         o << "rt::Tensor " << resultName() << " = rt::Tensor::empty("
           << dtypeEnum(t.getElementType()) << ", " << shapeOf(t, {}) << ");\n";
         for (auto [i, v] : llvm::enumerate(f.getElements()))
-          o << resultName() << ".data<" << scalarType(t.getElementType())
-            << ">()[" << i << "] = " << name(v) << ";\n";
+          o << "rt::store<" << scalarType(t.getElementType()) << ">("
+            << resultName() << ", " << i << ", " << name(v) << ");\n";
         return success();
       })
       .Case([&](tensor::SplatOp s) {
@@ -1712,7 +1754,7 @@ LogicalResult checkUniformCollectives(ModuleOp module) {
   return failure(result.wasInterrupted());
 }
 
-LogicalResult CppEmitter::emit(raw_ostream &out) {
+LogicalResult CppEmitter::emit(raw_ostream &out, CppFlavour flavour) {
   if (failed(checkUniformCollectives(module)))
     return failure();
   bodyStream = std::make_unique<llvm::raw_string_ostream>(body);
@@ -1732,32 +1774,41 @@ LogicalResult CppEmitter::emit(raw_ostream &out) {
   if (failed(emitMain(mainStream)))
     return failure();
 
-  out << "// Generated by dtensor-translate --dtensor-to-cpp. Do not edit.\n"
-      << "// One rank of the compiled program per MPI process; build with\n"
-      << "// dtensor-build, run with mpirun (docs/CodeGen.md).\n\n"
-      << "#include \"dtensor_rt/Runtime.h\"\n\n"
+  if (flavour == CppFlavour::Cuda)
+    out << "// Generated by dtensor-translate --dtensor-to-cuda. Do not edit.\n"
+        << "// One rank of the compiled program per process, on its GPU: build\n"
+        << "// with dtensor-build (nvcc; NCCL, or --target=cuda-mpi for MPI\n"
+        << "// staged through host memory), run with mpirun (docs/CodeGen.md).\n\n"
+        << "#if !defined(__CUDACC__)\n"
+        << "#error \"a CUDA program: build it with dtensor-build (nvcc)\"\n"
+        << "#endif\n\n";
+  else
+    out << "// Generated by dtensor-translate --dtensor-to-cpp. Do not edit.\n"
+        << "// One rank of the compiled program per MPI process; build with\n"
+        << "// dtensor-build, run with mpirun (docs/CodeGen.md).\n\n";
+  out << "#include \"dtensor_rt/Runtime.h\"\n\n"
       << "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n"
       << "#include <cstring>\n#include <limits>\n#include <string>\n"
       << "#include <tuple>\n"
       << "#include <utility>\n\n"
       << "namespace rt = dtensor_rt;\n\nnamespace {\n\n"
-      << "template <typename T> T rt_floordiv(T a, T b) {\n"
+      << "template <typename T> DTENSOR_HD T rt_floordiv(T a, T b) {\n"
       << "  T q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n"
-      << "template <typename T> T rt_ceildiv(T a, T b) {\n"
+      << "template <typename T> DTENSOR_HD T rt_ceildiv(T a, T b) {\n"
       << "  T q = a / b;\n  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;\n}\n"
-      << "template <typename T> T rt_mod(T a, T b) {\n"
+      << "template <typename T> DTENSOR_HD T rt_mod(T a, T b) {\n"
       << "  T r = a % b;\n  return r < 0 ? r + (b < 0 ? -b : b) : r;\n}\n"
-      << "template <typename T> T rt_maximum(T a, T b) {\n"
+      << "template <typename T> DTENSOR_HD T rt_maximum(T a, T b) {\n"
       << "  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();\n"
       << "  if (a == 0 && b == 0) return std::signbit(a) ? b : a;\n"
       << "  return a > b ? a : b;\n}\n"
-      << "template <typename T> T rt_minimum(T a, T b) {\n"
+      << "template <typename T> DTENSOR_HD T rt_minimum(T a, T b) {\n"
       << "  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();\n"
       << "  if (a == 0 && b == 0) return std::signbit(a) ? a : b;\n"
       << "  return a < b ? a : b;\n}\n"
-      << "template <typename T> T rt_absi(T a) { return a < 0 ? T(-a) : a; }\n"
-      << "template <typename To, typename From> To rt_bitcast(From f) {\n"
-      << "  To t;\n  std::memcpy(&t, &f, sizeof(t));\n  return t;\n}\n\n";
+      << "template <typename T> DTENSOR_HD T rt_absi(T a) { return a < 0 ? T(-a) : a; }\n"
+      << "template <typename To, typename From> DTENSOR_HD To rt_bitcast(From f) {\n"
+      << "  To t;\n  memcpy(&t, &f, sizeof(t));\n  return t;\n}\n\n";
   for (const std::string &t : tables)
     out << t << "\n";
   out << "\n";
@@ -1778,28 +1829,39 @@ LogicalResult CppEmitter::emit(raw_ostream &out) {
 
 } // namespace
 
-LogicalResult mlir::dtensor::emitCpp(ModuleOp module, raw_ostream &os) {
+LogicalResult mlir::dtensor::emitCpp(ModuleOp module, raw_ostream &os,
+                                     CppFlavour flavour) {
   CppEmitter emitter(module);
   std::string text;
   llvm::raw_string_ostream buffer(text);
-  if (failed(emitter.emit(buffer)))
+  if (failed(emitter.emit(buffer, flavour)))
     return failure();
   os << text;
   return success();
 }
 
 void mlir::dtensor::registerToCppTranslation() {
-  TranslateFromMLIRRegistration registration(
+  auto translate = [](CppFlavour flavour) {
+    return [flavour](Operation *op, raw_ostream &output) -> LogicalResult {
+      auto module = dyn_cast<ModuleOp>(op);
+      if (!module)
+        return op->emitError("expected a module");
+      if (failed(prepareForCpp(module)))
+        return failure();
+      return emitCpp(module, output, flavour);
+    };
+  };
+  auto dialects = [](DialectRegistry &registry) {
+    registerAllDialects(registry);
+  };
+  TranslateFromMLIRRegistration cpp(
       "dtensor-to-cpp",
       "emit a compiled (local view) module as a C++ program over MPI "
       "(docs/CodeGen.md)",
-      [](Operation *op, raw_ostream &output) -> LogicalResult {
-        auto module = dyn_cast<ModuleOp>(op);
-        if (!module)
-          return op->emitError("expected a module");
-        if (failed(prepareForCpp(module)))
-          return failure();
-        return emitCpp(module, output);
-      },
-      [](DialectRegistry &registry) { registerAllDialects(registry); });
+      translate(CppFlavour::Host), dialects);
+  TranslateFromMLIRRegistration cuda(
+      "dtensor-to-cuda",
+      "emit a compiled (local view) module as a CUDA program over NCCL or "
+      "host-staged MPI (docs/CodeGen.md)",
+      translate(CppFlavour::Cuda), dialects);
 }

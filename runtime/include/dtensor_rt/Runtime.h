@@ -26,6 +26,15 @@
 //     input .npy, writing `outN.rankR.npy`, and failing every rank cleanly
 //     with the rank, the op and its source location.
 //
+// Three flavours share this header and every line of the collectives'
+// logic (docs/CodeGen.md, "The CUDA flavour"):
+//   - dtensor_rt_mpi: host memory, OpenMP kernels, MPI collectives;
+//   - dtensor_rt_cuda: device memory, CUDA kernels (the same kernel text,
+//     compiled by nvcc), cuBLAS, NCCL collectives on a communication stream;
+//   - dtensor_rt_cuda_mpi: device memory and CUDA kernels, collectives staged
+//     through host memory over MPI, so several ranks can share one GPU.
+// A translation unit compiled by nvcc (`__CUDACC__`) is a CUDA flavour.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef DTENSOR_RT_RUNTIME_H
@@ -38,6 +47,18 @@
 #include <memory>
 #include <string>
 #include <vector>
+
+#if defined(__CUDACC__)
+#define DTENSOR_RT_CUDA 1
+/// Functions that kernels call: host and device code under nvcc.
+#define DTENSOR_HD __host__ __device__
+#else
+#define DTENSOR_HD
+#endif
+/// The lambda every emitted kernel body is: captures by value (pointers,
+/// sizes, scalars), so the same text is an OpenMP loop body on the host and
+/// a device lambda under nvcc (`--extended-lambda`).
+#define DTENSOR_KERNEL [=] DTENSOR_HD
 
 namespace dtensor_rt {
 
@@ -76,8 +97,12 @@ public:
   static Tensor empty(DType dtype, Shape shape);
   /// Zero-filled.
   static Tensor zeros(DType dtype, Shape shape);
-  /// A copy of `bytes` (numElements(shape) * dtypeBytes(dtype) of them).
+  /// A copy of `bytes` (numElements(shape) * dtypeBytes(dtype) of them),
+  /// which are in host memory.
   static Tensor fromBytes(DType dtype, Shape shape, const void *bytes);
+  /// Uninitialized host memory (file I/O, staging). In the CPU flavour the
+  /// same as `empty`.
+  static Tensor emptyHost(DType dtype, Shape shape);
 
   DType dtype() const { return dtype_; }
   const Shape &shape() const { return shape_; }
@@ -100,12 +125,21 @@ public:
   /// The same storage with another shape of the same element count
   /// (collapse_shape, expand_shape, reshape).
   Tensor reshaped(Shape shape) const;
+  /// Whether the storage is host memory (always, in the CPU flavour).
+  bool onHost() const { return host_; }
+  /// The tensor in host memory / in the flavour's compute memory: itself
+  /// when it is there already, else a copy (which waits for the kernels
+  /// that produce it).
+  Tensor toHost() const;
+  Tensor toDevice() const;
 
 private:
+  static Tensor allocate(DType dtype, Shape shape, bool host);
   std::shared_ptr<void> storage_;
   void *data_ = nullptr;
   DType dtype_ = DType::F32;
   Shape shape_;
+  bool host_ = true;
 };
 
 /// `t` itself when its storage is not shared, else a copy: what a kernel
@@ -116,13 +150,80 @@ Tensor writable(Tensor t);
 // Kernels and data movement (tensor dialect semantics)
 //===----------------------------------------------------------------------===//
 
+/// Element `index` (row-major) of `t`, read or written from host code
+/// (scalars the program computes on the host: tensor.extract, tensor.insert,
+/// from_elements outside kernels). A device copy of one element in the CUDA
+/// flavours.
+void loadElement(const Tensor &t, int64_t index, void *value);
+void storeElement(Tensor &t, int64_t index, const void *value);
+template <typename T> T load(const Tensor &t, int64_t index) {
+  T v;
+  loadElement(t, index, &v);
+  return v;
+}
+template <typename T> void store(Tensor &t, int64_t index, T v) {
+  storeElement(t, index, &v);
+}
+
+#if defined(DTENSOR_RT_CUDA)
+namespace detail {
+template <typename F> __global__ void gridStride(int64_t n, F body) {
+  int64_t step = int64_t(blockDim.x) * gridDim.x;
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += step)
+    body(i);
+}
+/// Fails with the CUDA error of the last launch, if any.
+void checkLaunch(const char *what);
+} // namespace detail
+
+/// Runs `body(i)` for i in [0, n): a grid-stride kernel on the compute
+/// stream (the legacy default stream; collectives order themselves
+/// against it with events). The OpenMP flavour runs the same body.
+template <typename F> void parallel_for(int64_t n, const F &body) {
+  if (n <= 0)
+    return;
+  const int threads = 256;
+  int64_t blocks = (n + threads - 1) / threads;
+  if (blocks > 65536)
+    blocks = 65536;
+  detail::gridStride<<<static_cast<unsigned>(blocks), threads>>>(n, body);
+  detail::checkLaunch("a kernel launch");
+}
+
+namespace detail {
+template <typename F> struct Split2 {
+  int64_t m;
+  F body;
+  DTENSOR_HD void operator()(int64_t k) const { body(k / m, k % m); }
+};
+} // namespace detail
+
+/// Runs `body(i, j)` for i in [0, n), j in [0, m): one thread per pair.
+template <typename F> void parallel_for2(int64_t n, int64_t m, const F &body) {
+  if (n <= 0 || m <= 0)
+    return;
+  parallel_for(n * m, detail::Split2<F>{m, body});
+}
+#else
 /// Runs `body(i)` for i in [0, n): an OpenMP loop on the host (the CUDA
-/// flavour launches a grid-stride kernel with the same body).
+/// flavours launch a grid-stride kernel with the same body).
 template <typename F> void parallel_for(int64_t n, const F &body) {
 #pragma omp parallel for schedule(static) if (n > 4096)
   for (int64_t i = 0; i < n; ++i)
     body(i);
 }
+
+/// Runs `body(i, j)` for i in [0, n), j in [0, m): i over the threads, j in
+/// order inside each (the innermost loop of a kernel, which the compiler
+/// vectorizes). The CUDA flavours run one thread per pair.
+template <typename F> void parallel_for2(int64_t n, int64_t m, const F &body) {
+#pragma omp parallel for schedule(static) if (n * m > 4096)
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j)
+      body(i, j);
+}
+#endif
 
 /// tensor.extract_slice: `sizes` of the source (before dropping unit dims),
 /// `resultShape` after the rank reduction.
@@ -156,13 +257,15 @@ enum class Reduction : uint8_t { Sum, Avg, Max, Min, Product };
 /// One communicator of a mesh: the group of ranks that differ only along
 /// some mesh dims, ordered as the core's `meshGroups` orders it.
 struct Group {
-  void *comm = nullptr; ///< the MPI_Comm (opaque here: no mpi.h in this header)
+  void *comm = nullptr; ///< the transport's communicator (MPI_Comm or
+                        ///< ncclComm_t; opaque: no mpi.h or nccl.h here)
   int size = 0;         ///< ranks in the group
   int rank = 0;         ///< this process's index in the group
 };
 
-/// A device mesh over MPI_COMM_WORLD. The world size must equal the number
-/// of mesh ranks (Session checks it); world rank r is mesh rank r.
+/// A device mesh over MPI_COMM_WORLD (and, in the NCCL flavour, a world NCCL
+/// communicator made from it). The world size must equal the number of mesh
+/// ranks (Session checks it); world rank r is mesh rank r.
 class Mesh {
 public:
   explicit Mesh(Shape shape);

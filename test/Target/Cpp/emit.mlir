@@ -103,8 +103,7 @@ func.func @partial(%m: !dtensor.device_mesh<@mesh>,
 #out = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static {{.*}} f_rowsum(
 // CHECK: rt::Tensor [[R:v[0-9]+]] = rt::writable(std::move(
-// CHECK: rt::parallel_for(nflat, [&](int64_t flat) {
-// CHECK:   for (int64_t i0 = 0; i0 < n0; ++i0) {
+// CHECK: rt::parallel_for2(nflat, n0, DTENSOR_KERNEL(int64_t flat, int64_t i0) {
 // CHECK:     for (int64_t i1 = 0; i1 < n1; ++i1) {
 // CHECK:       float [[A:v[0-9]+]] = p0[0 + i0 * s0_0 + i1 * s0_1];
 // CHECK:       float [[B:v[0-9]+]] = p1[0 + i0 * s1_0];
@@ -140,12 +139,12 @@ func.func @"a_b.c"(%x: tensor<2xf32>) -> tensor<2xf32> {
 // latency-bound), so scale -> tanh -> scale is two kernels.
 #id = affine_map<(d0) -> (d0)>
 // CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static {{.*}} f_chain(
-// CHECK:     rt::parallel_for(
-// CHECK-NOT:   rt::parallel_for(
+// CHECK:     rt::parallel_for2(
+// CHECK-NOT:   rt::parallel_for
 // CHECK:       float [[A:v[0-9]+]] = float({{v[0-9]+}} * {{v[0-9]+}});
 // CHECK-NEXT:  float {{v[0-9]+}} = float(std::tanh([[A]]));
-// CHECK:     rt::parallel_for(
-// CHECK-NOT: rt::parallel_for(
+// CHECK:     rt::parallel_for2(
+// CHECK-NOT: rt::parallel_for
 // CHECK-LABEL: int main(
 func.func @chain(%x: tensor<8xf32>) -> tensor<8xf32> {
   %e = tensor.empty() : tensor<8xf32>
@@ -170,4 +169,47 @@ func.func @chain(%x: tensor<8xf32>) -> tensor<8xf32> {
     linalg.yield %r : f32
   } -> tensor<8xf32>
   return %d : tensor<8xf32>
+}
+
+// -----
+
+// A tensor read by computed index inside a kernel (an embedding lookup): its
+// data pointer and dims are read before the kernel, which captures plain
+// values only (the same text is a CUDA device lambda).
+// CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static {{.*}} f_lookup(
+// CHECK: const float *[[P:kv[0-9]+]] = v{{[0-9]+}}.data<float>();
+// CHECK-NEXT: const int64_t [[P]]_d0 = v{{[0-9]+}}.dim(0);
+// CHECK-NEXT: const int64_t [[P]]_d1 = v{{[0-9]+}}.dim(1);
+// CHECK: rt::parallel_for2(nflat, n1, DTENSOR_KERNEL(int64_t flat, int64_t i1) {
+// CHECK: float v{{[0-9]+}} = [[P]][((0) * [[P]]_d0 + v{{[0-9]+}}) * [[P]]_d1 + v{{[0-9]+}}];
+func.func @lookup(%table: tensor<10x4xf32>, %ids: tensor<3xi64>) -> tensor<3x4xf32> {
+  %e = tensor.empty() : tensor<3x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<3xi64>) outs(%e : tensor<3x4xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<10x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
+}
+
+// -----
+
+// Elements read and written by host code go through rt::load / rt::store
+// (one element copied to or from the device in the CUDA flavours).
+// CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static {{.*}} f_scalar(
+// CHECK: float [[X:v[0-9]+]] = rt::load<float>([[T:v[0-9]+]], (0) * [[T]].dim(0) + v{{[0-9]+}});
+// CHECK: rt::store<float>([[U:v[0-9]+]], (0) * [[U]].dim(0) + v{{[0-9]+}}, v{{[0-9]+}});
+// CHECK: rt::store<float>([[F:v[0-9]+]], 0, [[X]]);
+// CHECK: rt::store<float>([[F]], 1, [[X]]);
+func.func @scalar(%t: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
+  %i = arith.constant 1 : index
+  %x = tensor.extract %t[%i] : tensor<4xf32>
+  %y = arith.addf %x, %x : f32
+  %u = tensor.insert %y into %t[%i] : tensor<4xf32>
+  %f = tensor.from_elements %x, %x : tensor<2xf32>
+  return %u, %f : tensor<4xf32>, tensor<2xf32>
 }

@@ -1,0 +1,194 @@
+//===- Internal.h - what the runtime's sources share -------------*- C++ -*-===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// Not installed. The memory of the flavour (host, or a CUDA device), the
+// half-precision conversions kernels use, the packing helpers of the
+// collectives, and the transport interface each flavour implements
+// (MpiTransport.cpp: MPI on host memory, or staged through host memory from
+// a device; NcclTransport.cpp: NCCL on a communication stream).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef DTENSOR_RT_INTERNAL_H
+#define DTENSOR_RT_INTERNAL_H
+
+#include "dtensor_rt/Runtime.h"
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+namespace dtensor_rt {
+
+//===----------------------------------------------------------------------===//
+// Memory of the flavour
+//===----------------------------------------------------------------------===//
+
+namespace device {
+/// Compute memory: host memory, or device memory of this rank's GPU.
+void *alloc(size_t bytes);
+void release(void *p);
+/// Host memory (pinned in the CUDA flavours).
+void *allocHost(size_t bytes);
+void releaseHost(void *p);
+/// Copies within compute memory, ordered after the kernels before it.
+void copy(void *dst, const void *src, size_t bytes);
+/// Copies between compute and host memory; both wait for the kernels
+/// before them, so the host sees their results.
+void toHost(void *dst, const void *src, size_t bytes);
+void fromHost(void *dst, const void *src, size_t bytes);
+/// Zero bytes, ordered after the kernels before it.
+void zero(void *p, size_t bytes);
+/// Waits for every kernel and copy issued so far.
+void synchronize();
+/// Chooses this process's GPU (`localRank` modulo the GPUs visible); the
+/// CPU flavour does nothing. Called once, before any allocation.
+void select(int localRank);
+/// What the flavour is, for messages: "cpu", "cuda".
+const char *kind();
+} // namespace device
+
+//===----------------------------------------------------------------------===//
+// f16 / bf16 conversions (host and device)
+//===----------------------------------------------------------------------===//
+
+DTENSOR_HD inline uint32_t floatBits(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  return x;
+}
+DTENSOR_HD inline float bitsFloat(uint32_t x) {
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+DTENSOR_HD inline float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16;
+  int exp = (h >> 10) & 0x1f;
+  uint32_t mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else { // subnormal
+      exp = 127 - 15 + 1;
+      while (!(mant & 0x400)) {
+        mant <<= 1;
+        --exp;
+      }
+      mant &= 0x3ff;
+      bits = sign | uint32_t(exp) << 23 | mant << 13;
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | mant << 13;
+  } else {
+    bits = sign | uint32_t(exp - 15 + 127) << 23 | mant << 13;
+  }
+  return bitsFloat(bits);
+}
+
+DTENSOR_HD inline uint16_t floatToHalf(float f) {
+  uint32_t x = floatBits(f);
+  uint16_t sign = (x >> 16) & 0x8000;
+  uint32_t absx = x & 0x7fffffff;
+  if (absx >= 0x7f800000) // inf or nan
+    return sign | 0x7c00 | (absx > 0x7f800000 ? 0x200 : 0);
+  if (absx >= 0x477ff000) // rounds to inf
+    return sign | 0x7c00;
+  if (absx < 0x38800000) // subnormal or zero: round at 2^-24
+    return sign | uint16_t(std::nearbyint(bitsFloat(absx) * 16777216.0f));
+  uint32_t mant = absx & 0x7fffff;
+  int exp = int(absx >> 23) - 127 + 15;
+  uint32_t h = uint32_t(exp) << 10 | mant >> 13;
+  uint32_t rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+    ++h;
+  return sign | uint16_t(h);
+}
+
+DTENSOR_HD inline float bf16ToFloat(uint16_t h) {
+  return bitsFloat(uint32_t(h) << 16);
+}
+
+DTENSOR_HD inline uint16_t floatToBf16(float f) {
+  uint32_t x = floatBits(f);
+  if ((x & 0x7fffffff) > 0x7f800000)
+    return uint16_t((x >> 16) | 0x40);
+  uint32_t rounding = 0x7fff + ((x >> 16) & 1);
+  return uint16_t((x + rounding) >> 16);
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers of the collectives (Tensor.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Divides every element by `n` in its type, as the interpreter does
+/// (integers truncate; f16/bf16 through float; I1 unchanged).
+void divideBy(Tensor &t, double n);
+
+/// Copies the box `sizes` of a strided view of `src` (element strides
+/// `srcStrides`, starting at element `srcBase`) into the same box of `dst`,
+/// both compute memory with elements of `elem` bytes.
+void copyBox(const void *src, int64_t srcBase, const Shape &srcStrides,
+             void *dst, int64_t dstBase, const Shape &dstStrides,
+             const Shape &sizes, size_t elem);
+/// The same as one kernel over every element, whatever the strides: what
+/// the CUDA flavours always run (the CPU flavour runs it for short rows;
+/// the runtime's tests compare it with the row copies).
+void copyBoxKernel(const void *src, int64_t srcBase, const Shape &srcStrides,
+                   void *dst, int64_t dstBase, const Shape &dstStrides,
+                   const Shape &sizes, size_t elem);
+
+Shape rowMajorStrides(const Shape &shape);
+
+//===----------------------------------------------------------------------===//
+// Transports
+//===----------------------------------------------------------------------===//
+
+namespace transport {
+
+/// An operation in flight; `wait` completes it: after it, the receive
+/// buffers hold the result for the kernels issued next.
+struct Pending {
+  virtual ~Pending() = default;
+  virtual void wait(const char *where) = 0;
+};
+using PendingPtr = std::unique_ptr<Pending>;
+
+/// Once, after MPI_Init: a world communicator of the transport's own, if
+/// it needs one.
+void init();
+/// This process's rank in the world (the mesh rank).
+int worldRank();
+/// The group `color` of the world at position `key` (collective over the
+/// world, in the same order on every rank).
+void *split(int color, int key, int &size, int &rank, const char *where);
+void release(void *comm);
+
+/// Buffers are compute memory; counts are elements of `dtype` or bytes.
+/// `reduce` is never Avg (the caller sums and divides).
+PendingPtr allGather(void *comm, const void *send, void *recv, size_t bytes,
+                     const char *where);
+PendingPtr allReduce(void *comm, const void *send, void *recv, size_t count,
+                     DType dtype, Reduction reduce, const char *where);
+PendingPtr reduceScatter(void *comm, const void *send, void *recv,
+                         size_t recvCount, DType dtype, Reduction reduce,
+                         const char *where);
+PendingPtr allToAll(void *comm, const void *send, void *recv,
+                    size_t bytesPerPeer, int groupSize, const char *where);
+PendingPtr broadcast(void *comm, const void *send, void *recv, size_t bytes,
+                     int root, const char *where);
+/// Sends `send` to `to` and receives into `recv` from `from` (each -1 for
+/// none), `bytes` each way.
+PendingPtr sendRecv(void *comm, const void *send, int to, void *recv,
+                    int from, size_t bytes, const char *where);
+
+} // namespace transport
+
+} // namespace dtensor_rt
+
+#endif // DTENSOR_RT_INTERNAL_H

@@ -1,0 +1,285 @@
+//===- MpiTransport.cpp - collectives' transfers over MPI -----------------===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+//
+// The transport of the CPU flavour (dtensor_rt_mpi: buffers are host
+// memory, handed to MPI's non-blocking collectives as they are) and of the
+// host-staged CUDA flavour (dtensor_rt_cuda_mpi: buffers are device memory;
+// a start copies the send buffer to pinned host memory, which waits for the
+// kernels that produce it, then starts the MPI call on host buffers; wait
+// completes it and copies the result back to the device). The staged flavour
+// lets several ranks share one GPU, which NCCL refuses. Data moves as
+// MPI_BYTE except in reductions; f16 and bf16 reduce through user MPI ops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <vector>
+
+namespace dtensor_rt {
+namespace transport {
+
+namespace {
+
+#if defined(DTENSOR_RT_CUDA)
+constexpr bool kStaged = true;
+#else
+constexpr bool kStaged = false;
+#endif
+
+void check(int code, const char *where, const char *call) {
+  if (code == MPI_SUCCESS)
+    return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(code, text, &len);
+  fail(where, std::string(call) + " failed: " + std::string(text, len));
+}
+
+int checkedCount(size_t n, const char *where) {
+  if (n > static_cast<size_t>(INT_MAX))
+    fail(where, "a message of " + std::to_string(n) +
+                    " elements exceeds MPI's int count (chunking is not "
+                    "implemented yet)");
+  return static_cast<int>(n);
+}
+
+MPI_Comm commOf(void *comm) { return *static_cast<MPI_Comm *>(comm); }
+
+template <bool BF, int Kind>
+void reduce16(void *in, void *inout, int *len, MPI_Datatype *) {
+  auto *a = static_cast<uint16_t *>(in);
+  auto *b = static_cast<uint16_t *>(inout);
+  for (int i = 0; i < *len; ++i) {
+    float x = BF ? bf16ToFloat(a[i]) : halfToFloat(a[i]);
+    float y = BF ? bf16ToFloat(b[i]) : halfToFloat(b[i]);
+    float r = Kind == 0 ? x + y : Kind == 1 ? std::max(x, y)
+                        : Kind == 2 ? std::min(x, y) : x * y;
+    b[i] = BF ? floatToBf16(r) : floatToHalf(r);
+  }
+}
+
+/// The MPI datatype and op of a reduction over `t`.
+void reductionOf(DType t, Reduction r, MPI_Datatype &type, MPI_Op &op) {
+  int kind = r == Reduction::Sum || r == Reduction::Avg ? 0
+             : r == Reduction::Max                      ? 1
+             : r == Reduction::Min                      ? 2
+                                                        : 3;
+  if (t == DType::F16 || t == DType::BF16) {
+    static MPI_Op ops[2][4];
+    static bool made = false;
+    if (!made) {
+      MPI_Op_create(&reduce16<false, 0>, 1, &ops[0][0]);
+      MPI_Op_create(&reduce16<false, 1>, 1, &ops[0][1]);
+      MPI_Op_create(&reduce16<false, 2>, 1, &ops[0][2]);
+      MPI_Op_create(&reduce16<false, 3>, 1, &ops[0][3]);
+      MPI_Op_create(&reduce16<true, 0>, 1, &ops[1][0]);
+      MPI_Op_create(&reduce16<true, 1>, 1, &ops[1][1]);
+      MPI_Op_create(&reduce16<true, 2>, 1, &ops[1][2]);
+      MPI_Op_create(&reduce16<true, 3>, 1, &ops[1][3]);
+      made = true;
+    }
+    type = MPI_UINT16_T;
+    op = ops[t == DType::BF16][kind];
+    return;
+  }
+  switch (t) {
+  case DType::F32: type = MPI_FLOAT; break;
+  case DType::F64: type = MPI_DOUBLE; break;
+  case DType::I8: type = MPI_INT8_T; break;
+  case DType::I16: type = MPI_INT16_T; break;
+  case DType::I32: type = MPI_INT32_T; break;
+  case DType::I64: type = MPI_INT64_T; break;
+  default: type = MPI_UINT8_T; break; // I1: 0 or 1
+  }
+  if (t == DType::I1) {
+    // bool(a + b) is a logical or, bool(a * b) a logical and.
+    op = kind == 0 || kind == 1 ? MPI_MAX : MPI_MIN;
+    return;
+  }
+  static const MPI_Op byKind[4] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD};
+  op = byKind[kind];
+}
+
+/// Host memory for one transfer: the buffer itself (CPU flavour) or a
+/// pinned staging copy (host-staged CUDA flavour).
+struct Staging {
+  void *host = nullptr;
+  bool owned = false;
+  Staging() = default;
+  Staging(const Staging &) = delete;
+  ~Staging() {
+    if (owned)
+      device::releaseHost(host);
+  }
+  /// Host memory for `bytes` of compute memory at `p`, holding its contents
+  /// when `in`.
+  void *of(const void *p, size_t bytes, bool in) {
+    if (!kStaged || !p || bytes == 0)
+      return host = const_cast<void *>(p);
+    host = device::allocHost(bytes);
+    owned = true;
+    if (in)
+      device::toHost(host, p, bytes);
+    return host;
+  }
+};
+
+struct MpiPending : Pending {
+  std::vector<MPI_Request> requests;
+  Staging send, recv;
+  /// Where the received bytes go on the device (staged flavour).
+  void *recvDevice = nullptr;
+  size_t recvBytes = 0;
+
+  void wait(const char *where) override {
+    if (!requests.empty())
+      check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
+                        MPI_STATUSES_IGNORE),
+            where, "MPI_Waitall");
+    if (kStaged && recvDevice)
+      device::fromHost(recvDevice, recv.host, recvBytes);
+  }
+};
+
+std::unique_ptr<MpiPending> start(const void *send, size_t sendBytes,
+                                  void *recv, size_t recvBytes) {
+  auto p = std::make_unique<MpiPending>();
+  p->send.of(send, sendBytes, true);
+  p->recv.of(recv, recvBytes, false);
+  p->recvDevice = recv;
+  p->recvBytes = recvBytes;
+  p->requests.resize(1);
+  return p;
+}
+
+} // namespace
+
+void init() {}
+
+int worldRank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+void *split(int color, int key, int &size, int &rank, const char *where) {
+  auto *comm = new MPI_Comm;
+  check(MPI_Comm_split(MPI_COMM_WORLD, color, key, comm), where,
+        "MPI_Comm_split");
+  MPI_Comm_set_errhandler(*comm, MPI_ERRORS_RETURN);
+  MPI_Comm_size(*comm, &size);
+  MPI_Comm_rank(*comm, &rank);
+  return comm;
+}
+
+void release(void *comm) {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized)
+    MPI_Comm_free(static_cast<MPI_Comm *>(comm));
+  delete static_cast<MPI_Comm *>(comm);
+}
+
+PendingPtr allGather(void *comm, const void *send, void *recv, size_t bytes,
+                     const char *where) {
+  int size = 0;
+  MPI_Comm_size(commOf(comm), &size);
+  auto p = start(send, bytes, recv, bytes * size_t(size));
+  int n = checkedCount(bytes, where);
+  check(MPI_Iallgather(p->send.host, n, MPI_BYTE, p->recv.host, n, MPI_BYTE,
+                       commOf(comm), &p->requests[0]),
+        where, "MPI_Iallgather");
+  return p;
+}
+
+PendingPtr allReduce(void *comm, const void *send, void *recv, size_t count,
+                     DType dtype, Reduction reduce, const char *where) {
+  size_t bytes = count * dtypeBytes(dtype);
+  auto p = start(send, bytes, recv, bytes);
+  MPI_Datatype type;
+  MPI_Op op;
+  reductionOf(dtype, reduce, type, op);
+  check(MPI_Iallreduce(p->send.host, p->recv.host, checkedCount(count, where),
+                       type, op, commOf(comm), &p->requests[0]),
+        where, "MPI_Iallreduce");
+  return p;
+}
+
+PendingPtr reduceScatter(void *comm, const void *send, void *recv,
+                         size_t recvCount, DType dtype, Reduction reduce,
+                         const char *where) {
+  int size = 0;
+  MPI_Comm_size(commOf(comm), &size);
+  size_t bytes = recvCount * dtypeBytes(dtype);
+  auto p = start(send, bytes * size_t(size), recv, bytes);
+  MPI_Datatype type;
+  MPI_Op op;
+  reductionOf(dtype, reduce, type, op);
+  check(MPI_Ireduce_scatter_block(p->send.host, p->recv.host,
+                                  checkedCount(recvCount, where), type, op,
+                                  commOf(comm), &p->requests[0]),
+        where, "MPI_Ireduce_scatter_block");
+  return p;
+}
+
+PendingPtr allToAll(void *comm, const void *send, void *recv,
+                    size_t bytesPerPeer, int groupSize, const char *where) {
+  size_t total = bytesPerPeer * size_t(groupSize);
+  auto p = start(send, total, recv, total);
+  int n = checkedCount(bytesPerPeer, where);
+  check(MPI_Ialltoall(p->send.host, n, MPI_BYTE, p->recv.host, n, MPI_BYTE,
+                      commOf(comm), &p->requests[0]),
+        where, "MPI_Ialltoall");
+  return p;
+}
+
+PendingPtr broadcast(void *comm, const void *send, void *recv, size_t bytes,
+                     int root, const char *where) {
+  int rank = 0;
+  MPI_Comm_rank(commOf(comm), &rank);
+  // MPI broadcasts in place: the root's result starts as its input.
+  if (rank == root)
+    device::copy(recv, send, bytes);
+  auto p = start(nullptr, 0, recv, bytes);
+  if (kStaged && rank == root)
+    device::toHost(p->recv.host, send, bytes);
+  check(MPI_Ibcast(p->recv.host, checkedCount(bytes, where), MPI_BYTE, root,
+                   commOf(comm), &p->requests[0]),
+        where, "MPI_Ibcast");
+  return p;
+}
+
+PendingPtr sendRecv(void *comm, const void *send, int to, void *recv,
+                    int from, size_t bytes, const char *where) {
+  auto p = std::make_unique<MpiPending>();
+  int n = checkedCount(bytes, where);
+  if (from >= 0) {
+    p->recv.of(recv, bytes, false);
+    p->recvDevice = recv;
+    p->recvBytes = bytes;
+    p->requests.emplace_back();
+    check(MPI_Irecv(p->recv.host, n, MPI_BYTE, from, 0, commOf(comm),
+                    &p->requests.back()),
+          where, "MPI_Irecv");
+  }
+  if (to >= 0) {
+    p->send.of(send, bytes, true);
+    p->requests.emplace_back();
+    check(MPI_Isend(p->send.host, n, MPI_BYTE, to, 0, commOf(comm),
+                    &p->requests.back()),
+          where, "MPI_Isend");
+  }
+  return p;
+}
+
+} // namespace transport
+} // namespace dtensor_rt
