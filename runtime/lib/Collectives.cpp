@@ -128,6 +128,12 @@ struct Future::State {
   std::function<void(State &)> finish;
   std::string where;
   bool waited = false;
+  /// A future dropped without a wait (its wait was in a branch not taken)
+  /// still completes its transfer before the buffers return to the pools.
+  ~State() {
+    if (pending)
+      pending->wait(where.c_str());
+  }
 };
 
 Future startCollective(std::shared_ptr<Future::State> state) {

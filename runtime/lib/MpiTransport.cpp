@@ -110,23 +110,18 @@ void reductionOf(DType t, Reduction r, MPI_Datatype &type, MPI_Op &op) {
 }
 
 /// Host memory for one transfer: the buffer itself (CPU flavour) or a
-/// pinned staging copy (host-staged CUDA flavour).
+/// pinned staging copy from the runtime's host pool (host-staged CUDA
+/// flavour: after the first step every staging buffer is a reuse).
 struct Staging {
   void *host = nullptr;
-  bool owned = false;
-  Staging() = default;
-  Staging(const Staging &) = delete;
-  ~Staging() {
-    if (owned)
-      device::releaseHost(host);
-  }
+  Tensor buffer;
   /// Host memory for `bytes` of compute memory at `p`, holding its contents
   /// when `in`.
   void *of(const void *p, size_t bytes, bool in) {
     if (!kStaged || !p || bytes == 0)
       return host = const_cast<void *>(p);
-    host = device::allocHost(bytes);
-    owned = true;
+    buffer = Tensor::emptyHost(DType::I8, {static_cast<int64_t>(bytes)});
+    host = buffer.raw();
     if (in)
       device::toHost(host, p, bytes);
     return host;

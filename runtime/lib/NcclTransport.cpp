@@ -69,7 +69,7 @@ ncclDataType_t typeOf(DType t) {
   case DType::I32: return ncclInt32;
   case DType::I64: return ncclInt64;
   case DType::I1: return ncclUint8;
-  case DType::I16: break;
+  case DType::I16: break; // reduced in i32 (allReduce, reduceScatter)
   }
   fail(nullptr, std::string("NCCL has no reduction over ") + dtypeName(t));
 }
@@ -90,20 +90,42 @@ ncclRedOp_t opOf(DType t, Reduction r) {
 /// An NCCL call in flight on the communication stream.
 struct NcclPending : Pending {
   cudaEvent_t done = nullptr;
+  /// An i16 reduction runs in i32 (NCCL has no 16-bit integers): the wide
+  /// buffers, and where the narrowed result goes after the wait.
+  Tensor wideIn, wideOut;
+  int16_t *narrowTo = nullptr;
+
   void wait(const char *where) override {
+    if (!done)
+      return;
     checkCuda(cudaStreamWaitEvent(0, done, 0), where, "cudaStreamWaitEvent");
     cudaEventDestroy(done);
     done = nullptr;
-  }
-  ~NcclPending() override {
-    if (done)
-      cudaEventDestroy(done);
+    if (narrowTo) {
+      int16_t *out = narrowTo;
+      const int32_t *in = wideOut.data<int32_t>();
+      parallel_for(wideOut.numel(), DTENSOR_KERNEL(int64_t i) {
+        out[i] = int16_t(in[i]);
+      });
+      narrowTo = nullptr;
+    }
   }
 };
 
+/// The i32 copy of `count` i16 elements (on the compute stream).
+Tensor widen(const void *p, size_t count) {
+  Tensor wide = Tensor::empty(DType::I32, {static_cast<int64_t>(count)});
+  const int16_t *in = static_cast<const int16_t *>(p);
+  int32_t *out = wide.data<int32_t>();
+  parallel_for(static_cast<int64_t>(count),
+               DTENSOR_KERNEL(int64_t i) { out[i] = int32_t(in[i]); });
+  return wide;
+}
+
 /// Runs `enqueue` on the communication stream after the compute stream's
 /// work so far; the Pending's event marks its end.
-template <typename F> PendingPtr onCommStream(const char *where, F enqueue) {
+template <typename F>
+std::unique_ptr<NcclPending> onCommStream(const char *where, F enqueue) {
   cudaEvent_t ready;
   checkCuda(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), where,
             "cudaEventCreate");
@@ -166,6 +188,20 @@ PendingPtr allGather(void *comm, const void *send, void *recv, size_t bytes,
 PendingPtr allReduce(void *comm, const void *send, void *recv, size_t count,
                      DType dtype, Reduction reduce, const char *where) {
   Comm &c = commOf(comm);
+  if (dtype == DType::I16) {
+    // Wrapping i16 sums and products are the i32 ones truncated.
+    Tensor in = widen(send, count);
+    Tensor out = Tensor::empty(DType::I32, {static_cast<int64_t>(count)});
+    auto p = onCommStream(where, [&] {
+      checkNccl(ncclAllReduce(in.raw(), out.raw(), count, ncclInt32,
+                              opOf(DType::I32, reduce), c.comm, commStream),
+                where, "ncclAllReduce");
+    });
+    p->wideIn = in;
+    p->wideOut = out;
+    p->narrowTo = static_cast<int16_t *>(recv);
+    return p;
+  }
   return onCommStream(where, [&] {
     checkNccl(ncclAllReduce(send, recv, count, typeOf(dtype),
                             opOf(dtype, reduce), c.comm, commStream),
@@ -177,6 +213,20 @@ PendingPtr reduceScatter(void *comm, const void *send, void *recv,
                          size_t recvCount, DType dtype, Reduction reduce,
                          const char *where) {
   Comm &c = commOf(comm);
+  if (dtype == DType::I16) {
+    Tensor in = widen(send, recvCount * size_t(c.size));
+    Tensor out = Tensor::empty(DType::I32, {static_cast<int64_t>(recvCount)});
+    auto p = onCommStream(where, [&] {
+      checkNccl(ncclReduceScatter(in.raw(), out.raw(), recvCount, ncclInt32,
+                                  opOf(DType::I32, reduce), c.comm,
+                                  commStream),
+                where, "ncclReduceScatter");
+    });
+    p->wideIn = in;
+    p->wideOut = out;
+    p->narrowTo = static_cast<int16_t *>(recv);
+    return p;
+  }
   return onCommStream(where, [&] {
     checkNccl(ncclReduceScatter(send, recv, recvCount, typeOf(dtype),
                                 opOf(dtype, reduce), c.comm, commStream),

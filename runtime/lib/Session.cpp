@@ -297,8 +297,10 @@ bool readNpy(const std::string &path, DType dtype, Tensor &out,
                     out, error);
 }
 
-bool writeNpy(const std::string &path, const Tensor &value,
+bool writeNpy(const std::string &path, const Tensor &computed,
               std::string &error) {
+  // Device results (CUDA flavours) are copied to the host first.
+  Tensor value = computed.toHost();
   std::ofstream os(path, std::ios::binary);
   if (!os) {
     error = "cannot write '" + path + "': " + std::strerror(errno);
@@ -388,20 +390,6 @@ Session::Session(int &argc, char **&argv, int64_t meshRanks,
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   rank_ = r;
   worldSize_ = n;
-  // This process's GPU in the CUDA flavours: its rank among the processes
-  // of its node (LOCAL_RANK as torchrun sets it, else MPI's shared-memory
-  // split), modulo the GPUs it sees.
-  int localRank = 0;
-  if (const char *env = std::getenv("LOCAL_RANK")) {
-    localRank = std::atoi(env);
-  } else {
-    MPI_Comm node;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL,
-                        &node);
-    MPI_Comm_rank(node, &localRank);
-    MPI_Comm_free(&node);
-  }
-  device::select(localRank);
 
   std::string entry, batchFile;
   auto value = [&](int &i, const std::string &flag) -> std::string {
@@ -502,6 +490,21 @@ Session::Session(int &argc, char **&argv, int64_t meshRanks,
     run_.push_back(entry);
     inputsOf_.push_back(inputs_);
   }
+
+  // This process's GPU in the CUDA flavours: its rank among the processes
+  // of its node (LOCAL_RANK as torchrun sets it, else MPI's shared-memory
+  // split), modulo the GPUs it sees.
+  int localRank = 0;
+  if (const char *env = std::getenv("LOCAL_RANK")) {
+    localRank = std::atoi(env);
+  } else {
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL,
+                        &node);
+    MPI_Comm_rank(node, &localRank);
+    MPI_Comm_free(&node);
+  }
+  device::select(localRank);
 }
 
 Session::~Session() = default;

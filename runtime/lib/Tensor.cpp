@@ -77,6 +77,14 @@ void checkCuda(cudaError_t code, const char *what) {
 namespace detail {
 void checkLaunch(const char *what) {
   cudaError_t code = cudaGetLastError();
+  // DTENSOR_RT_SYNC=1 waits for every kernel, so a fault inside one is
+  // reported here rather than at the next copy (for debugging).
+  static const bool sync = [] {
+    const char *e = std::getenv("DTENSOR_RT_SYNC");
+    return e && *e && *e != '0';
+  }();
+  if (code == cudaSuccess && sync)
+    code = cudaDeviceSynchronize();
   if (code != cudaSuccess)
     fail(nullptr, std::string(what) + " failed: " + cudaGetErrorString(code));
 }
@@ -565,15 +573,16 @@ void divideBy(Tensor &t, double n) {
 namespace {
 
 /// C += A * B for row-major A (m x k), B (k x n), C (m x n): one kernel
-/// over the outputs, each a K loop (integer types; any flavour).
-template <typename T>
+/// over the outputs, each a K loop accumulating in `Acc` (integer types in
+/// their own type, wrapping; f16 / bf16 in float, as cuBLAS does on a GPU).
+template <typename T, typename Acc = T>
 void gemmLoop(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k) {
   parallel_for(m * n, DTENSOR_KERNEL(int64_t o) {
     int64_t i = o / n, j = o % n;
-    T acc = c[o];
+    Acc acc = Acc(c[o]);
     for (int64_t p = 0; p < k; ++p)
-      acc = T(acc + a[i * k + p] * b[p * n + j]);
-    c[o] = acc;
+      acc = Acc(acc + Acc(a[i * k + p]) * Acc(b[p * n + j]));
+    c[o] = T(acc);
   });
 }
 
@@ -607,8 +616,8 @@ void gemm(DType t, const void *a, const void *b, void *c, int64_t m, int64_t n,
 #if defined(DTENSOR_RT_CUDA)
   // Row-major C = A * B is column-major C^T = B^T * A^T: cuBLAS computes
   // it with the operands swapped and no transposes.
-  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
-    fail("linalg.matmul", "a dimension exceeds cuBLAS's int");
+  if (m > INT32_MAX || n > INT32_MAX || k > INT32_MAX || count > INT32_MAX)
+    fail("linalg.matmul", "a dimension or the batch exceeds cuBLAS's int");
   int M = int(m), N = int(n), K = int(k);
   long long sa = m * k, sb = k * n, sc = m * n;
   switch (t) {
@@ -663,6 +672,16 @@ void gemm(DType t, const void *a, const void *b, void *c, int64_t m, int64_t n,
                   reinterpret_cast<double *>(ci), n);
       break;
 #endif
+    case DType::F16:
+      gemmLoop<half, float>(reinterpret_cast<const half *>(ai),
+                            reinterpret_cast<const half *>(bi),
+                            reinterpret_cast<half *>(ci), m, n, k);
+      break;
+    case DType::BF16:
+      gemmLoop<bfloat16, float>(reinterpret_cast<const bfloat16 *>(ai),
+                                reinterpret_cast<const bfloat16 *>(bi),
+                                reinterpret_cast<bfloat16 *>(ci), m, n, k);
+      break;
     case DType::I8:
       gemmLoop(reinterpret_cast<const int8_t *>(ai),
                reinterpret_cast<const int8_t *>(bi),

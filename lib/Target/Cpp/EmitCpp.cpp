@@ -148,6 +148,10 @@ namespace {
 StringRef dtypeEnum(Type t) {
   if (t.isF32())
     return "rt::DType::F32";
+  if (t.isF16())
+    return "rt::DType::F16";
+  if (t.isBF16())
+    return "rt::DType::BF16";
   if (t.isF64())
     return "rt::DType::F64";
   if (t.isInteger(1))
@@ -167,6 +171,11 @@ StringRef dtypeEnum(Type t) {
 StringRef scalarType(Type t) {
   if (t.isF32())
     return "float";
+  // Two bytes of storage, arithmetic through float (Runtime.h).
+  if (t.isF16())
+    return "rt::half";
+  if (t.isBF16())
+    return "rt::bfloat16";
   if (t.isF64())
     return "double";
   if (t.isInteger(1))
@@ -410,7 +419,7 @@ FailureOr<std::string> CppEmitter::cppType(Type t, Operation *at) {
       return at->emitOpError("uses element type ")
                  << tensor.getElementType()
                  << ", which the C++ emitter does not support yet (f32, f64, "
-                    "i1, i8, i16, i32, i64, index)",
+                    "f16, bf16, i1, i8, i16, i32, i64, index)",
              failure();
     return std::string("rt::Tensor");
   }
@@ -1799,11 +1808,11 @@ LogicalResult CppEmitter::emit(raw_ostream &out, CppFlavour flavour) {
       << "template <typename T> DTENSOR_HD T rt_mod(T a, T b) {\n"
       << "  T r = a % b;\n  return r < 0 ? r + (b < 0 ? -b : b) : r;\n}\n"
       << "template <typename T> DTENSOR_HD T rt_maximum(T a, T b) {\n"
-      << "  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();\n"
+      << "  if (std::isnan(a) || std::isnan(b)) return T(a + b);\n"
       << "  if (a == 0 && b == 0) return std::signbit(a) ? b : a;\n"
       << "  return a > b ? a : b;\n}\n"
       << "template <typename T> DTENSOR_HD T rt_minimum(T a, T b) {\n"
-      << "  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<T>::quiet_NaN();\n"
+      << "  if (std::isnan(a) || std::isnan(b)) return T(a + b);\n"
       << "  if (a == 0 && b == 0) return std::signbit(a) ? a : b;\n"
       << "  return a < b ? a : b;\n}\n"
       << "template <typename T> DTENSOR_HD T rt_absi(T a) { return a < 0 ? T(-a) : a; }\n"

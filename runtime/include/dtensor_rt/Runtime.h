@@ -40,6 +40,7 @@
 #ifndef DTENSOR_RT_RUNTIME_H
 #define DTENSOR_RT_RUNTIME_H
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -77,6 +78,95 @@ const char *dtypeName(DType t);
 /// `where` is the op and its source location, e.g.
 /// `dtensor.all_gather at model.mlir:12:5`; may be null.
 [[noreturn]] void fail(const char *where, const std::string &message);
+
+//===----------------------------------------------------------------------===//
+// f16 and bf16: conversions and the scalar types kernels compute with
+//===----------------------------------------------------------------------===//
+
+DTENSOR_HD inline uint32_t floatBits(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  return x;
+}
+DTENSOR_HD inline float bitsFloat(uint32_t x) {
+  float f;
+  memcpy(&f, &x, 4);
+  return f;
+}
+
+DTENSOR_HD inline float halfToFloat(uint16_t h) {
+  uint32_t sign = uint32_t(h & 0x8000) << 16;
+  int exp = (h >> 10) & 0x1f;
+  uint32_t mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else { // subnormal
+      exp = 127 - 15 + 1;
+      while (!(mant & 0x400)) {
+        mant <<= 1;
+        --exp;
+      }
+      mant &= 0x3ff;
+      bits = sign | uint32_t(exp) << 23 | mant << 13;
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | mant << 13;
+  } else {
+    bits = sign | uint32_t(exp - 15 + 127) << 23 | mant << 13;
+  }
+  return bitsFloat(bits);
+}
+
+DTENSOR_HD inline uint16_t floatToHalf(float f) {
+  uint32_t x = floatBits(f);
+  uint16_t sign = (x >> 16) & 0x8000;
+  uint32_t absx = x & 0x7fffffff;
+  if (absx >= 0x7f800000) // inf or nan
+    return sign | 0x7c00 | (absx > 0x7f800000 ? 0x200 : 0);
+  if (absx >= 0x477ff000) // rounds to inf
+    return sign | 0x7c00;
+  if (absx < 0x38800000) // subnormal or zero: round at 2^-24
+    return sign | uint16_t(std::nearbyint(bitsFloat(absx) * 16777216.0f));
+  uint32_t mant = absx & 0x7fffff;
+  int exp = int(absx >> 23) - 127 + 15;
+  uint32_t h = uint32_t(exp) << 10 | mant >> 13;
+  uint32_t rest = mant & 0x1fff;
+  if (rest > 0x1000 || (rest == 0x1000 && (h & 1)))
+    ++h;
+  return sign | uint16_t(h);
+}
+
+DTENSOR_HD inline float bf16ToFloat(uint16_t h) {
+  return bitsFloat(uint32_t(h) << 16);
+}
+
+DTENSOR_HD inline uint16_t floatToBf16(float f) {
+  uint32_t x = floatBits(f);
+  if ((x & 0x7fffffff) > 0x7f800000)
+    return uint16_t((x >> 16) | 0x40);
+  uint32_t rounding = 0x7fff + ((x >> 16) & 1);
+  return uint16_t((x + rounding) >> 16);
+}
+
+/// An f16 (`BF` false) or bf16 (`BF` true) scalar: two bytes of storage,
+/// arithmetic through float. Every arith op of the program converts its
+/// operands to float, computes and rounds the result to the type, which is
+/// the correctly rounded result for +, -, *, / and sqrt (float holds more
+/// than twice the significand bits plus two). Host and device code.
+template <bool BF> struct Half16 {
+  uint16_t bits;
+  Half16() = default;
+  template <typename T>
+  DTENSOR_HD Half16(T v)
+      : bits(BF ? floatToBf16(float(v)) : floatToHalf(float(v))) {}
+  DTENSOR_HD operator float() const {
+    return BF ? bf16ToFloat(bits) : halfToFloat(bits);
+  }
+};
+using half = Half16<false>;
+using bfloat16 = Half16<true>;
 
 //===----------------------------------------------------------------------===//
 // Tensor

@@ -11,10 +11,10 @@ func.func @global_view(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4xf32, #dtens
 
 // -----
 
-// expected-error @+1 {{uses element type 'f16', which the C++ emitter does not support yet}}
-func.func @half(%x: tensor<4xf16>) -> tensor<4xf16> {
-  %e = tensor.empty() : tensor<4xf16>
-  return %e : tensor<4xf16>
+// expected-error @+1 {{uses element type 'f8E4M3FN', which the C++ emitter does not support yet (f32, f64, f16, bf16, i1, i8, i16, i32, i64, index)}}
+func.func @fp8(%x: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
+  %e = tensor.empty() : tensor<4xf8E4M3FN>
+  return %e : tensor<4xf8E4M3FN>
 }
 
 // -----
