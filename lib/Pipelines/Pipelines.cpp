@@ -32,6 +32,8 @@ void mlir::dtensor::buildCompilePipeline(OpPassManager &pm,
   // merged by CSE; what they feed merges in the second CSE.
   pm.addPass(createDTensorOptimizeCollectivesPass());
   pm.addPass(createCSEPass());
+  if (options.overlap)
+    pm.addPass(createDTensorScheduleAsyncPass());
 }
 
 void mlir::dtensor::registerCompilePipeline() {
@@ -41,6 +43,7 @@ void mlir::dtensor::registerCompilePipeline() {
       "normalize specs, verify, propagate shardings, insert redistributes, "
       "partition into the local view, lower redistributes to planned "
       "collectives, clean up, move loop-invariant collectives out of loops "
-      "and merge equal ones",
+      "and merge equal ones; with overlap=1, start collectives early and "
+      "wait late",
       buildCompilePipeline);
 }

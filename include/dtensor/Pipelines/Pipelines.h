@@ -23,6 +23,11 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
       *this, "explain",
       llvm::cl::desc("Print why propagation inserted each redistribute"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> overlap{
+      *this, "overlap",
+      llvm::cl::desc("End with dtensor-schedule-async: collectives start as "
+                     "early and wait as late as their values allow"),
+      llvm::cl::init(false)};
 };
 
 /// normalize-specs -> verify -> propagate -> partition (which lowers each

@@ -238,6 +238,30 @@ def DTensorOptimizeCollectivesPass
   ];
 }
 
+def DTensorScheduleAsyncPass
+    : Pass<"dtensor-schedule-async", "::mlir::ModuleOp"> {
+  let summary = "Overlaps collectives with compute: start early, wait late";
+  let description = [{
+    Every synchronous collective of the local view whose result is not
+    needed at once becomes an asynchronous start and a `dtensor.wait`
+    (Inductor's raise/sink): the start moves up to just after the last op
+    of its block that defines one of its operands, and the wait moves down
+    to just before the first op of the block that uses its result (the end
+    of the block when nothing does). Starts never pass each other, nor a
+    call or a region op that communicates, so every rank still issues its
+    collectives in one order; a collective with nothing to overlap (its
+    start and first use adjacent) stays synchronous. In the emitted
+    programs, compute between the start and the wait runs while the
+    collective is in flight (the NCCL flavour's communication stream; MPI's
+    non-blocking collectives). `dtensor-compile{overlap=1}` runs it last.
+  }];
+  let statistics = [
+    Statistic<"numStarted", "started", "Collectives made asynchronous">,
+    Statistic<"numOverlapped", "overlapped-ops",
+              "Ops placed between a start and its wait">,
+  ];
+}
+
 def DTensorCommReportPass : Pass<"dtensor-comm-report", "::mlir::ModuleOp"> {
   let summary = "Prints the collectives of each function: kind, count, bytes, mesh dims";
   let description = [{
