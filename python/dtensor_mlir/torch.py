@@ -32,6 +32,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 import torch
 
+from ._text import float_literal, is_float
 from . import (DeviceMesh, DTensorError, LocalTensor, Module, Output, Partial,
                Placement, Replicate, RunResult, Shard, run as _run)
 
@@ -53,25 +54,8 @@ def _ttype(shape: Sequence[int], et: str) -> str:
     return "tensor<" + "".join(f"{d}x" for d in shape) + et + ">"
 
 
-def _is_float(et: str) -> bool:
-    return et in ("f32", "f64", "f16", "bf16")
-
-
-def _float_literal(v: float, et: str) -> str:
-    if math.isinf(v):
-        bits = {"f32": "0xFF800000", "f64": "0xFFF0000000000000",
-                "f16": "0xFC00", "bf16": "0xFF80"}[et]
-        pos = {"f32": "0x7F800000", "f64": "0x7FF0000000000000",
-               "f16": "0x7C00", "bf16": "0x7F80"}[et]
-        return pos if v > 0 else bits
-    if math.isnan(v):
-        return {"f32": "0x7FC00000", "f64": "0x7FF8000000000000",
-                "f16": "0x7E00", "bf16": "0x7FC0"}[et]
-    text = repr(float(v))
-    mantissa, _, exponent = text.partition("e")
-    if "." not in mantissa:
-        mantissa += ".0"
-    return mantissa + ("e" + exponent if exponent else "")
+_is_float = is_float
+_float_literal = float_literal
 
 
 def placements_of(placements: Sequence[Any]) -> List[Placement]:
@@ -131,8 +115,10 @@ class _Emitter:
         self.loc = ""
 
     def fresh(self, hint: str = "v") -> str:
+        # `_` before the counter: never a body name (`%s3`, block arguments
+        # `%a0`), which MLIR would take as a redefinition in a nested region.
         self.counter += 1
-        return f"%{hint}{self.counter}"
+        return f"%{hint}_{self.counter}"
 
     def emit(self, text: str) -> None:
         # The location goes after the op's last line.
@@ -1137,10 +1123,15 @@ class _Importer:
         red_shape = tuple(s for i, s in enumerate(v.shape) if i not in dims)
         init_value = {"sum": 0.0, "max": -math.inf, "min": math.inf}[kind]
         if not _is_float(et):
-            init_value = {"sum": 0, "max": -(2 ** 31), "min": 2 ** 31 - 1}[kind]
+            # The identity of max / min is the type's own extreme.
+            bits = 1 if et == "i1" else int(et[1:])
+            lo, hi = (0, 1) if et == "i1" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+            init_value = {"sum": 0, "max": lo, "min": hi}[kind]
         init = self.e.filled(red_shape, et, init_value)
         fop, iop = {"sum": ("addf", "addi"), "max": ("maximumf", "maxsi"),
                     "min": ("minimumf", "minsi")}[kind]
+        if et == "i1" and kind != "sum":  # any / all: true is 1, not -1
+            iop = {"max": "maxui", "min": "minui"}[kind]
         def body(args, out):
             bb = _Body(et)
             x = self._cast(bb, args[0], v.et, et)

@@ -84,6 +84,20 @@ def test_shapes(fn):
     check(Fn(fn), (x46,), placements={0: [S(0)]})
 
 
+def test_slice_feeding_a_kernel():
+    # Slices and kernel bodies once shared SSA names (%s1): a parse error.
+    check(Fn(lambda t: torch.relu(t[:, 1:3]) * t[:, 2:4]), (x46,), placements={0: [S(0)]})
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int16, torch.int32, torch.int64])
+def test_integer_max_min_start_at_the_types_extremes(dtype):
+    # amax / amin of every integer width: the reduction's identity is the
+    # type's own extreme (an int8 -2^31 did not parse; i64 started wrong).
+    big = torch.iinfo(dtype).max
+    t = torch.tensor([[big, 3, -7], [1, -big - 1, 0]], dtype=dtype).repeat(2, 2)
+    check(Fn(lambda a: (a.amax(1), a.amin(0))), (t,), placements={0: [S(1)]})
+
+
 def test_linear_algebra():
     a, b, c = torch.randn(3, 4, 5), torch.randn(3, 5, 2), torch.randn(2, 3, 4, 5)
     check(Fn(torch.bmm), (a, b), placements={0: [S(0)]})
