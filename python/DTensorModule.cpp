@@ -24,6 +24,8 @@
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
+
+#include <string_view>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -211,8 +213,24 @@ nb::dlpack::dtype dlpackOf(const std::string &name) {
   return {uint8_t(nb::dlpack::dtype_code::Bfloat), 16, 1};
 }
 
-/// A numpy array holding a copy of `view`.
+/// A numpy array holding a copy of `view`. numpy has no bfloat16: a bf16
+/// tensor comes back widened to float32, which holds every bf16 value
+/// exactly (as .npy files hold bf16, docs/Interpreter.md).
 nb::object toNumpy(const DTensorTensorView &view) {
+  std::vector<size_t> dims(view.shape, view.shape + view.rank);
+  if (std::string_view(view.dtype) == "bf16") {
+    size_t count = size_t(view.numBytes) / 2;
+    auto *wide = new float[count ? count : 1];
+    const auto *bits = static_cast<const uint16_t *>(view.data);
+    for (size_t i = 0; i < count; ++i) {
+      uint32_t w = uint32_t(bits[i]) << 16;
+      std::memcpy(&wide[i], &w, 4);
+    }
+    nb::capsule owner(wide, [](void *p) noexcept { delete[] (float *)p; });
+    Array array(wide, dims.size(), dims.data(), owner, nullptr,
+                nb::dtype<float>());
+    return array.cast();
+  }
   size_t bytes = size_t(view.numBytes);
   auto *data = new char[bytes ? bytes : 1];
   if (bytes)

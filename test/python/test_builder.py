@@ -688,3 +688,24 @@ def test_random_programs_always_verify():
             assert r.verified, (seed, r.mismatches)
             compiled += 1
     assert compiled > 50
+
+
+def test_bf16_results_come_back_as_float32():
+    # numpy has no bfloat16: bf16 results are widened to float32 (every bf16
+    # value exactly), per rank and whole, as .npy files hold them.
+    mesh = dm.DeviceMesh((2,), ("tp",))
+    b = ProgramBuilder(mesh)
+    with b.function("f") as f:
+        x = f.argument((4, 6), "f32", [dm.Shard(0)])
+        f.returns(f.cast(f.relu(x), "bf16"))
+    m = b.build()
+    xa = np.linspace(-1, 1, 24, dtype=np.float32).reshape(4, 6)
+    r = dm.run(m, compiled=m.compile(), inputs=b.inputs({x: xa}))
+    assert r.verified
+    whole = r.outputs[0].full_tensor()
+    assert whole.dtype == np.float32 and whole.shape == (4, 6)
+    assert np.allclose(whole, np.maximum(xa, 0), atol=4e-3)
+    # Exactly representable in bf16: the low 16 bits of every value are zero.
+    assert not np.any(whole.view(np.uint32) & 0xFFFF)
+    local = r.outputs[0].to_local().local_tensors
+    assert local and all(v.dtype == np.float32 for v in local.values())
