@@ -196,8 +196,10 @@ class _Emitter:
             out_map = [i for i in range(n_loops) if i not in reduce_dims]
         maps, operands, types, args = [], [], [], []
         for k, (v, m) in enumerate(ins):
+            # A loop index, or an affine expression of the loops as text
+            # (windowed reads: "d5 * 2 + d2", reversals: "-d5 + 2").
             maps.append("affine_map<(" + ", ".join(dims) + ") -> (" +
-                        ", ".join(f"d{i}" for i in m) + ")>")
+                        ", ".join(f"d{i}" if isinstance(i, int) else i for i in m) + ")>")
             operands.append(v.name)
             types.append(v.type)
             args.append((f"%a{k}", v.et))
@@ -640,6 +642,39 @@ class _Importer:
 
     def op_minimum(self, node, a, b):
         return self._elementwise(node, [a, b], lambda bb, x, y: bb.bin("minimumf", "minsi", x, y))
+
+    def _bitwise(self, node, a, b, op):
+        et = self._out(node)[1]
+        if _is_float(et):
+            self.fail(node, f"bitwise {op} of floating-point tensors")
+        return self._elementwise(node, [a, b], lambda bb, x, y: bb.v(f"arith.{op} {x}, {y} : {bb.et}"))
+
+    def op_bitwise_and(self, node, a, b):
+        return self._bitwise(node, a, b, "andi")
+
+    def op_bitwise_or(self, node, a, b):
+        return self._bitwise(node, a, b, "ori")
+
+    def op_bitwise_xor(self, node, a, b):
+        return self._bitwise(node, a, b, "xori")
+
+    op_logical_and, op_logical_or = op_bitwise_and, op_bitwise_or
+
+    def op_sign(self, node, a):
+        """-1, 0 or 1 (0 for NaN and both zeros, as PyTorch gives)."""
+        def f(bb, x):
+            zero, one = bb.const(0), bb.const(1)
+            if _is_float(bb.et):
+                gt = bb.v(f"arith.cmpf ogt, {x}, {zero} : {bb.et}")
+                lt = bb.v(f"arith.cmpf olt, {x}, {zero} : {bb.et}")
+                neg = bb.v(f"arith.negf {one} : {bb.et}")
+            else:
+                gt = bb.v(f"arith.cmpi sgt, {x}, {zero} : {bb.et}")
+                lt = bb.v(f"arith.cmpi slt, {x}, {zero} : {bb.et}")
+                neg = bb.const(-1)
+            inner = bb.v(f"arith.select {lt}, {neg}, {zero} : {bb.et}")
+            return bb.v(f"arith.select {gt}, {one}, {inner} : {bb.et}")
+        return self._elementwise(node, [a], f)
 
     def op_neg(self, node, a):
         return self._elementwise(node, [a], lambda bb, x: bb.un("arith.negf", x))
@@ -1316,6 +1351,135 @@ class _Importer:
         return self.e.generic([(out, [0, 1, 2, 3]), (bv, [1])], shape, et, body)
 
 
+    def _pad_hw(self, v: _Value, low: Sequence[int], high: Sequence[int]) -> _Value:
+        """`v` (NCHW) padded with zeros on H and W; negative amounts crop."""
+        et = v.et
+        lo = [max(0, x) for x in low]
+        hi = [max(0, x) for x in high]
+        if any(lo) or any(hi):
+            padded = (v.shape[0], v.shape[1], v.shape[2] + lo[0] + hi[0], v.shape[3] + lo[1] + hi[1])
+            n = self.e.fresh("pad")
+            zero = _float_literal(0.0, et)
+            out = _Value(n, padded, et)
+            self.e.emit(f"{n} = tensor.pad {v.name} low[0, 0, {lo[0]}, {lo[1]}] "
+                        f"high[0, 0, {hi[0]}, {hi[1]}] {{\n"
+                        f"^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n"
+                        f"  %z = arith.constant {zero} : {et}\n"
+                        f"  tensor.yield %z : {et}\n"
+                        f"}} : {v.type} to {out.type}")
+            v = out
+        cut_lo = [max(0, -x) for x in low]
+        cut_hi = [max(0, -x) for x in high]
+        if any(cut_lo) or any(cut_hi):
+            shape = (v.shape[0], v.shape[1], v.shape[2] - cut_lo[0] - cut_hi[0],
+                     v.shape[3] - cut_lo[1] - cut_hi[1])
+            n = self.e.fresh("crop")
+            out = _Value(n, shape, et)
+            self.e.emit(f"{n} = tensor.extract_slice {v.name}[0, 0, {cut_lo[0]}, {cut_lo[1]}] "
+                        f"[{shape[0]}, {shape[1]}, {shape[2]}, {shape[3]}] [1, 1, 1, 1] : "
+                        f"{v.type} to {out.type}")
+            v = out
+        return v
+
+    def _mac(self, et):
+        """The body of a multiply-accumulate generic: out + a * b."""
+        def body(args, out):
+            bb = _Body(et)
+            return bb.lines, bb.bin("addf", None, out, bb.bin("mulf", None, args[0], args[1]))
+        return body
+
+    def op_convolution_backward(self, node, grad_output, x, w, bias_sizes, stride, padding,
+                                dilation, transposed, output_padding, groups, output_mask):
+        """The gradients of a 2-D convolution (groups 1), as windowed reads:
+        the input's is the zero-inserted (stride), padded output gradient
+        read through the flipped kernel; the weight's is a reduction over
+        batch and space of the padded input times the output gradient; the
+        bias's a sum. Sharded on batch, H or W, they partition like the
+        forward convolution (halo exchanges; the weight's is Partial)."""
+        gv, xv, wv = self.val(grad_output), self.val(x), self.val(w)
+        if transposed:
+            self.fail(node, "the gradient of a transposed convolution is not supported yet")
+        if groups != 1:
+            self.fail(node, "the gradient of a grouped convolution is not supported yet")
+        if len(xv.shape) != 4:
+            self.fail(node, f"the gradient of a {len(xv.shape) - 2}-D convolution is not "
+                            "supported yet (2-D only)")
+        et = xv.et
+        n_, c_, h_, w_ = xv.shape
+        o_, _, kh, kw = wv.shape
+        oh, ow = gv.shape[2], gv.shape[3]
+        (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+        results = [None, None, None]
+        if output_mask[0]:
+            g = gv
+            if sh > 1 or sw > 1:
+                zshape = (n_, o_, (oh - 1) * sh + 1, (ow - 1) * sw + 1)
+                zero = self.e.filled(zshape, et, 0)
+                n = self.e.fresh("dil")
+                out = _Value(n, zshape, et)
+                self.e.emit(f"{n} = tensor.insert_slice {gv.name} into {zero.name}[0, 0, 0, 0] "
+                            f"[{n_}, {o_}, {oh}, {ow}] [1, 1, {sh}, {sw}] : {gv.type} into {out.type}")
+                g = out
+            keh, kew = (kh - 1) * dh + 1, (kw - 1) * dw + 1
+            rh = h_ + 2 * ph - keh - (oh - 1) * sh
+            rw = w_ + 2 * pw - kew - (ow - 1) * sw
+            g = self._pad_hw(g, [keh - 1 - ph, kew - 1 - pw],
+                             [keh - 1 - ph + rh, kew - 1 - pw + rw])
+            # loops: n c h w | o kh kw
+            init = self.e.filled((n_, c_, h_, w_), et, 0)
+            # The kernel is read flipped: tap (kh, kw) meets the gradient at
+            # h + (KH - 1 - kh) * dh (every loop stays a plain index of some
+            # operand, as linalg requires).
+            results[0] = self.e.generic(
+                [(g, [0, 4, f"d2 - d5 * {dh} + {(kh - 1) * dh}",
+                      f"d3 - d6 * {dw} + {(kw - 1) * dw}"]),
+                 (wv, [4, 1, 5, 6])],
+                (n_, c_, h_, w_), et, self._mac(et), reduce_dims=[4, 5, 6], init=init,
+                nloops=7)
+        if output_mask[1]:
+            xp = self._pad_hw(xv, [ph, pw], [ph, pw])
+            # loops: o c kh kw | n oh ow
+            init = self.e.filled(tuple(wv.shape), et, 0)
+            results[1] = self.e.generic(
+                [(gv, [4, 0, 5, 6]),
+                 (xp, [4, 1, f"d5 * {sh} + d2 * {dh}", f"d6 * {sw} + d3 * {dw}"])],
+                tuple(wv.shape), et, self._mac(et), reduce_dims=[4, 5, 6], init=init,
+                nloops=7)
+        if output_mask[2]:
+            results[2] = self._reduce(node, gv, [0, 2, 3], False, "sum", et)
+        return tuple(results)
+
+    def op_embedding_dense_backward(self, node, grad_output, indices, num_weights,
+                                    padding_idx, scale_grad_by_freq):
+        """The table's gradient: row v sums the output gradient's rows whose id
+        is v (none for padding_idx). A reduction over the ids for every
+        (v, d), with no data-dependent write, so it partitions: a table
+        sharded on v (vocab-parallel) computes its own rows."""
+        if scale_grad_by_freq:
+            self.fail(node, "embedding gradients scaled by frequency are not supported yet")
+        gv, ids = self.val(grad_output), self.val(indices)
+        r = len(ids.shape)
+        d_ = gv.shape[-1]
+        et = gv.et
+        init = self.e.filled((num_weights, d_), et, 0)
+        loops = list(range(2, 2 + r))
+
+        def body(args, out):
+            bb = _Body(et)
+            v = bb.v("linalg.index 0 : index")
+            idx = bb.v(f"arith.index_cast {args[1]} : {ids.et} to index")
+            hit = bb.v(f"arith.cmpi eq, {idx}, {v} : index")
+            if padding_idx is not None and padding_idx >= 0:
+                pad = bb.v(f"arith.constant {int(padding_idx)} : index")
+                keep = bb.v(f"arith.cmpi ne, {idx}, {pad} : index")
+                hit = bb.v(f"arith.andi {hit}, {keep} : i1")
+            zero = bb.const(0.0)
+            picked = bb.v(f"arith.select {hit}, {args[0]}, {zero} : {et}")
+            return bb.lines, bb.bin("addf", None, out, picked)
+        return self.e.generic([(gv, loops + [1]), (ids, loops)], (num_weights, d_), et, body,
+                              reduce_dims=loops, init=init, nloops=2 + r, out_map=[0, 1])
+
+
 class TorchOutput:
     """One output of a compiled model, DTensor-like."""
 
@@ -1698,7 +1862,11 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
 
     with _outside_local_tensor_mode():
         try:
-            gm = make_fx(joint, decomposition_table=core_aten_decompositions(),
+            # The table's gradient stays one op (a reduction we partition)
+            # rather than its decomposition into index_put.
+            table = dict(core_aten_decompositions())
+            table.pop(torch.ops.aten.embedding_dense_backward.default, None)
+            gm = make_fx(joint, decomposition_table=table,
                          record_stack_traces=True)(params, *args)
         except Exception as e:  # noqa: BLE001
             raise DTensorError(f"tracing the training step failed: {type(e).__name__}: {e}") from None

@@ -773,8 +773,13 @@ void applyCompute(const ComputePlan &plan, Context &c) {
       }
       // A pad's window holds its padding where the global dim ends.
       Value fill;
-      if (auto pad = llvm::dyn_cast<tensor::PadOp>(raw))
+      if (auto pad = llvm::dyn_cast<tensor::PadOp>(raw)) {
         fill = pad.getConstantPaddingValue();
+        // A constant yielded from inside the pad's body (as importers write
+        // it) is materialized where the window is built.
+        if (fill && pad.getRegion().isAncestor(fill.getParentRegion()))
+          fill = b.clone(*fill.getDefiningOp())->getResult(0);
+      }
       FailureOr<Value> window =
           emitWindow(b, loc, plan.mesh, operand, held, w.dim, w.viewDim,
                      w.read, windowed, fill);
