@@ -32,6 +32,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <functional>
@@ -603,10 +604,16 @@ FailureOr<ComputePlan> planCompute(Operation *raw, Context &c) {
           sum = true;
           n *= t->view.shape[m];
         }
-      if (sum) {
+      // Each rank's term of a P(sum) fill is the value / n: exact for
+      // floats' purposes, and for a zero of any type (an accumulator's
+      // init), which needs nothing.
+      if (sum && !matchPattern(raw->getOperand(0), m_Zero()) &&
+          !matchPattern(raw->getOperand(0), m_AnyZeroFloat())) {
         if (!llvm::isa<FloatType>(raw->getOperand(0).getType()))
-          return raw->emitOpError() << "fills an integer P(sum) value, which "
-                                       "would divide by the group size";
+          return raw->emitOpError()
+                 << "fills an integer P(sum) value with a nonzero value, "
+                    "whose per-rank terms would not be exact (value / "
+                 << n << "); fill it replicated and redistribute instead";
         plan.fillShare = n;
       }
     }

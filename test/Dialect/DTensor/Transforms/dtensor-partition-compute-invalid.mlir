@@ -139,7 +139,7 @@ dtensor.mesh @mesh shape = [2, 2]
 // Each rank's share of an integer fill would need a division.
 func.func @int_fill(%m: !dtensor.device_mesh<@mesh>, %o: tensor<4xi32, #dtensor.spec<@mesh, [R, P(sum)]>>) -> tensor<4xi32, #dtensor.spec<@mesh, [R, P(sum)]>> {
   %c = arith.constant 3 : i32
-  // expected-error@+1 {{fills an integer P(sum) value, which would divide by the group size}}
+  // expected-error@+1 {{fills an integer P(sum) value with a nonzero value, whose per-rank terms would not be exact (value / 2); fill it replicated and redistribute instead}}
   %r = linalg.fill ins(%c : i32) outs(%o : tensor<4xi32, #dtensor.spec<@mesh, [R, P(sum)]>>) -> tensor<4xi32, #dtensor.spec<@mesh, [R, P(sum)]>>
   return %r : tensor<4xi32, #dtensor.spec<@mesh, [R, P(sum)]>>
 }
