@@ -88,33 +88,77 @@ double interp::verifyTolerance(DType dt) {
   }
 }
 
+static double rtolOverride = NAN, atolOverride = NAN;
+
+void interp::setToleranceOverride(double rtol, double atol) {
+  rtolOverride = rtol;
+  atolOverride = atol;
+}
+
+std::pair<double, double> interp::effectiveTolerance(DType dt, double tol) {
+  if (!isFloat(dt))
+    return {0, 0};
+  return {std::isnan(rtolOverride) ? tol : rtolOverride,
+          std::isnan(atolOverride) ? tol : atolOverride};
+}
+
 std::optional<std::string> interp::compareWithin(const Tensor &got,
                                                  const Tensor &want,
                                                  double tol) {
+  return compareWithin(got, want, tol, tol);
+}
+
+std::optional<std::string> interp::compareWithin(const Tensor &got,
+                                                 const Tensor &want,
+                                                 double rtol, double atol) {
   if (got.shape() != want.shape())
     return "shape " + shapeText(got.shape()) + ", expected " +
            shapeText(want.shape());
   if (got.dtype() != want.dtype())
     return std::string("dtype ") + stringifyDType(got.dtype()) + ", expected " +
            stringifyDType(want.dtype());
+  int64_t first = -1, worst = -1, bad = 0;
+  double worstErr = -1;
   for (int64_t i = 0; i < got.numElements(); ++i) {
     double a = got.at(i), b = want.at(i);
     double err = std::fabs(a - b);
-    if (err > tol * (1 + std::fabs(b)) || std::isnan(a) != std::isnan(b)) {
-      std::string s;
-      llvm::raw_string_ostream os(s);
-      os << "element " << i << " is " << llvm::format("%g", a)
-         << ", expected " << llvm::format("%g", b) << " (tolerance "
-         << llvm::format("%g", tol) << ")";
-      return s;
+    bool nanDiffers = std::isnan(a) != std::isnan(b);
+    if (!(err > atol + rtol * std::fabs(b)) && !nanDiffers)
+      continue;
+    ++bad;
+    if (first < 0)
+      first = i;
+    double e = nanDiffers ? INFINITY : err;
+    if (e > worstErr) {
+      worstErr = e;
+      worst = i;
     }
   }
-  return std::nullopt;
+  if (first < 0)
+    return std::nullopt;
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  auto element = [&](int64_t i) {
+    os << "element " << i << " is " << llvm::format("%g", got.at(i))
+       << ", expected " << llvm::format("%g", want.at(i));
+  };
+  element(first);
+  os << " (tolerance: |error| <= " << llvm::format("%g", atol) << " + "
+     << llvm::format("%g", rtol) << " * |expected|; --rtol / --atol)";
+  if (bad > 1) {
+    os << "; " << bad << " of " << got.numElements()
+       << " elements differ, the largest error at ";
+    element(worst);
+    os << " (|error| " << llvm::format("%g", worstErr) << ")";
+  }
+  return s;
 }
 
 static std::optional<std::string> compare(const Tensor &got,
                                           const Tensor &want) {
-  return compareWithin(got, want, verifyTolerance(got.dtype()));
+  auto [rtol, atol] =
+      effectiveTolerance(got.dtype(), verifyTolerance(got.dtype()));
+  return compareWithin(got, want, rtol, atol);
 }
 
 func::FuncOp interp::findEntry(ModuleOp module, llvm::StringRef name) {

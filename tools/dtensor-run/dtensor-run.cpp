@@ -135,6 +135,18 @@ static cl::opt<std::string> target(
              "GPU): the same with --dtensor-to-cuda, on GPUs. DTENSOR_MPIRUN "
              "names the launcher, DTENSOR_MPIRUN_FLAGS replaces its flags"),
     cl::value_desc("interp|mpi|cuda|cuda-mpi"), cl::init("interp"));
+static cl::opt<double> rtolOption(
+    "rtol",
+    cl::desc("Relative tolerance of every floating-point comparison (--verify "
+             "and --target): |got - want| <= atol + rtol * |want|. Default: "
+             "per dtype (f32 1e-5, f64 1e-12, f16 1e-2, bf16 5e-2; real "
+             "targets f32 1e-4, f64 1e-10)"),
+    cl::init(NAN));
+static cl::opt<double> atolOption(
+    "atol",
+    cl::desc("Absolute tolerance of every floating-point comparison (default: "
+             "the dtype's rtol)"),
+    cl::init(NAN));
 static cl::opt<std::string> keepTargetDir(
     "keep-target-dir",
     cl::desc("With --target=mpi/cuda/cuda-mpi: build and run in this "
@@ -179,16 +191,14 @@ static std::optional<std::string> compareTarget(const Tensor &got,
   // A bf16 result is written to .npy widened to f32 (numpy has no bf16),
   // which holds every bf16 value exactly.
   if (want.dtype() == DType::BF16 && got.dtype() == DType::F32) {
-    if (got.shape() != want.shape())
-      return compareWithin(got, want, 0); // says which shapes
-    for (int64_t i = 0; i < got.numElements(); ++i) {
-      double a = got.at(i), b = want.at(i);
-      if (std::fabs(a - b) > 5e-2 * (1 + std::fabs(b)) ||
-          std::isnan(a) != std::isnan(b))
-        return "element " + std::to_string(i) + " is " + std::to_string(a) +
-               ", expected " + std::to_string(b) + " (tolerance 0.05)";
-    }
-    return std::nullopt;
+    auto [rtol, atol] = effectiveTolerance(DType::BF16, 5e-2);
+    std::string error;
+    std::optional<Tensor> wide = Tensor::create(DType::F32, want.shape(), error);
+    if (!wide)
+      return error;
+    for (int64_t i = 0; i < want.numElements(); ++i)
+      wide->mutableData<float>()[i] = float(want.at(i));
+    return compareWithin(got, *wide, rtol, atol);
   }
   double tol = 0;
   switch (got.dtype()) {
@@ -198,7 +208,8 @@ static std::optional<std::string> compareTarget(const Tensor &got,
   case DType::BF16: tol = 5e-2; break;
   default: break;
   }
-  return compareWithin(got, want, tol);
+  auto [rtol, atol] = effectiveTolerance(got.dtype(), tol);
+  return compareWithin(got, want, rtol, atol);
 }
 
 /// `[[1, 2], [3, 4]]`; `[]` for an empty tensor (as numpy prints it: its
@@ -792,6 +803,10 @@ int main(int argc, char **argv) {
       argc, argv,
       "dtensor-run: runs a dtensor program for every rank of its mesh in one "
       "process (LocalTensor-style)\n");
+  if ((!std::isnan(rtolOption) && !(rtolOption >= 0)) ||
+      (!std::isnan(atolOption) && !(atolOption >= 0)))
+    return fail("--rtol and --atol take a tolerance >= 0");
+  setToleranceOverride(rtolOption, atolOption);
   if (!maxTensorBytes.empty()) {
     std::optional<int64_t> limit = parseByteCount(maxTensorBytes);
     if (!limit)

@@ -43,14 +43,24 @@ std::optional<Tensor> generateTensor(RankedTensorType type, unsigned seed,
 /// sizes); `why` says how it differs.
 bool checkTensorType(const Tensor &t, RankedTensorType type, std::string &why);
 
-/// The first element where `got` differs from `want` by more than
-/// `tol * (1 + |want|)`, or a shape or dtype difference.
+/// Where `got` differs from `want` by more than `atol + rtol * |want|` (or
+/// in shape, dtype or NaN-ness): the first such element, how many there
+/// are, and the largest error among them. std::nullopt when they agree.
+std::optional<std::string> compareWithin(const Tensor &got, const Tensor &want,
+                                         double rtol, double atol);
+/// The same with `rtol = atol = tol`.
 std::optional<std::string> compareWithin(const Tensor &got, const Tensor &want,
                                          double tol);
 
 /// The tolerance of --verify (compiled against original, both interpreted):
-/// 1e-5 for f32, 1e-12 for f64, exact otherwise.
+/// 1e-5 for f32, 1e-12 for f64, 1e-2 for f16, 5e-2 for bf16, exact
+/// otherwise; unless setToleranceOverride gave one.
 double verifyTolerance(DType dtype);
+/// The user's --rtol / --atol for every floating-point comparison (--verify
+/// and real targets); NaN leaves the dtype's default.
+void setToleranceOverride(double rtol, double atol);
+/// Applies the override to a dtype's default tolerance.
+std::pair<double, double> effectiveTolerance(DType dtype, double tol);
 
 /// The entry to run: `name` when given; otherwise the only public function
 /// with a body, or @main. A null op when there is none.
