@@ -75,6 +75,8 @@ struct Context {
     mlirContextAppendDialectRegistry(ctx, registry);
     mlirDialectRegistryDestroy(registry);
     mlirContextLoadAllAvailableDialects(ctx);
+    // The location says where; a diagnostic need not print the whole op.
+    dtensorContextSetPrintOpOnDiagnostic(ctx, false);
     mlirContextAttachDiagnosticHandler(ctx, &Context::onDiagnostic, this,
                                        nullptr);
     dtensorRegisterPasses();

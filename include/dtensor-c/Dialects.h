@@ -13,6 +13,8 @@
 #define DTENSOR_C_DIALECTS_H
 
 #include "mlir-c/IR.h"
+
+#include <stdbool.h>
 #include "mlir-c/Support.h"
 
 #ifdef __cplusplus
@@ -32,6 +34,13 @@ dtensorRegisterRequiredDialects(MlirDialectRegistry registry);
 /// `dtensor-compile` pipeline and the upstream cleanups it uses in the global
 /// pass registry. Idempotent.
 MLIR_CAPI_EXPORTED void dtensorRegisterPasses(void);
+
+/// Whether a diagnostic at an op also prints the op (MLIR's default: yes,
+/// in generic form, which for an op with a body is the whole body).
+/// dtensor's tools and the Python package turn it off: the location says
+/// where, and one line says what.
+MLIR_CAPI_EXPORTED void dtensorContextSetPrintOpOnDiagnostic(MlirContext context,
+                                                            bool enable);
 
 /// Parses `text` as a module whose locations name `sourceName`, like
 /// mlirModuleCreateParse, after screening it for spellings that crash MLIR

@@ -25,6 +25,10 @@ void dtensorRegisterRequiredDialects(MlirDialectRegistry registry) {
   dtensor::registerAllDialects(*unwrap(registry));
 }
 
+void dtensorContextSetPrintOpOnDiagnostic(MlirContext context, bool enable) {
+  unwrap(context)->printOpOnDiagnostic(enable);
+}
+
 void dtensorRegisterPasses(void) {
   static bool once = [] {
     dtensor::registerAllPasses();

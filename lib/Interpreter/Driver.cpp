@@ -232,6 +232,13 @@ interp::buildArguments(Interpreter &I, func::FuncOp entry,
   for (auto [i, type] : llvm::enumerate(entry.getArgumentTypes())) {
     std::string argName = "argument " + std::to_string(i);
     if (llvm::isa<DeviceMeshType>(type)) {
+      if (inputs.count(unsigned(i))) {
+        error = "input " + std::to_string(i) + ": argument " +
+                std::to_string(i) + " of @" + entry.getName().str() +
+                " is the mesh handle, which the runner provides; inputs are "
+                "tensor arguments";
+        return std::nullopt;
+      }
       args.emplace_back();
       continue;
     }

@@ -12,6 +12,7 @@
 
 #include "dtensor/InitAll.h"
 #include "dtensor/Support/InputScreen.h"
+#include "dtensor/Support/ToolOptions.h"
 
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -21,8 +22,15 @@
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
-int main(int argc, char **argv) {
+int main(int rawArgc, char **rawArgv) {
+  // A diagnostic prints its location and message, not the op in generic
+  // form, unless --mlir-print-op-on-diagnostic says otherwise.
+  std::vector<char *> args = mlir::dtensor::quietOpDiagnostics(rawArgc, rawArgv);
+  int argc = static_cast<int>(args.size()) - 1;
+  char **argv = args.data();
   mlir::dtensor::setCrashReportMessage();
+  mlir::dtensor::hideLibraryOptions({});
+  mlir::dtensor::setVersionPrinter("dtensor-opt");
   mlir::DialectRegistry registry;
   mlir::dtensor::registerAllDialects(registry);
   mlir::dtensor::registerAllPasses();

@@ -35,6 +35,7 @@
 #include "dtensor/Core/Placement.h"
 #include "dtensor/Core/Redistribute.h"
 #include "dtensor/Support/CrashReport.h"
+#include "dtensor/Support/ToolOptions.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -323,6 +324,7 @@ int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mlir::dtensor::setCrashReportMessage();
   cl::HideUnrelatedOptions({&layoutCat, &redistCat});
+  mlir::dtensor::setVersionPrinter("dtensor-plan");
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "dtensor-plan: answers layout and redistribution questions about "

@@ -17,6 +17,7 @@
 #include "dtensor/InitAll.h"
 #include "dtensor/Support/InputScreen.h"
 #include "dtensor/Interpreter/Driver.h"
+#include "dtensor/Support/ToolOptions.h"
 #include "dtensor/Target/Cpp.h"
 
 #include "mlir/IR/AsmState.h"
@@ -48,77 +49,81 @@ using namespace mlir::dtensor;
 using namespace mlir::dtensor::interp;
 namespace cl = llvm::cl;
 
+/// Our options: the only ones --help lists besides MLIR's and the generic
+/// ones (hideLibraryOptions).
+static cl::OptionCategory runCategory("dtensor-run options");
+
 static cl::opt<std::string> inputFile(cl::Positional,
-                                      cl::desc("<program.mlir>"),
+                                      cl::cat(runCategory), cl::desc("<program.mlir>"),
                                       cl::init("-"));
 static cl::opt<std::string>
-    entryName("entry", cl::desc("Function to run (default: the only public "
+    entryName("entry", cl::cat(runCategory), cl::desc("Function to run (default: the only public "
                                 "function with a body, or @main)"));
 static cl::list<std::string> inputs(
     "input",
-    cl::desc("Argument N from a .npy file: N=path.npy (a global tensor, or "
+    cl::cat(runCategory), cl::desc("Argument N from a .npy file: N=path.npy (a global tensor, or "
              "the same tensor on every rank); a path containing {rank} gives "
              "one file per rank"),
     cl::value_desc("N=path"));
 static cl::opt<unsigned>
-    seed("seed", cl::desc("Seed of generated inputs (default 0)"), cl::init(0));
+    seed("seed", cl::cat(runCategory), cl::desc("Seed of generated inputs (default 0)"), cl::init(0));
 static cl::opt<bool> verify(
     "verify",
-    cl::desc("Compile with --pipeline and check the compiled program against "
+    cl::cat(runCategory), cl::desc("Compile with --pipeline and check the compiled program against "
              "the original on the same inputs"));
 static cl::opt<std::string> pipeline(
     "pipeline",
-    cl::desc("Passes that compile the program for --verify (default: "
+    cl::cat(runCategory), cl::desc("Passes that compile the program for --verify (default: "
              "dtensor-normalize-specs,dtensor-partition,"
              "dtensor-lower-redistribute,canonicalize,cse)"),
     cl::init("dtensor-normalize-specs,dtensor-partition,"
              "dtensor-lower-redistribute,canonicalize,cse"));
 static cl::opt<bool> report("report",
-                            cl::desc("Print the collectives that ran"));
+                            cl::cat(runCategory), cl::desc("Print the collectives that ran"));
 static cl::opt<bool> reportJson(
-    "report-json", cl::desc("Print the collectives that ran as JSON"));
+    "report-json", cl::cat(runCategory), cl::desc("Print the collectives that ran as JSON"));
 static cl::opt<std::string>
-    outputDir("output-dir", cl::desc("Write every output as .npy here"));
+    outputDir("output-dir", cl::cat(runCategory), cl::desc("Write every output as .npy here"));
 static cl::opt<std::string>
-    traceFile("trace", cl::desc("Write a Chrome trace (JSON) of the run"));
-static cl::opt<bool> quiet("quiet", cl::desc("Print no output summaries"));
+    traceFile("trace", cl::cat(runCategory), cl::desc("Write a Chrome trace (JSON) of the run"));
+static cl::opt<bool> quiet("quiet", cl::cat(runCategory), cl::desc("Print no output summaries"));
 static cl::opt<std::string> compiledFile(
     "compiled",
-    cl::desc("With --verify: check this already compiled program (any "
+    cl::cat(runCategory), cl::desc("With --verify: check this already compiled program (any "
              "pipeline stage) instead of compiling with --pipeline"),
     cl::value_desc("file.mlir"));
 static cl::opt<bool> allEntries(
     "all-entries",
-    cl::desc("Run (and with --verify, check) every public function with a "
+    cl::cat(runCategory), cl::desc("Run (and with --verify, check) every public function with a "
              "body, one after another"));
 static cl::opt<bool> printValues(
     "print-values",
-    cl::desc("Print the values of every output (on every rank where they "
+    cl::cat(runCategory), cl::desc("Print the values of every output (on every rank where they "
              "differ)"));
 static cl::list<unsigned> reconcileOutputs(
     "reconcile",
-    cl::desc("Outputs (by index) that must be the same on all ranks "
+    cl::cat(runCategory), cl::desc("Outputs (by index) that must be the same on all ranks "
              "(LocalTensor's reconcile): checked, and printed once"),
     cl::CommaSeparated, cl::value_desc("N,M,..."));
 static cl::opt<unsigned> timeRuns(
     "time",
-    cl::desc("Run the entry N times and print the fastest wall time of one "
+    cl::cat(runCategory), cl::desc("Run the entry N times and print the fastest wall time of one "
              "run (interpretation only, no parsing or input loading)"),
     cl::init(0), cl::value_desc("N"));
 static cl::list<unsigned> showLines(
     "show",
-    cl::desc("Print the values of the ops on these source lines, on every "
+    cl::cat(runCategory), cl::desc("Print the values of the ops on these source lines, on every "
              "rank, as they are computed"),
     cl::CommaSeparated, cl::value_desc("line,..."));
 static cl::opt<bool> printCompiled(
-    "print-compiled", cl::desc("Print the compiled program of --verify"));
+    "print-compiled", cl::cat(runCategory), cl::desc("Print the compiled program of --verify"));
 static cl::opt<bool> reportMemory(
     "report-memory",
-    cl::desc("Print the most bytes of tensors alive at once during the "
+    cl::cat(runCategory), cl::desc("Print the most bytes of tensors alive at once during the "
              "runs (every rank's values, inputs and outputs included)"));
 static cl::opt<std::string> maxTensorBytes(
     "max-tensor-bytes",
-    cl::desc("The most bytes one tensor (an input, a result, any rank's "
+    cl::cat(runCategory), cl::desc("The most bytes one tensor (an input, a result, any rank's "
              "value) may take; a larger one is an error naming it. A count, "
              "or with a K, M, G or T suffix (powers of 1024). Default: 8G, "
              "or half the physical memory when that is less"),
@@ -126,7 +131,7 @@ static cl::opt<std::string> maxTensorBytes(
 
 static cl::opt<std::string> target(
     "target",
-    cl::desc("With --verify: also run the compiled program for real. 'mpi': "
+    cl::cat(runCategory), cl::desc("With --verify: also run the compiled program for real. 'mpi': "
              "emit it as C++ (dtensor-translate --dtensor-to-cpp), build it "
              "(dtensor-build) and run it as an mpirun job with one process "
              "per rank on the same inputs; every rank's outputs are compared "
@@ -137,19 +142,19 @@ static cl::opt<std::string> target(
     cl::value_desc("interp|mpi|cuda|cuda-mpi"), cl::init("interp"));
 static cl::opt<double> rtolOption(
     "rtol",
-    cl::desc("Relative tolerance of every floating-point comparison (--verify "
+    cl::cat(runCategory), cl::desc("Relative tolerance of every floating-point comparison (--verify "
              "and --target): |got - want| <= atol + rtol * |want|. Default: "
              "per dtype (f32 1e-5, f64 1e-12, f16 1e-2, bf16 5e-2; real "
              "targets f32 1e-4, f64 1e-10)"),
     cl::init(NAN));
 static cl::opt<double> atolOption(
     "atol",
-    cl::desc("Absolute tolerance of every floating-point comparison (default: "
+    cl::cat(runCategory), cl::desc("Absolute tolerance of every floating-point comparison (default: "
              "the dtype's rtol)"),
     cl::init(NAN));
 static cl::opt<std::string> keepTargetDir(
     "keep-target-dir",
-    cl::desc("With --target=mpi/cuda/cuda-mpi: build and run in this "
+    cl::cat(runCategory), cl::desc("With --target=mpi/cuda/cuda-mpi: build and run in this "
              "directory and keep "
              "it (default: a temporary directory, removed afterwards)"),
     cl::value_desc("dir"));
@@ -686,6 +691,21 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry,
 
   std::vector<MValue> results;
   reference.enableTrace(!traceFile.empty());
+  // Every --show line must hold an op of the program (else it would print
+  // nothing, silently).
+  for (unsigned line : showLines) {
+    bool found = false;
+    module.walk([&](Operation *op) {
+      auto loc = llvm::dyn_cast<FileLineColLoc>(op->getLoc());
+      if (loc && loc.getLine() == line)
+        found = true;
+      return found ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    if (!found)
+      return fail("--show " + std::to_string(line) + ": line " +
+                  std::to_string(line) + " of '" + inputFile +
+                  "' holds no op");
+  }
   if (!showLines.empty())
     reference.setObserver([&](Operation *op) {
       auto loc = llvm::dyn_cast<FileLineColLoc>(op->getLoc());
@@ -796,6 +816,8 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry,
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   mlir::dtensor::setCrashReportMessage();
+  mlir::dtensor::hideLibraryOptions({&runCategory});
+  mlir::dtensor::setVersionPrinter("dtensor-run");
   registerAsmPrinterCLOptions();
   registerMLIRContextCLOptions();
   dtensor::registerAllPasses();
@@ -819,6 +841,10 @@ int main(int argc, char **argv) {
   dtensor::registerAllDialects(registry);
   MLIRContext context(registry);
   context.loadAllAvailableDialects();
+  // The location says where; a diagnostic need not print the whole op
+  // (unless --mlir-print-op-on-diagnostic asks).
+  if (!printOpOnDiagnosticGiven(argc, argv))
+    context.printOpOnDiagnostic(false);
 
   std::string error;
   auto file = openInputFile(inputFile, &error);

@@ -11,12 +11,18 @@
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/InitAll.h"
+#include "dtensor/Support/ToolOptions.h"
 #include "dtensor/Target/Cpp.h"
 
 #include "mlir/Tools/mlir-translate/MlirTranslateMain.h"
 
-int main(int argc, char **argv) {
+int main(int rawArgc, char **rawArgv) {
+  std::vector<char *> args = mlir::dtensor::quietOpDiagnostics(rawArgc, rawArgv);
+  int argc = static_cast<int>(args.size()) - 1;
+  char **argv = args.data();
   mlir::dtensor::setCrashReportMessage();
+  mlir::dtensor::hideLibraryOptions({});
+  mlir::dtensor::setVersionPrinter("dtensor-translate");
   mlir::dtensor::registerToCppTranslation();
   return mlir::failed(mlir::mlirTranslateMain(
       argc, argv, "dtensor-mlir translation driver\n"));

@@ -13,15 +13,18 @@
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
+#include <limits>
 #include <optional>
 
 namespace mlir {
@@ -48,6 +51,12 @@ struct Collective {
   bool async;
   FlatSymbolRefAttr mesh;
   ArrayRef<int64_t> meshDims;
+  /// How many times it runs per call of its function: the product of the
+  /// static trip counts of the loops around it.
+  int64_t times = 1;
+  /// Whether a loop around it has no static trip count (then counted as if
+  /// that loop ran once).
+  bool unknownTrips = false;
 };
 
 /// The groups one kind runs over: mesh dims (as the op lists them) of a mesh.
@@ -64,17 +73,22 @@ struct KindStats {
   int64_t bytes = 0;
   int64_t dynamic = 0;
   int64_t async = 0;
+  /// Collective ops in loops of unknown trip count (each counted per
+  /// known-trip iteration only).
+  int64_t unknownLoops = 0;
   /// Distinct groups, in order of first use.
   SmallVector<Group> groups;
 
   void add(const Collective &c) {
-    ++count;
+    count += c.times;
     if (c.bytes)
-      bytes += *c.bytes;
+      bytes += *c.bytes * c.times;
     else
-      ++dynamic;
+      dynamic += c.times;
     if (c.async)
-      ++async;
+      async += c.times;
+    if (c.unknownTrips)
+      ++unknownLoops;
     Group group{c.mesh, SmallVector<int64_t>(c.meshDims)};
     if (!llvm::is_contained(groups, group))
       groups.push_back(std::move(group));
@@ -83,6 +97,9 @@ struct KindStats {
 
 struct FunctionStats {
   std::array<KindStats, kKinds.size()> kinds;
+  /// Why the function has no collectives yet, if it is not compiled that
+  /// far (a report before the passes that make them says so).
+  std::string notYet;
 
   KindStats total() const {
     KindStats t;
@@ -91,6 +108,7 @@ struct FunctionStats {
       t.bytes += k.bytes;
       t.dynamic += k.dynamic;
       t.async += k.async;
+      t.unknownLoops += k.unknownLoops;
     }
     return t;
   }
@@ -155,9 +173,39 @@ struct DTensorCommReportPass
           functions[op];
         return;
       }
+      if (auto fn = op->getParentOfType<FunctionOpInterface>()) {
+        std::string &why = functions[fn.getOperation()].notYet;
+        auto global = [](Type t) {
+          auto tensor = llvm::dyn_cast<RankedTensorType>(t);
+          return tensor && getSpec(tensor);
+        };
+        if (llvm::isa<ReshardOp, RedistributeOp>(op) ||
+            llvm::any_of(op->getResultTypes(), global) ||
+            llvm::any_of(op->getOperandTypes(), global))
+          why = llvm::isa<ReshardOp>(op) && why.empty()
+                    ? "its redistributes are not lowered to collectives yet "
+                      "(run --dtensor-lower-redistribute, or --dtensor-compile)"
+                    : "it is still in the global view: collectives appear "
+                      "after --dtensor-partition and "
+                      "--dtensor-lower-redistribute (or --dtensor-compile)";
+      }
       std::optional<Collective> c = getCollective(op);
       if (!c)
         return;
+      for (Operation *p = op->getParentOp();
+           p && !llvm::isa<FunctionOpInterface>(p); p = p->getParentOp()) {
+        auto loop = llvm::dyn_cast<LoopLikeOpInterface>(p);
+        if (!loop)
+          continue;
+        std::optional<APInt> trips = loop.getStaticTripCount();
+        if (!trips || trips->getActiveBits() > 62) {
+          c->unknownTrips = true;
+          continue;
+        }
+        std::optional<int64_t> times =
+            llvm::checkedMul(c->times, int64_t(trips->getZExtValue()));
+        c->times = times ? *times : std::numeric_limits<int64_t>::max();
+      }
       if (auto fn = op->getParentOfType<FunctionOpInterface>())
         functions[fn.getOperation()].kinds[c->kind].add(*c);
     });
@@ -186,13 +234,18 @@ private:
     auto str = [&](StringRef s) { os << llvm::json::Value(s.str()); };
     auto counts = [&](const KindStats &k) {
       os << "\"count\": " << k.count << ", \"bytes\": " << k.bytes
-         << ", \"dynamic\": " << k.dynamic << ", \"async\": " << k.async;
+         << ", \"dynamic\": " << k.dynamic << ", \"async\": " << k.async
+         << ", \"in_unknown_loops\": " << k.unknownLoops;
     };
     os << "{\"functions\": [";
     llvm::ListSeparator fnSep;
     for (const auto &[op, stats] : functions) {
       os << fnSep << "{\"name\": ";
       str(llvm::cast<FunctionOpInterface>(op).getName());
+      if (!stats.notYet.empty()) {
+        os << ", \"not_yet\": ";
+        str(stats.notYet);
+      }
       os << ", \"collectives\": {";
       llvm::ListSeparator kindSep;
       for (auto [kind, k] : llvm::enumerate(stats.kinds)) {
@@ -248,13 +301,19 @@ private:
       os << "func @" << llvm::cast<FunctionOpInterface>(op).getName() << ": ";
       KindStats total = stats.total();
       if (!total.count) {
-        os << "no collectives\n";
+        if (stats.notYet.empty())
+          os << "no collectives\n";
+        else
+          os << "no collectives yet: " << stats.notYet << "\n";
         continue;
       }
       os << plural(total.count, "collective") << ", " << total.bytes
          << " bytes/rank" << dynamicText(total);
       if (total.async)
         os << " " << asyncText(total);
+      if (total.unknownLoops)
+        os << "; " << plural(total.unknownLoops, "collective op")
+           << " in loops of unknown trip count, counted once per such loop";
       os << "\n";
 
       // Columns as wide as this function's widest entry.

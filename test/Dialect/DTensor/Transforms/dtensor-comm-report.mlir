@@ -20,7 +20,7 @@ dtensor.mesh @cube shape = [2, 3, 2] names = ["pp", "dp", "tp"]
 dtensor.mesh @ring shape = [8]
 dtensor.mesh @grid shape = [2, 2]
 
-// JSON: {"functions": [{"name": "none", "collectives": {}, "total": {"count": 0, "bytes": 0, "dynamic": 0, "async": 0}},
+// JSON: {"functions": [{"name": "none", "collectives": {}, "total": {"count": 0, "bytes": 0, "dynamic": 0, "async": 0, "in_unknown_loops": 0}},
 // CHECK-LABEL:func @none: no collectives
 func.func @none(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %0 = arith.addf %x, %x : tensor<8x8xf32>
@@ -34,7 +34,7 @@ func.func private @external_decl(tensor<8x8xf32>) -> tensor<8x8xf32>
 // CHECK-LABEL:func @mlp: 2 collectives, 512 bytes/rank
 //  CHECK-NEXT:  all_gather      1  256 bytes  mesh @mesh dims ["tp"]
 //  CHECK-NEXT:  all_reduce      1  256 bytes  mesh @mesh dims ["dp", "tp"]
-//  JSON-SAME: {"name": "mlp", "collectives": {"all_gather": {"count": 1, "bytes": 256, "dynamic": 0, "async": 0, "mesh_dims": {{\[\[}}"tp"]], "meshes": ["mesh"]}, "all_reduce": {"count": 1, "bytes": 256, "dynamic": 0, "async": 0, "mesh_dims": {{\[\[}}"dp", "tp"]], "meshes": ["mesh"]}}, "total": {"count": 2, "bytes": 512, "dynamic": 0, "async": 0}},
+//  JSON-SAME: {"name": "mlp", "collectives": {"all_gather": {"count": 1, "bytes": 256, "dynamic": 0, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"tp"]], "meshes": ["mesh"]}, "all_reduce": {"count": 1, "bytes": 256, "dynamic": 0, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"dp", "tp"]], "meshes": ["mesh"]}}, "total": {"count": 2, "bytes": 512, "dynamic": 0, "async": 0, "in_unknown_loops": 0}},
 func.func @mlp(%m: !dtensor.device_mesh<@mesh>, %x: tensor<2x8xf32>)
     -> tensor<8x8xf32> {
   %g = dtensor.all_gather %x, %m mesh_dims = [1] gather_dim = 0
@@ -54,7 +54,7 @@ func.func @mlp(%m: !dtensor.device_mesh<@mesh>, %x: tensor<2x8xf32>)
 //  CHECK-NEXT:  all_to_all      1   32 bytes  mesh @mesh dims ["dp"]
 //  CHECK-NEXT:  broadcast       1   64 bytes  mesh @mesh dims ["dp"]
 //  CHECK-NEXT:  permute         1   32 bytes  mesh @mesh dims ["tp"]
-//  JSON-SAME: {"name": "every_kind", "collectives": {"all_gather": {"count": 1, "bytes": 256, "dynamic": 0, "async": 0, "mesh_dims": {{\[\[}}"tp"]], "meshes": ["mesh"]}, "all_reduce": {"count": 1, "bytes": 128, "dynamic": 0, "async": 0, "mesh_dims": {{\[\[}}"dp"]], "meshes": ["mesh"]}, "reduce_scatter": {"count": 1, "bytes": 256, "dynamic": 0, "async": 0, "mesh_dims": {{\[\[}}"tp"]], "meshes": ["mesh"]}, "all_to_all": {"count": 1, "bytes": 32, "dynamic": 0, "async": 0, "mesh_dims": {{\[\[}}"dp"]], "meshes": ["mesh"]}, "broadcast": {"count": 1, "bytes": 64, "dynamic": 0, "async": 0, "mesh_dims": {{\[\[}}"dp"]], "meshes": ["mesh"]}, "permute": {"count": 1, "bytes": 32, "dynamic": 0, "async": 0, "mesh_dims": {{\[\[}}"tp"]], "meshes": ["mesh"]}}, "total": {"count": 6, "bytes": 768, "dynamic": 0, "async": 0}},
+//  JSON-SAME: {"name": "every_kind", "collectives": {"all_gather": {"count": 1, "bytes": 256, "dynamic": 0, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"tp"]], "meshes": ["mesh"]}, "all_reduce": {"count": 1, "bytes": 128, "dynamic": 0, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"dp"]], "meshes": ["mesh"]}, "reduce_scatter": {"count": 1, "bytes": 256, "dynamic": 0, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"tp"]], "meshes": ["mesh"]}, "all_to_all": {"count": 1, "bytes": 32, "dynamic": 0, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"dp"]], "meshes": ["mesh"]}, "broadcast": {"count": 1, "bytes": 64, "dynamic": 0, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"dp"]], "meshes": ["mesh"]}, "permute": {"count": 1, "bytes": 32, "dynamic": 0, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"tp"]], "meshes": ["mesh"]}}, "total": {"count": 6, "bytes": 768, "dynamic": 0, "async": 0, "in_unknown_loops": 0}},
 func.func @every_kind(%m: !dtensor.device_mesh<@mesh>, %f32: tensor<2x8xf32>,
                       %bf16: tensor<8x8xbf16>, %big: tensor<8x8xf32>,
                       %i8: tensor<4x8xi8>, %i1: tensor<8x8xi1>,
@@ -78,7 +78,7 @@ func.func @every_kind(%m: !dtensor.device_mesh<@mesh>, %f32: tensor<2x8xf32>,
 // CHECK-LABEL:func @async: 3 collectives, 768 bytes/rank (2 async)
 //  CHECK-NEXT:  all_gather      1  256 bytes  mesh @mesh dims ["tp"]  (1 async)
 //  CHECK-NEXT:  all_reduce      2  512 bytes  mesh @mesh dims ["tp"]  (1 async)
-//  JSON-SAME: {"name": "async", "collectives": {"all_gather": {"count": 1, "bytes": 256, "dynamic": 0, "async": 1, "mesh_dims": {{\[\[}}"tp"]], "meshes": ["mesh"]}, "all_reduce": {"count": 2, "bytes": 512, "dynamic": 0, "async": 1, "mesh_dims": {{\[\[}}"tp"]], "meshes": ["mesh"]}}, "total": {"count": 3, "bytes": 768, "dynamic": 0, "async": 2}},
+//  JSON-SAME: {"name": "async", "collectives": {"all_gather": {"count": 1, "bytes": 256, "dynamic": 0, "async": 1, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"tp"]], "meshes": ["mesh"]}, "all_reduce": {"count": 2, "bytes": 512, "dynamic": 0, "async": 1, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"tp"]], "meshes": ["mesh"]}}, "total": {"count": 3, "bytes": 768, "dynamic": 0, "async": 2, "in_unknown_loops": 0}},
 func.func @async(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x8xf32>,
                  %s: tensor<2x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
   %f = dtensor.all_reduce %x, %m mesh_dims = [1] reduce = sum
@@ -92,12 +92,13 @@ func.func @async(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x8xf32>,
   return %r, %g : tensor<8x8xf32>, tensor<8x8xf32>
 }
 
-// Ops in scf.for and scf.if, at any depth, count once each (not per trip);
+// Ops in loops count once per trip (the static trip counts of every loop
+// around them, multiplied); ops in both branches of an scf.if count both;
 // the groups are listed in order of first use.
-// CHECK-LABEL:func @nested: 4 collectives, 896 bytes/rank
-//  CHECK-NEXT:  all_gather      2  384 bytes  mesh @mesh dims ["tp"], ["dp"]
-//  CHECK-NEXT:  all_reduce      2  512 bytes  mesh @mesh dims ["tp"], ["dp"]
-//  JSON-SAME: {"name": "nested", "collectives": {"all_gather": {"count": 2, "bytes": 384, "dynamic": 0, "async": 0, "mesh_dims": {{\[\[}}"tp"], ["dp"]], "meshes": ["mesh", "mesh"]}, "all_reduce": {"count": 2, "bytes": 512, "dynamic": 0, "async": 0, "mesh_dims": {{\[\[}}"tp"], ["dp"]], "meshes": ["mesh", "mesh"]}}, "total": {"count": 4, "bytes": 896, "dynamic": 0, "async": 0}},
+// CHECK-LABEL:func @nested: 34 collectives, 8576 bytes/rank
+//  CHECK-NEXT:  all_gather       2   384 bytes  mesh @mesh dims ["tp"], ["dp"]
+//  CHECK-NEXT:  all_reduce      32  8192 bytes  mesh @mesh dims ["tp"], ["dp"]
+//  JSON-SAME: {"name": "nested", "collectives": {"all_gather": {"count": 2, "bytes": 384, "dynamic": 0, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"tp"], ["dp"]], "meshes": ["mesh", "mesh"]}, "all_reduce": {"count": 32, "bytes": 8192, "dynamic": 0, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"tp"], ["dp"]], "meshes": ["mesh", "mesh"]}}, "total": {"count": 34, "bytes": 8576, "dynamic": 0, "async": 0, "in_unknown_loops": 0}},
 func.func @nested(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x8xf32>,
                   %s: tensor<2x8xf32>, %c: i1) {
   %lb = arith.constant 0 : index
@@ -129,7 +130,7 @@ func.func @nested(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x8xf32>,
 //  CHECK-NEXT:  all_gather      2  512 bytes  mesh @mesh dims ["tp"]
 //  CHECK-NEXT:  all_reduce      3  192 bytes  mesh @mesh dims ["tp", "dp"], ["dp", "tp"]; @ring dims [0]
 //  CHECK-NEXT:  reduce_scatter  1   64 bytes  mesh @cube dims ["tp", "pp"]
-//  JSON-SAME: {"name": "views", "collectives": {"all_gather": {"count": 2, "bytes": 512, "dynamic": 0, "async": 0, "mesh_dims": {{\[\[}}"tp"]], "meshes": ["mesh"]}, "all_reduce": {"count": 3, "bytes": 192, "dynamic": 0, "async": 0, "mesh_dims": {{\[\[}}"tp", "dp"], [0], ["dp", "tp"]], "meshes": ["mesh", "ring", "mesh"]}, "reduce_scatter": {"count": 1, "bytes": 64, "dynamic": 0, "async": 0, "mesh_dims": {{\[\[}}"tp", "pp"]], "meshes": ["cube"]}}, "total": {"count": 6, "bytes": 768, "dynamic": 0, "async": 0}},
+//  JSON-SAME: {"name": "views", "collectives": {"all_gather": {"count": 2, "bytes": 512, "dynamic": 0, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"tp"]], "meshes": ["mesh"]}, "all_reduce": {"count": 3, "bytes": 192, "dynamic": 0, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"tp", "dp"], [0], ["dp", "tp"]], "meshes": ["mesh", "ring", "mesh"]}, "reduce_scatter": {"count": 1, "bytes": 64, "dynamic": 0, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"tp", "pp"]], "meshes": ["cube"]}}, "total": {"count": 6, "bytes": 768, "dynamic": 0, "async": 0, "in_unknown_loops": 0}},
 func.func @views(%m: !dtensor.device_mesh<@mesh>, %v: !dtensor.device_mesh<@cube[0, 2]>,
                  %r: !dtensor.device_mesh<@ring>, %x: tensor<2x8xf32>) {
   %tp = dtensor.submesh %m ["tp"]
@@ -156,7 +157,7 @@ func.func @views(%m: !dtensor.device_mesh<@mesh>, %v: !dtensor.device_mesh<@cube
 //  CHECK-NEXT:  all_gather      1  512 bytes  mesh @ring dims [0]
 //  CHECK-NEXT:  all_to_all      1   64 bytes  mesh @grid dims [0, 1]
 //  CHECK-NEXT:  broadcast       1   64 bytes  mesh @grid dims [1]
-//  JSON-SAME: {"name": "unnamed", "collectives": {"all_gather": {"count": 1, "bytes": 512, "dynamic": 0, "async": 0, "mesh_dims": {{\[\[}}0]], "meshes": ["ring"]}, "all_to_all": {"count": 1, "bytes": 64, "dynamic": 0, "async": 0, "mesh_dims": {{\[\[}}0, 1]], "meshes": ["grid"]}, "broadcast": {"count": 1, "bytes": 64, "dynamic": 0, "async": 0, "mesh_dims": {{\[\[}}1]], "meshes": ["grid"]}}, "total": {"count": 3, "bytes": 640, "dynamic": 0, "async": 0}},
+//  JSON-SAME: {"name": "unnamed", "collectives": {"all_gather": {"count": 1, "bytes": 512, "dynamic": 0, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}0]], "meshes": ["ring"]}, "all_to_all": {"count": 1, "bytes": 64, "dynamic": 0, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}0, 1]], "meshes": ["grid"]}, "broadcast": {"count": 1, "bytes": 64, "dynamic": 0, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}1]], "meshes": ["grid"]}}, "total": {"count": 3, "bytes": 640, "dynamic": 0, "async": 0, "in_unknown_loops": 0}},
 func.func @unnamed(%r: !dtensor.device_mesh<@ring>, %g: !dtensor.device_mesh<@grid>,
                    %x: tensor<2x8xf32>) {
   %flat = dtensor.flatten %g
@@ -175,7 +176,7 @@ func.func @unnamed(%r: !dtensor.device_mesh<@ring>, %g: !dtensor.device_mesh<@gr
 //  CHECK-NEXT:  all_gather      3  256 bytes + 2 of dynamic size  mesh @mesh dims ["tp"]
 //  CHECK-NEXT:  all_reduce      1    0 bytes + 1 of dynamic size  mesh @mesh dims ["tp", "dp"]  (1 async)
 //   CHECK-NOT:{{.+}}
-//  JSON-SAME: {"name": "dynamic", "collectives": {"all_gather": {"count": 3, "bytes": 256, "dynamic": 2, "async": 0, "mesh_dims": {{\[\[}}"tp"]], "meshes": ["mesh"]}, "all_reduce": {"count": 1, "bytes": 0, "dynamic": 1, "async": 1, "mesh_dims": {{\[\[}}"tp", "dp"]], "meshes": ["mesh"]}}, "total": {"count": 4, "bytes": 256, "dynamic": 3, "async": 1}}]}{{$}}
+//  JSON-SAME: {"name": "dynamic", "collectives": {"all_gather": {"count": 3, "bytes": 256, "dynamic": 2, "async": 0, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"tp"]], "meshes": ["mesh"]}, "all_reduce": {"count": 1, "bytes": 0, "dynamic": 1, "async": 1, "in_unknown_loops": 0, "mesh_dims": {{\[\[}}"tp", "dp"]], "meshes": ["mesh"]}}, "total": {"count": 4, "bytes": 256, "dynamic": 3, "async": 1, "in_unknown_loops": 0}}]}{{$}}
 //   JSON-NOT: {{.}}
 func.func @dynamic(%m: !dtensor.device_mesh<@mesh>, %d: tensor<?x8xf32>,
                    %x: tensor<2x8xf32>, %i: tensor<?x4xi32>) {

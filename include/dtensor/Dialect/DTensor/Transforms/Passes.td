@@ -268,13 +268,18 @@ def DTensorCommReportPass : Pass<"dtensor-comm-report", "::mlir::ModuleOp"> {
     A static CommDebugMode: for every function, counts the dtensor
     collectives it contains by kind, with the bytes each moves per rank (the
     larger of its input and result buffers, from their static types) and the
-    mesh dims of their groups. Ops in loop bodies count once; collectives
-    with dynamic shapes are counted and their bytes reported as unknown. The
-    IR is unchanged. Prints to stderr, as text or (`json=true`) as JSON:
-    `{"functions": [{"name": "f", "collectives": {"all_gather": {"count": 1,
-    "bytes": 2048, "dynamic": 0, "async": 0, "mesh_dims": [["tp"]],
-    "meshes": ["mesh"]}, ...}, "total": {"count": 1, "bytes": 2048,
-    "dynamic": 0, "async": 0}}, ...]}` (`meshes[i]` is the mesh of
+    mesh dims of their groups. Ops in loop bodies count once per trip (the
+    product of the static trip counts of the loops around them); a loop
+    without a static trip count counts as one trip, and such ops are
+    reported (`in_unknown_loops`). Both branches of an scf.if count.
+    Collectives with dynamic shapes are counted and their bytes reported as
+    unknown. A function not compiled that far (still in the global view, or
+    with redistributes not yet lowered) says so instead of "no
+    collectives" (`not_yet`). The IR is unchanged. Prints to stderr, as
+    text or (`json=true`) as JSON: `{"functions": [{"name": "f",
+    "collectives": {"all_gather": {"count": 1, "bytes": 2048, "dynamic": 0,
+    "async": 0, "in_unknown_loops": 0, "mesh_dims": [["tp"]], "meshes":
+    ["mesh"]}, ...}, "total": {...}}, ...]}` (`meshes[i]` is the mesh of
     `mesh_dims[i]`; kinds that do not occur are left out).
   }];
   let options = [
