@@ -16,7 +16,11 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${DTENSOR_BUILD_DIR:-$root/build}"
 
-bash "$root/scripts/build.sh" >/dev/null
+echo "== building (installs what is missing, then about 5 minutes on 2 cores the first time)"
+# Progress every 10 build steps instead of minutes of silence.
+bash "$root/scripts/build.sh" 2>&1 |
+  awk '/^\[[0-9]+\/[0-9]+\]/ { if (n++ % 10 == 0) print "  build step " $1; next } { print "  " $0 }'
+echo
 
 example="${1:-$root/examples/layouts_2x4.mlir}"
 echo "== dtensor-opt $(basename "$example") --dtensor-normalize-specs --dtensor-verify --dtensor-print-layout"
@@ -45,6 +49,14 @@ trap 'rm -rf "$tmp"' EXIT
 echo "built $(wc -l < "$tmp/mlp.cpp") lines of C++ into $tmp/mlp; running it on 4 MPI processes:"
 "$build/bin/dtensor-run" "$root/examples/compile/megatron_mlp.mlir" --verify \
   --pipeline dtensor-compile --target=mpi | grep "on target mpi"
+if grep -q "^DTENSOR_RT_NVCC=" "$build/lib/dtensor-rt.env" 2>/dev/null; then
+  echo
+  echo "== dtensor-translate --dtensor-to-cuda, dtensor-build (nvcc): the same program for GPUs"
+  "$build/bin/dtensor-translate" --dtensor-to-cuda "$tmp/local.mlir" -o "$tmp/mlp.cu"
+  "$build/bin/dtensor-build" "$tmp/mlp.cu" -o "$tmp/mlp-cuda"
+  echo "built $tmp/mlp-cuda (CUDA kernels for sm_80/sm_90, cuBLAS, NCCL); it runs where GPUs are:"
+  echo "  mpirun -np 4 $tmp/mlp-cuda ...   or   dtensor-run ... --verify --target=cuda"
+fi
 echo
 echo "== from Python (.venv/bin/python, dtensor_mlir): layouts, a plan, compile and verify"
 "$root/.venv/bin/python" - "$root/examples/compile/megatron_mlp.mlir" <<'PY'

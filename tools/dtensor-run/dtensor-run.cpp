@@ -75,7 +75,9 @@ static cl::opt<std::string> pipeline(
     "pipeline",
     cl::cat(runCategory), cl::desc("Passes that compile the program for --verify (default: "
              "dtensor-normalize-specs,dtensor-partition,"
-             "dtensor-lower-redistribute,canonicalize,cse)"),
+             "dtensor-lower-redistribute,canonicalize,cse, for programs "
+             "whose every tensor has a layout; when that fails, "
+             "dtensor-compile, with a note)"),
     cl::init("dtensor-normalize-specs,dtensor-partition,"
              "dtensor-lower-redistribute,canonicalize,cse"));
 static cl::opt<bool> report("report",
@@ -889,8 +891,40 @@ int main(int argc, char **argv) {
       PassManager pm(&context);
       if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
         return fail("--pipeline '" + pipeline + "' is not a pass pipeline");
-      if (failed(pm.run(*compiled)))
+      // The default pipeline partitions programs whose every tensor has a
+      // layout. One that leaves layouts to propagation fails there; then,
+      // unless the user chose the pipeline, it is compiled with
+      // dtensor-compile (saying so), and the first attempt's diagnostics
+      // are shown only if that fails too.
+      bool chosen = pipeline.getNumOccurrences() > 0;
+      std::string firstErrors;
+      LogicalResult ran = success();
+      {
+        std::optional<ScopedDiagnosticHandler> collect;
+        if (!chosen)
+          collect.emplace(&context, [&](Diagnostic &d) {
+            llvm::raw_string_ostream os(firstErrors);
+            os << d.getLocation() << ": " << d << "\n";
+            return success();
+          });
+        ran = pm.run(*compiled);
+      }
+      if (failed(ran) && !chosen) {
+        compiled = module->clone();
+        PassManager full(&context);
+        if (failed(parsePassPipeline("dtensor-compile", full, llvm::errs())) ||
+            failed(full.run(*compiled))) {
+          llvm::errs() << firstErrors;
+          return fail("compiling with '" + pipeline +
+                      "' (the default) failed, and so did dtensor-compile");
+        }
+        llvm::errs() << "dtensor-run: note: the default pipeline partitions "
+                        "fully annotated programs; this one leaves layouts to "
+                        "propagation, so it was compiled with --pipeline "
+                        "dtensor-compile\n";
+      } else if (failed(ran)) {
         return fail("compiling with '" + pipeline + "' failed");
+      }
     }
     if (failed(lowerReshards(*compiled)))
       return fail("lowering the compiled program's dtensor.reshard ops failed");
