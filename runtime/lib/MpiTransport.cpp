@@ -22,6 +22,8 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
+#include <functional>
 #include <vector>
 
 namespace dtensor_rt {
@@ -44,12 +46,28 @@ void check(int code, const char *where, const char *call) {
   fail(where, std::string(call) + " failed: " + std::string(text, len));
 }
 
-int checkedCount(size_t n, const char *where) {
-  if (n > static_cast<size_t>(INT_MAX))
-    fail(where, "a message of " + std::to_string(n) +
-                    " elements exceeds MPI's int count (chunking is not "
-                    "implemented yet)");
-  return static_cast<int>(n);
+/// The most elements one MPI call moves: MPI counts are `int`. Larger
+/// transfers are split into several calls (chunks), each within the limit.
+/// DTENSOR_RT_MPI_MAX_COUNT lowers it (the runtime's tests chunk small
+/// tensors that way).
+size_t maxCount() {
+  static const size_t limit = [] {
+    size_t n = static_cast<size_t>(INT_MAX);
+    if (const char *e = std::getenv("DTENSOR_RT_MPI_MAX_COUNT")) {
+      long long v = std::atoll(e);
+      if (v > 0 && static_cast<unsigned long long>(v) < n)
+        n = static_cast<size_t>(v);
+    }
+    return n;
+  }();
+  return limit;
+}
+
+/// [offset, offset + size) chunks of `total`, each at most maxCount().
+template <typename F> void forChunks(size_t total, F f) {
+  size_t step = maxCount();
+  for (size_t off = 0; off < total; off += step)
+    f(off, std::min(step, total - off));
 }
 
 MPI_Comm commOf(void *comm) { return *static_cast<MPI_Comm *>(comm); }
@@ -134,14 +152,31 @@ struct MpiPending : Pending {
   /// Where the received bytes go on the device (staged flavour).
   void *recvDevice = nullptr;
   size_t recvBytes = 0;
+  /// Chunked transfers: packed pieces, and their unpacking after the wait.
+  std::vector<std::vector<char>> temps;
+  std::vector<std::function<void()>> after;
+
+  MPI_Request *request() {
+    requests.emplace_back();
+    return &requests.back();
+  }
+  char *temp(size_t bytes) {
+    temps.emplace_back(bytes);
+    return temps.back().data();
+  }
 
   void wait(const char *where) override {
     if (!requests.empty())
       check(MPI_Waitall(static_cast<int>(requests.size()), requests.data(),
                         MPI_STATUSES_IGNORE),
             where, "MPI_Waitall");
+    requests.clear();
+    for (auto &f : after)
+      f();
+    after.clear();
     if (kStaged && recvDevice)
       device::fromHost(recvDevice, recv.host, recvBytes);
+    recvDevice = nullptr;
   }
 };
 
@@ -152,7 +187,7 @@ std::unique_ptr<MpiPending> start(const void *send, size_t sendBytes,
   p->recv.of(recv, recvBytes, false);
   p->recvDevice = recv;
   p->recvBytes = recvBytes;
-  p->requests.resize(1);
+  p->requests.reserve(8);
   return p;
 }
 
@@ -189,23 +224,45 @@ PendingPtr allGather(void *comm, const void *send, void *recv, size_t bytes,
   int size = 0;
   MPI_Comm_size(commOf(comm), &size);
   auto p = start(send, bytes, recv, bytes * size_t(size));
-  int n = checkedCount(bytes, where);
-  check(MPI_Iallgather(p->send.host, n, MPI_BYTE, p->recv.host, n, MPI_BYTE,
-                       commOf(comm), &p->requests[0]),
-        where, "MPI_Iallgather");
+  const char *in = static_cast<const char *>(p->send.host);
+  char *out = static_cast<char *>(p->recv.host);
+  if (bytes <= maxCount()) {
+    check(MPI_Iallgather(in, int(bytes), MPI_BYTE, out, int(bytes), MPI_BYTE,
+                         commOf(comm), p->request()),
+          where, "MPI_Iallgather");
+    return p;
+  }
+  // Chunk c of every rank's block, gathered into a temporary, then placed.
+  MpiPending *q = p.get();
+  forChunks(bytes, [&](size_t off, size_t n) {
+    char *tmp = q->temp(n * size_t(size));
+    check(MPI_Iallgather(in + off, int(n), MPI_BYTE, tmp, int(n), MPI_BYTE,
+                         commOf(comm), q->request()),
+          where, "MPI_Iallgather");
+    q->after.push_back([=] {
+      for (int j = 0; j < size; ++j)
+        std::memcpy(out + size_t(j) * bytes + off, tmp + size_t(j) * n, n);
+    });
+  });
   return p;
 }
 
 PendingPtr allReduce(void *comm, const void *send, void *recv, size_t count,
                      DType dtype, Reduction reduce, const char *where) {
-  size_t bytes = count * dtypeBytes(dtype);
-  auto p = start(send, bytes, recv, bytes);
+  size_t elem = dtypeBytes(dtype);
+  auto p = start(send, count * elem, recv, count * elem);
   MPI_Datatype type;
   MPI_Op op;
   reductionOf(dtype, reduce, type, op);
-  check(MPI_Iallreduce(p->send.host, p->recv.host, checkedCount(count, where),
-                       type, op, commOf(comm), &p->requests[0]),
-        where, "MPI_Iallreduce");
+  const char *in = static_cast<const char *>(p->send.host);
+  char *out = static_cast<char *>(p->recv.host);
+  // Element-wise: chunks reduce independently.
+  MpiPending *q = p.get();
+  forChunks(count, [&](size_t off, size_t n) {
+    check(MPI_Iallreduce(in + off * elem, out + off * elem, int(n), type, op,
+                         commOf(comm), q->request()),
+          where, "MPI_Iallreduce");
+  });
   return p;
 }
 
@@ -214,15 +271,31 @@ PendingPtr reduceScatter(void *comm, const void *send, void *recv,
                          const char *where) {
   int size = 0;
   MPI_Comm_size(commOf(comm), &size);
-  size_t bytes = recvCount * dtypeBytes(dtype);
+  size_t elem = dtypeBytes(dtype);
+  size_t bytes = recvCount * elem;
   auto p = start(send, bytes * size_t(size), recv, bytes);
   MPI_Datatype type;
   MPI_Op op;
   reductionOf(dtype, reduce, type, op);
-  check(MPI_Ireduce_scatter_block(p->send.host, p->recv.host,
-                                  checkedCount(recvCount, where), type, op,
-                                  commOf(comm), &p->requests[0]),
-        where, "MPI_Ireduce_scatter_block");
+  const char *in = static_cast<const char *>(p->send.host);
+  char *out = static_cast<char *>(p->recv.host);
+  if (recvCount <= maxCount()) {
+    check(MPI_Ireduce_scatter_block(in, out, int(recvCount), type, op,
+                                    commOf(comm), p->request()),
+          where, "MPI_Ireduce_scatter_block");
+    return p;
+  }
+  // Chunk c of every rank's block, packed contiguously.
+  MpiPending *q = p.get();
+  forChunks(recvCount, [&](size_t off, size_t n) {
+    char *tmp = q->temp(n * elem * size_t(size));
+    for (int j = 0; j < size; ++j)
+      std::memcpy(tmp + size_t(j) * n * elem,
+                  in + (size_t(j) * recvCount + off) * elem, n * elem);
+    check(MPI_Ireduce_scatter_block(tmp, out + off * elem, int(n), type, op,
+                                    commOf(comm), q->request()),
+          where, "MPI_Ireduce_scatter_block");
+  });
   return p;
 }
 
@@ -230,10 +303,29 @@ PendingPtr allToAll(void *comm, const void *send, void *recv,
                     size_t bytesPerPeer, int groupSize, const char *where) {
   size_t total = bytesPerPeer * size_t(groupSize);
   auto p = start(send, total, recv, total);
-  int n = checkedCount(bytesPerPeer, where);
-  check(MPI_Ialltoall(p->send.host, n, MPI_BYTE, p->recv.host, n, MPI_BYTE,
-                      commOf(comm), &p->requests[0]),
-        where, "MPI_Ialltoall");
+  const char *in = static_cast<const char *>(p->send.host);
+  char *out = static_cast<char *>(p->recv.host);
+  if (bytesPerPeer <= maxCount()) {
+    check(MPI_Ialltoall(in, int(bytesPerPeer), MPI_BYTE, out,
+                        int(bytesPerPeer), MPI_BYTE, commOf(comm),
+                        p->request()),
+          where, "MPI_Ialltoall");
+    return p;
+  }
+  MpiPending *q = p.get();
+  forChunks(bytesPerPeer, [&](size_t off, size_t n) {
+    char *tmpIn = q->temp(n * size_t(groupSize));
+    char *tmpOut = q->temp(n * size_t(groupSize));
+    for (int j = 0; j < groupSize; ++j)
+      std::memcpy(tmpIn + size_t(j) * n, in + size_t(j) * bytesPerPeer + off, n);
+    check(MPI_Ialltoall(tmpIn, int(n), MPI_BYTE, tmpOut, int(n), MPI_BYTE,
+                        commOf(comm), q->request()),
+          where, "MPI_Ialltoall");
+    q->after.push_back([=] {
+      for (int j = 0; j < groupSize; ++j)
+        std::memcpy(out + size_t(j) * bytesPerPeer + off, tmpOut + size_t(j) * n, n);
+    });
+  });
   return p;
 }
 
@@ -247,31 +339,41 @@ PendingPtr broadcast(void *comm, const void *send, void *recv, size_t bytes,
   auto p = start(nullptr, 0, recv, bytes);
   if (kStaged && rank == root)
     device::toHost(p->recv.host, send, bytes);
-  check(MPI_Ibcast(p->recv.host, checkedCount(bytes, where), MPI_BYTE, root,
-                   commOf(comm), &p->requests[0]),
-        where, "MPI_Ibcast");
+  char *buf = static_cast<char *>(p->recv.host);
+  MpiPending *q = p.get();
+  forChunks(bytes, [&](size_t off, size_t n) {
+    check(MPI_Ibcast(buf + off, int(n), MPI_BYTE, root, commOf(comm),
+                     q->request()),
+          where, "MPI_Ibcast");
+  });
   return p;
 }
 
 PendingPtr sendRecv(void *comm, const void *send, int to, void *recv,
                     int from, size_t bytes, const char *where) {
   auto p = std::make_unique<MpiPending>();
-  int n = checkedCount(bytes, where);
+  // Chunks between one pair travel in order (MPI does not overtake).
   if (from >= 0) {
     p->recv.of(recv, bytes, false);
     p->recvDevice = recv;
     p->recvBytes = bytes;
-    p->requests.emplace_back();
-    check(MPI_Irecv(p->recv.host, n, MPI_BYTE, from, 0, commOf(comm),
-                    &p->requests.back()),
-          where, "MPI_Irecv");
+    char *buf = static_cast<char *>(p->recv.host);
+    MpiPending *q = p.get();
+    forChunks(bytes, [&](size_t off, size_t n) {
+      check(MPI_Irecv(buf + off, int(n), MPI_BYTE, from, 0, commOf(comm),
+                      q->request()),
+            where, "MPI_Irecv");
+    });
   }
   if (to >= 0) {
     p->send.of(send, bytes, true);
-    p->requests.emplace_back();
-    check(MPI_Isend(p->send.host, n, MPI_BYTE, to, 0, commOf(comm),
-                    &p->requests.back()),
-          where, "MPI_Isend");
+    const char *buf = static_cast<const char *>(p->send.host);
+    MpiPending *q = p.get();
+    forChunks(bytes, [&](size_t off, size_t n) {
+      check(MPI_Isend(buf + off, int(n), MPI_BYTE, to, 0, commOf(comm),
+                      q->request()),
+            where, "MPI_Isend");
+    });
   }
   return p;
 }
