@@ -28,6 +28,7 @@ void mlir::dtensor::buildCompilePipeline(OpPassManager &pm,
   pm.addPass(createDTensorLowerRedistributePass(lower));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createDTensorMaskLookupsPass());
   // Equal collectives merge only once the compute feeding them has been
   // merged by CSE; what they feed merges in the second CSE.
   pm.addPass(createDTensorOptimizeCollectivesPass());
@@ -42,7 +43,8 @@ void mlir::dtensor::registerCompilePipeline() {
       "Compile a global-view DTensor program into one SPMD program per rank: "
       "normalize specs, verify, propagate shardings, insert redistributes, "
       "partition into the local view, lower redistributes to planned "
-      "collectives, clean up, move loop-invariant collectives out of loops "
+      "collectives, clean up, look tables up where they are sharded, move "
+      "loop-invariant collectives out of loops "
       "and merge equal ones; with overlap=1, start collectives early and "
       "wait late",
       buildCompilePipeline);

@@ -238,6 +238,26 @@ def DTensorOptimizeCollectivesPass
   ];
 }
 
+def DTensorMaskLookupsPass
+    : Pass<"dtensor-mask-lookups", "::mlir::ModuleOp"> {
+  let summary = "Looks tables up where they are sharded (DTensor's MaskPartial)";
+  let description = [{
+    A table read by computed index in a linalg body (an embedding lookup)
+    is gathered whole before the op by partitioning. When the lookup's
+    result is the same on every rank of the gather's group, each rank can
+    instead look up only the indices its own shard holds (zero elsewhere)
+    and the group sum the results with one all_reduce: exact, since one
+    rank contributes each element. Rewritten when the gathered table has
+    more bytes than twice the result (a vocab-parallel embedding: the table
+    is large, the looked-up rows few). Even gathers of one user, in
+    functions with a `dtensor.global` contract. Runs in `dtensor-compile`
+    after lowering.
+  }];
+  let statistics = [
+    Statistic<"numMasked", "masked", "Gathered tables replaced by masked lookups">,
+  ];
+}
+
 def DTensorScheduleAsyncPass
     : Pass<"dtensor-schedule-async", "::mlir::ModuleOp"> {
   let summary = "Overlaps collectives with compute: start early, wait late";

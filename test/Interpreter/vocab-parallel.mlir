@@ -1,0 +1,105 @@
+// RUN: dtensor-run %s --all-entries --verify --pipeline dtensor-compile --report | FileCheck %s
+// RUN: dtensor-opt %s --dtensor-compile | FileCheck %s --check-prefix=IR
+
+// A vocab-parallel embedding (the table's rows, the vocabulary, sharded over
+// tp; ids split over dp): each rank looks up the ids its rows hold, zeros
+// elsewhere, and tp sums them (DTensor's MaskPartial), one all_reduce of the
+// 2x8 result instead of gathering the 64x8 table. Checked on every rank.
+// When the ids are sharded over tp themselves, each tp rank looks up other
+// ids, so the table is gathered (the masked form would be wrong there).
+
+// CHECK:      verified @vocab: 1 output(s)
+// CHECK-NEXT: communication: 1 collective, 64 bytes/rank
+// CHECK-NEXT:   all_reduce         1         64 bytes  mesh dims ["tp"]
+// CHECK:      verified @ids_over_tp: 1 output(s)
+// CHECK-NEXT: communication: 2 collectives, 2176 bytes/rank
+// CHECK-NEXT:   all_gather         2       2176 bytes  mesh dims ["tp"]
+// CHECK:      verified @small_table: 1 output(s)
+// CHECK-NEXT: communication: 1 collective, 64 bytes/rank
+// CHECK-NEXT:   all_gather         1         64 bytes  mesh dims ["tp"]
+// CHECK: verified 3 of 3 function(s)
+
+// IR-LABEL: func.func @vocab
+// IR:         %[[C:.+]] = dtensor.mesh_coord %arg0 mesh_dims = [1]
+// IR:         linalg.generic
+// IR:           arith.cmpi sge
+// IR:           arith.cmpi slt
+// IR:           tensor.extract %arg1[
+// IR:           arith.select
+// IR:         dtensor.all_reduce %{{.*}}, %arg0 mesh_dims = [1] reduce = sum
+// IR-NOT:     dtensor.all_gather
+// IR-LABEL: func.func @ids_over_tp
+// IR:         dtensor.all_gather %arg1
+
+dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
+
+#ids = affine_map<(i, j) -> (i)>
+#out = affine_map<(i, j) -> (i, j)>
+
+func.func @vocab(%m: !dtensor.device_mesh<@mesh>,
+                 %table: tensor<64x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>,
+                 %ids: tensor<4xi64, #dtensor.spec<@mesh, [S(0), R]>>)
+    -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  %c64 = arith.constant 64 : i64
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#ids, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<4xi64, #dtensor.spec<@mesh, [S(0), R]>>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    // (id mod 64 + 64) mod 64: a row of the table whatever the generated id.
+    %m0 = arith.remsi %id, %c64 : i64
+    %m1 = arith.addi %m0, %c64 : i64
+    %m2 = arith.remsi %m1, %c64 : i64
+    %row = arith.index_cast %m2 : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<64x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  %d = dtensor.distribute_tensor %r, %m : tensor<4x8xf32>, !dtensor.device_mesh<@mesh>
+      -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %d : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}
+
+func.func @ids_over_tp(%m: !dtensor.device_mesh<@mesh>,
+                       %table: tensor<64x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>,
+                       %ids: tensor<4xi64, #dtensor.spec<@mesh, [R, S(0)]>>)
+    -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  %c64 = arith.constant 64 : i64
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#ids, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<4xi64, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %m0 = arith.remsi %id, %c64 : i64
+    %m1 = arith.addi %m0, %c64 : i64
+    %m2 = arith.remsi %m1, %c64 : i64
+    %row = arith.index_cast %m2 : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<64x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  %d = dtensor.distribute_tensor %r, %m : tensor<4x8xf32>, !dtensor.device_mesh<@mesh>
+      -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %d : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}
+
+// A table smaller than twice the result: gathering it is cheaper.
+func.func @small_table(%m: !dtensor.device_mesh<@mesh>,
+                       %table: tensor<4x4xf32, #dtensor.spec<@mesh, [R, S(0)]>>,
+                       %ids: tensor<4xi64, #dtensor.spec<@mesh, [S(0), R]>>)
+    -> tensor<4x4xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  %c4 = arith.constant 4 : i64
+  %e = tensor.empty() : tensor<4x4xf32>
+  %r = linalg.generic {indexing_maps = [#ids, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<4xi64, #dtensor.spec<@mesh, [S(0), R]>>) outs(%e : tensor<4x4xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %m0 = arith.remsi %id, %c4 : i64
+    %m1 = arith.addi %m0, %c4 : i64
+    %m2 = arith.remsi %m1, %c4 : i64
+    %row = arith.index_cast %m2 : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<4x4xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+    linalg.yield %v : f32
+  } -> tensor<4x4xf32>
+  %d = dtensor.distribute_tensor %r, %m : tensor<4x4xf32>, !dtensor.device_mesh<@mesh>
+      -> tensor<4x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %d : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}
