@@ -299,6 +299,25 @@ def test_embedding_and_lm_head():
         check(pm, (ids,), ours, want)
 
 
+def test_vocab_parallel_embedding():
+    # RowwiseParallel on nn.Embedding: the table's rows (the vocabulary)
+    # sharded. DTensor looks the ids up per shard (MaskPartial) and
+    # all-reduces; so do we (dtensor-mask-lookups), instead of gathering the
+    # table: one all_reduce of the looked-up rows on both sides.
+    torch.manual_seed(11)
+    m = nn.Embedding(64, 16)
+    ids = torch.randint(0, 64, (2, 5))
+    want = m(ids).detach()
+    with LocalTensorMode(WORLD):
+        mesh = init_device_mesh("cpu", (WORLD,), mesh_dim_names=("tp",))
+        pm = parallelize_module(copy.deepcopy(m), mesh, RowwiseParallel(input_layouts=Replicate()))
+        ours = dm_compile(pm, (ids,))
+        assert "#dtensor.spec<@mesh, [S(0)]>" in ours.mlir   # the table, by rows
+        dt, us = check(pm, (ids,), ours, want)
+    assert dt == 1
+    assert us == 1 and ours.report()["collectives"]["all_reduce"]["count"] == 1, ours.report()
+
+
 def test_errors_name_the_op_and_line():
     class Odd(nn.Module):
         def forward(self, x):

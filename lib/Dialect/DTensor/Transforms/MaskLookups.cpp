@@ -27,7 +27,9 @@
 //
 // Only even gathers (every shard of the same size) of one user are
 // rewritten, in functions whose uniformity across the group is known from
-// the compiled function's contract (`dtensor.global`).
+// the compiled function's contract (`dtensor.global`: a distributed argument
+// replicated on the group, or a plain argument of a function that has a
+// contract, is the same on every rank of it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -74,6 +76,16 @@ public:
   }
 
 private:
+  bool hasContract() {
+    for (unsigned i = 0; i < fn.getNumArguments(); ++i)
+      if (fn.getArgAttr(i, kGlobalTypeAttrName))
+        return true;
+    for (unsigned i = 0; i < fn.getNumResults(); ++i)
+      if (fn.getResultAttr(i, kGlobalTypeAttrName))
+        return true;
+    return false;
+  }
+
   bool covers(ArrayRef<int64_t> dims) const {
     return llvm::all_of(group, [&](int64_t k) {
       return llvm::is_contained(dims, k);
@@ -97,8 +109,11 @@ private:
         return true;
       auto global = fn.getArgAttrOfType<TypeAttr>(arg.getArgNumber(),
                                                   kGlobalTypeAttrName);
+      // A plain argument of a compiled global-view function (one with a
+      // contract) is the same global tensor on every rank; a function
+      // without one is local code whose arguments may differ per rank.
       if (!global)
-        return false;
+        return hasContract() && llvm::isa<RankedTensorType>(arg.getType());
       SpecAttr spec = getSpec(global.getValue());
       if (!spec || !spec.getMeshDims().empty() || spec.getFlattened())
         return false;
