@@ -207,6 +207,10 @@ struct DTensorMaskLookupsPass
     auto gather = extract.getTensor().getDefiningOp<AllGatherOp>();
     if (!gather || gather.isAsync() || !gather->hasOneUse())
       return;
+    // In one block: a lookup in a loop around which the table was gathered
+    // once would all-reduce on every trip.
+    if (gather->getBlock() != op->getBlock())
+      return;
     auto meshType = llvm::cast<DeviceMeshType>(gather.getMesh().getType());
     if (!meshType.getMeshDims().empty() || meshType.getFlattened())
       return;
