@@ -33,8 +33,10 @@ void mlir::dtensor::buildCompilePipeline(OpPassManager &pm,
   // merged by CSE; what they feed merges in the second CSE.
   pm.addPass(createDTensorOptimizeCollectivesPass());
   pm.addPass(createCSEPass());
-  if (options.overlap)
+  if (options.overlap) {
+    pm.addPass(createDTensorBucketCollectivesPass());
     pm.addPass(createDTensorScheduleAsyncPass());
+  }
 }
 
 void mlir::dtensor::registerCompilePipeline() {
@@ -45,7 +47,7 @@ void mlir::dtensor::registerCompilePipeline() {
       "partition into the local view, lower redistributes to planned "
       "collectives, clean up, look tables up where they are sharded, move "
       "loop-invariant collectives out of loops "
-      "and merge equal ones; with overlap=1, start collectives early and "
-      "wait late",
+      "and merge equal ones; with overlap=1, merge all_reduces of one group "
+      "into buckets, start collectives early and wait late",
       buildCompilePipeline);
 }

@@ -253,8 +253,35 @@ def DTensorMaskLookupsPass
     functions with a `dtensor.global` contract. Runs in `dtensor-compile`
     after lowering.
   }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
   let statistics = [
     Statistic<"numMasked", "masked", "Gathered tables replaced by masked lookups">,
+  ];
+}
+
+def DTensorBucketCollectivesPass
+    : Pass<"dtensor-bucket-collectives", "::mlir::ModuleOp"> {
+  let summary = "Merges all_reduces of one group into buckets (one latency each)";
+  let description = [{
+    In each block, synchronous all_reduces of the same mesh handle, mesh
+    dims, reduction and element type (static shapes, rank >= 1) are
+    collected until an op uses one of their results or the bucket would
+    pass `bucket-bytes`; then, just before that op, their inputs are
+    flattened, concatenated and reduced by one all_reduce, and each result
+    is its slice of the reduced buffer (DDP's gradient buckets). Exact: an
+    element-wise reduction of a concatenation is the concatenation of the
+    reductions. `dtensor-compile{overlap=1}` runs it before
+    `dtensor-schedule-async`.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"bucketBytes", "bucket-bytes", "int64_t", /*default=*/"26214400",
+           "The most bytes one bucket reduces (default 25 MiB, as DDP)">,
+  ];
+  let statistics = [
+    Statistic<"numBuckets", "buckets", "All_reduces made of several">,
+    Statistic<"numBucketed", "bucketed", "All_reduces merged into buckets">,
   ];
 }
 
