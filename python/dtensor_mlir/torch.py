@@ -1323,18 +1323,7 @@ class _Importer:
             self.fail(node, "grouped convolution is not supported yet")
         if len(xv.shape) != 4:
             self.fail(node, f"{len(xv.shape) - 2}-D convolution is not supported yet (2-D only)")
-        if any(p != 0 for p in padding):
-            ph, pw = padding
-            padded = (xv.shape[0], xv.shape[1], xv.shape[2] + 2 * ph, xv.shape[3] + 2 * pw)
-            n = self.e.fresh("pad")
-            zero = _float_literal(0.0, et)
-            out = _Value(n, padded, et)
-            self.e.emit(f"{n} = tensor.pad {xv.name} low[0, 0, {ph}, {pw}] high[0, 0, {ph}, {pw}] {{\n"
-                        f"^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n"
-                        f"  %z = arith.constant {zero} : {et}\n"
-                        f"  tensor.yield %z : {et}\n"
-                        f"}} : {xv.type} to {out.type}")
-            xv = out
+        xv = self._pad_hw(xv, list(padding), list(padding))
         init = self.e.filled(shape, et, 0)
         n = self.e.fresh("conv")
         out = _Value(n, shape, et)

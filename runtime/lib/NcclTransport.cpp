@@ -69,7 +69,7 @@ ncclDataType_t typeOf(DType t) {
   case DType::I32: return ncclInt32;
   case DType::I64: return ncclInt64;
   case DType::I1: return ncclUint8;
-  case DType::I16: break; // reduced in i32 (allReduce, reduceScatter)
+  case DType::I16: break; // reduced in i32 (reduction)
   }
   fail(nullptr, std::string("NCCL has no reduction over ") + dtypeName(t));
 }
@@ -185,53 +185,48 @@ PendingPtr allGather(void *comm, const void *send, void *recv, size_t bytes,
   });
 }
 
+namespace {
+/// A reduction: `call(send, recv, type)` enqueues it. NCCL has no 16-bit
+/// integers: i16 goes through i32 copies (wrapping sums and products are
+/// the i32 ones truncated; max and min are exact), narrowed after the wait.
+template <typename F>
+PendingPtr reduction(const char *where, const void *send, size_t sendCount,
+                     void *recv, size_t recvCount, DType dtype, F call) {
+  if (dtype != DType::I16)
+    return onCommStream(where, [&] { call(send, recv, typeOf(dtype)); });
+  Tensor in = widen(send, sendCount);
+  Tensor out = Tensor::empty(DType::I32, {static_cast<int64_t>(recvCount)});
+  auto p = onCommStream(where, [&] { call(in.raw(), out.raw(), ncclInt32); });
+  p->wideIn = in;
+  p->wideOut = out;
+  p->narrowTo = static_cast<int16_t *>(recv);
+  return p;
+}
+} // namespace
+
 PendingPtr allReduce(void *comm, const void *send, void *recv, size_t count,
                      DType dtype, Reduction reduce, const char *where) {
   Comm &c = commOf(comm);
-  if (dtype == DType::I16) {
-    // Wrapping i16 sums and products are the i32 ones truncated.
-    Tensor in = widen(send, count);
-    Tensor out = Tensor::empty(DType::I32, {static_cast<int64_t>(count)});
-    auto p = onCommStream(where, [&] {
-      checkNccl(ncclAllReduce(in.raw(), out.raw(), count, ncclInt32,
-                              opOf(DType::I32, reduce), c.comm, commStream),
-                where, "ncclAllReduce");
-    });
-    p->wideIn = in;
-    p->wideOut = out;
-    p->narrowTo = static_cast<int16_t *>(recv);
-    return p;
-  }
-  return onCommStream(where, [&] {
-    checkNccl(ncclAllReduce(send, recv, count, typeOf(dtype),
-                            opOf(dtype, reduce), c.comm, commStream),
-              where, "ncclAllReduce");
-  });
+  return reduction(where, send, count, recv, count, dtype,
+                   [&](const void *in, void *out, ncclDataType_t type) {
+                     checkNccl(ncclAllReduce(in, out, count, type,
+                                             opOf(dtype, reduce), c.comm,
+                                             commStream),
+                               where, "ncclAllReduce");
+                   });
 }
 
 PendingPtr reduceScatter(void *comm, const void *send, void *recv,
                          size_t recvCount, DType dtype, Reduction reduce,
                          const char *where) {
   Comm &c = commOf(comm);
-  if (dtype == DType::I16) {
-    Tensor in = widen(send, recvCount * size_t(c.size));
-    Tensor out = Tensor::empty(DType::I32, {static_cast<int64_t>(recvCount)});
-    auto p = onCommStream(where, [&] {
-      checkNccl(ncclReduceScatter(in.raw(), out.raw(), recvCount, ncclInt32,
-                                  opOf(DType::I32, reduce), c.comm,
-                                  commStream),
-                where, "ncclReduceScatter");
-    });
-    p->wideIn = in;
-    p->wideOut = out;
-    p->narrowTo = static_cast<int16_t *>(recv);
-    return p;
-  }
-  return onCommStream(where, [&] {
-    checkNccl(ncclReduceScatter(send, recv, recvCount, typeOf(dtype),
-                                opOf(dtype, reduce), c.comm, commStream),
-              where, "ncclReduceScatter");
-  });
+  return reduction(where, send, recvCount * size_t(c.size), recv, recvCount,
+                   dtype, [&](const void *in, void *out, ncclDataType_t type) {
+                     checkNccl(ncclReduceScatter(in, out, recvCount, type,
+                                                 opOf(dtype, reduce), c.comm,
+                                                 commStream),
+                               where, "ncclReduceScatter");
+                   });
 }
 
 PendingPtr allToAll(void *comm, const void *send, void *recv,
