@@ -8,30 +8,41 @@
 unsharded: LAYERS blocks of h = tanh(h @ W1) @ W2 on whole tensors.
 partitioned: the same blocks as a tensor-parallel SPMD program on RANKS
 simulated ranks (Megatron: W1 column-sharded, W2 row-sharded, one all_reduce
-per block); every rank's input differs (rank-dependent), so every rank runs.
+per block); every rank's input differs (rank-dependent), so every rank runs
+the first block; after the first all_reduce the blocks are the same on every
+rank (one weight for all), so the interpreter runs them once.
+tp: as partitioned, but every rank's weight shards differ too (as real
+shards do), so every rank computes every block.
 """
 import sys
 
 
 def body(kind, layers, b, d, ranks):
-    dl = d // ranks if kind == "partitioned" else d
+    sharded = kind in ("partitioned", "tp")
+    dl = d // ranks if sharded else d
     out = [f"dtensor.mesh @world shape = [{ranks}]"]
     out.append("#id = affine_map<(d0, d1) -> (d0, d1)>")
     out.append(f"func.func @main(%m: !dtensor.device_mesh<@world>, %x: tensor<{b}x{d}xf32>, "
                f"%w1: tensor<{d}x{dl}xf32>, %w2: tensor<{dl}x{d}xf32>) -> tensor<{b}x{d}xf32> {{")
     out.append("  %zero = arith.constant 0.0 : f32")
     h = "%x"
-    if kind == "partitioned":
+    w1, w2 = "%w1", "%w2"
+    if sharded:
         out.append("  %rank = dtensor.mesh_coord %m mesh_dims = [0] : !dtensor.device_mesh<@world> -> index")
         out.append("  %r64 = arith.index_cast %rank : index to i64")
         out.append("  %rf = arith.sitofp %r64 : i64 to f32")
         out.append(f"  %rs = tensor.splat %rf : tensor<{b}x{d}xf32>")
         out.append(f"  %x0 = arith.addf %x, %rs : tensor<{b}x{d}xf32>")
         h = "%x0"
+    if kind == "tp":
+        for w, shape in (("w1", f"{d}x{dl}"), ("w2", f"{dl}x{d}")):
+            out.append(f"  %{w}s = tensor.splat %rf : tensor<{shape}xf32>")
+            out.append(f"  %{w}r = arith.addf %{w}, %{w}s : tensor<{shape}xf32>")
+        w1, w2 = "%w1r", "%w2r"
     for i in range(layers):
         out.append(f"  %e{i} = tensor.empty() : tensor<{b}x{dl}xf32>")
         out.append(f"  %z{i} = linalg.fill ins(%zero : f32) outs(%e{i} : tensor<{b}x{dl}xf32>) -> tensor<{b}x{dl}xf32>")
-        out.append(f"  %a{i} = linalg.matmul ins({h}, %w1 : tensor<{b}x{d}xf32>, tensor<{d}x{dl}xf32>) "
+        out.append(f"  %a{i} = linalg.matmul ins({h}, {w1} : tensor<{b}x{d}xf32>, tensor<{d}x{dl}xf32>) "
                    f"outs(%z{i} : tensor<{b}x{dl}xf32>) -> tensor<{b}x{dl}xf32>")
         out.append(f"  %g{i} = linalg.generic {{indexing_maps = [#id, #id], iterator_types = [\"parallel\", \"parallel\"]}} "
                    f"ins(%a{i} : tensor<{b}x{dl}xf32>) outs(%e{i} : tensor<{b}x{dl}xf32>) {{")
@@ -41,9 +52,9 @@ def body(kind, layers, b, d, ranks):
         out.append(f"  }} -> tensor<{b}x{dl}xf32>")
         out.append(f"  %f{i} = tensor.empty() : tensor<{b}x{d}xf32>")
         out.append(f"  %y{i} = linalg.fill ins(%zero : f32) outs(%f{i} : tensor<{b}x{d}xf32>) -> tensor<{b}x{d}xf32>")
-        out.append(f"  %p{i} = linalg.matmul ins(%g{i}, %w2 : tensor<{b}x{dl}xf32>, tensor<{dl}x{d}xf32>) "
+        out.append(f"  %p{i} = linalg.matmul ins(%g{i}, {w2} : tensor<{b}x{dl}xf32>, tensor<{dl}x{d}xf32>) "
                    f"outs(%y{i} : tensor<{b}x{d}xf32>) -> tensor<{b}x{d}xf32>")
-        if kind == "partitioned":
+        if sharded:
             out.append(f"  %h{i} = dtensor.all_reduce %p{i}, %m mesh_dims = [0] reduce = sum "
                        f": tensor<{b}x{d}xf32>, !dtensor.device_mesh<@world> -> tensor<{b}x{d}xf32>")
             h = f"%h{i}"

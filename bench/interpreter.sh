@@ -4,8 +4,13 @@
 #      simulated ranks (goal: the 8-rank run costs at most 1.3x);
 #  (b) matmul GFLOP/s in the interpreter vs OpenBLAS called directly (goal:
 #      at least 0.5x);
-#  (c) element-wise linalg.generic throughput, next to a plain C++ loop.
-# Prints a markdown table.
+#  (c) element-wise linalg.generic throughput, next to a plain C++ loop;
+#  (d) simulated ranks on threads: 8-rank tensor-parallel MLPs (4 blocks,
+#      batch 256) with --rank-threads 1 and with the machine's threads
+#      (goal: >= 1.7x on this 2-core machine; `partitioned` blocks after the
+#      first are the same on every rank and run once, as tiles on threads;
+#      `tp` ranks hold different weight shards, so every rank computes).
+# Prints markdown tables. BENCH_REPS (default 5) runs per figure, best kept.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${DTENSOR_BUILD_DIR:-$root/build}"
@@ -14,7 +19,8 @@ export OPENBLAS_NUM_THREADS=1
 run="$build/bin/dtensor-run"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-ms() { "$run" "$1" --quiet --time "$2" | sed -E 's/.*run time: ([0-9.]+) ms.*/\1/'; }
+ms() { "$run" "$1" --quiet --time "$2" "${@:3}" | sed -E 's/.*run time: ([0-9.]+) ms.*/\1/'; }
+reps="${BENCH_REPS:-5}"
 
 echo "| (a) layers x batch x dim | unsharded (ms) | 8 ranks, tensor parallel (ms) | ratio |"
 echo "|---|---|---|---|"
@@ -49,4 +55,17 @@ for n in 1048576 16777216; do
   python3 -c "
 n=$n; i=$i; d=$d
 print(f'| {n} | {i:.1f} | {n/i/1e3:.0f} | {d:.1f} | {n/d/1e3:.0f} |')"
+done
+
+echo
+threads=$(nproc)
+echo "| (d) 8 ranks, 4 blocks x 256 x hidden | 1 thread (ms) | $threads threads (ms) | speed-up |"
+echo "|---|---|---|---|"
+for kind in partitioned tp; do
+  for h in 1024 2048; do
+    python3 "$root/bench/gen_mlp.py" "$kind" 4 256 "$h" 8 > "$tmp/t.mlir"
+    one=$(ms "$tmp/t.mlir" "$reps" --rank-threads 1)
+    all=$(ms "$tmp/t.mlir" "$reps" --rank-threads "$threads")
+    echo "| $kind, hidden $h | $one | $all | $(python3 -c "print(f'{$one/$all:.2f}x')") |"
+  done
 done

@@ -347,11 +347,14 @@ std::vector<int64_t> shardOrder(const Placements &ps, int64_t dim) {
 std::string transitionError(const Placement &from, const Placement &to) {
   if (!to.isPartial() || from == to)
     return "";
-  if (from.isShard())
+  // S(d) -> P(sum): each rank's shard in place, zeros elsewhere (DTensor
+  // 2.15's redistribute accepts it).
+  if (from.isShard() && to.reduce != ReduceKind::Sum)
     return "cannot redistribute " + formatPlacement(from) + " to " +
            formatPlacement(to) +
-           ": a shard cannot become a Partial; go through Replicate (R) "
-           "first if a Partial is really wanted";
+           ": a shard can only become a Partial(sum) (its shard in place, "
+           "zeros elsewhere); go through Replicate (R) first for " +
+           formatPlacement(to);
   if (from.isPartial())
     return "cannot redistribute " + formatPlacement(from) + " to " +
            formatPlacement(to) +

@@ -45,6 +45,7 @@ const char *stringifyStepKind(StepKind kind) {
     return "all_to_all";
   case StepKind::LocalChunk:
   case StepKind::LocalDivide:
+  case StepKind::LocalZeroPad:
   case StepKind::LocalNoop:
     return "local";
   }
@@ -490,6 +491,20 @@ public:
         out.emplace_back(make(StepKind::AllGather, {m}, d, -1, ReduceKind::Sum,
                               s, r),
                          r);
+        // S(d) -> P(sum): no data moves (the sum of the zero-padded shards
+        // is the value). Offered toward a target with a Partial(sum) only.
+        // As a detour elsewhere it can pay ([R, S(0)] -> [S(0), S(0)] could
+        // pad dim 1, chunk dim 0 and reduce-scatter half the bytes of an
+        // all_gather), but that changes many plans and is not explored yet
+        // (docs/Redistribution.md).
+        if ((!partial || *partial == ReduceKind::Sum) && targetPartial &&
+            *targetPartial == ReduceKind::Sum) {
+          State t = r;
+          t.kinds[m] = Placement::partial(ReduceKind::Sum);
+          out.emplace_back(make(StepKind::LocalZeroPad, {m}, d, -1,
+                                ReduceKind::Sum, s, t),
+                           t);
+        }
         for (int64_t e = 0; e < rank; ++e) {
           if (e == d)
             continue;
@@ -737,9 +752,11 @@ replayMoves(const RedistributeRequest &req, const CostModel &cost,
   State state = State::of(req.from, req.mesh, rank);
   Plan plan;
   int64_t bytes = 0;
+  std::optional<ReduceKind> targetPartial =
+      State::of(req.to, req.mesh, rank).partialKind();
   for (auto &[m, target] : moves) {
     std::vector<std::pair<Step, State>> options;
-    builder.expand(state, single, std::nullopt, options);
+    builder.expand(state, single, targetPartial, options);
     bool found = false;
     for (auto &[step, next] : options) {
       Placement got = next.kindAt(m);
@@ -978,6 +995,10 @@ bool betterEstimate(const Label &a, const Label &b) {
 /// which has no source dim: so one collective per such d, plus one if any
 /// Partial must go. A step changes this count by at most one, and local steps
 /// only raise it, which makes the bound consistent.
+/// Toward a goal with a Partial(sum), a shard can also become a Partial(sum)
+/// locally (S(d) -> P(sum)) and leave in the one reduction: while the state
+/// has no Partial of another kind, the bound is then one collective if
+/// anything must go. A shard whose target is P(sum) needs none.
 int64_t collectivesToGo(const State &s, const State &goal, const Shape &mesh) {
   bool reduce = false;
   std::vector<int64_t> dims;
@@ -987,9 +1008,16 @@ int64_t collectivesToGo(const State &s, const State &goal, const Shape &mesh) {
     const Placement &p = s.kinds[m], &g = goal.kinds[m];
     if (p.isPartial() && !(g.isPartial() && g.reduce == p.reduce))
       reduce = true;
-    if (p.isShard() && !g.isShard(p.dim))
+    // A shard becomes a Partial(sum) with no collective.
+    if (p.isShard() && !g.isShard(p.dim) &&
+        !(g.isPartial() && g.reduce == ReduceKind::Sum))
       dims.push_back(p.dim);
   }
+  std::optional<ReduceKind> partial = s.partialKind();
+  std::optional<ReduceKind> goalPartial = goal.partialKind();
+  if (goalPartial && *goalPartial == ReduceKind::Sum &&
+      (!partial || *partial == ReduceKind::Sum))
+    return reduce || !dims.empty() ? 1 : 0;
   std::sort(dims.begin(), dims.end());
   return int64_t(reduce) +
          (std::unique(dims.begin(), dims.end()) - dims.begin());

@@ -79,15 +79,30 @@ std::optional<Tensor> reduceAll(const std::vector<const Tensor *> &terms,
   dispatch(out.dtype(), [&](auto v) {
     using T = decltype(v);
     T *o = out.mutableData<T>();
-    std::copy_n(terms.front()->data<T>(), n, o);
-    for (size_t t = 1; t < terms.size(); ++t) {
-      const T *x = terms[t]->data<T>();
-      for (int64_t i = 0; i < n; ++i)
-        o[i] = combine(r, o[i], x[i]);
-    }
-    if (r == Reduction::Avg)
-      for (int64_t i = 0; i < n; ++i)
-        o[i] = T(o[i] / T(terms.size()));
+    // Chunks of elements on the rank threads; each chunk combines the terms
+    // in rank order, so the result does not depend on the threads.
+    parallelChunks(n, int64_t(1) << 15, [&](int64_t begin, int64_t end) {
+      std::copy(terms.front()->data<T>() + begin,
+                terms.front()->data<T>() + end, o + begin);
+      for (size_t t = 1; t < terms.size(); ++t) {
+        const T *x = terms[t]->data<T>();
+        auto each = [&](auto combineFn) {
+          for (int64_t i = begin; i < end; ++i)
+            o[i] = combineFn(o[i], x[i]);
+        };
+        switch (r) {
+        case Reduction::Sum:
+        case Reduction::Avg:
+          each([](T a, T b) { return T(a + b); });
+          break;
+        default:
+          each([r](T a, T b) { return combine(r, a, b); });
+        }
+      }
+      if (r == Reduction::Avg)
+        for (int64_t i = begin; i < end; ++i)
+          o[i] = T(o[i] / T(terms.size()));
+    });
   });
   return made;
 }

@@ -19,12 +19,23 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
 #include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <mutex>
+
+// OpenBLAS (the library the interpreter links): its thread count.
+extern "C" {
+void openblas_set_num_threads(int numThreads);
+int openblas_get_num_threads(void);
+}
 
 using namespace mlir;
 using namespace mlir::dtensor;
@@ -64,12 +75,165 @@ InFlightDiagnostic interp::emitCannotHold(Operation *op, int64_t rank,
 }
 
 //===----------------------------------------------------------------------===//
+// Ranks on threads
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::mutex rankPoolMutex;
+unsigned rankThreadsSetting = 0;
+std::unique_ptr<llvm::StdThreadPool> rankPool;
+/// The rank whose kernel this thread runs (for the diagnostics it emits).
+thread_local int64_t diagnosticRank = -1;
+/// Whether this thread is one of the rank pool's, running a rank or a
+/// chunk: work it starts runs on it, serially.
+thread_local bool onRankThread = false;
+
+/// Keeps OpenBLAS to one thread per call while ranks run on several
+/// threads (each rank's matmul is one BLAS call on its own thread).
+struct BlasSingleThread {
+  int previous = openblas_get_num_threads();
+  BlasSingleThread() {
+    if (previous != 1)
+      openblas_set_num_threads(1);
+  }
+  ~BlasSingleThread() {
+    if (previous != 1)
+      openblas_set_num_threads(previous);
+  }
+};
+} // namespace
+
+void interp::setRankThreads(unsigned threads) {
+  std::lock_guard<std::mutex> lock(rankPoolMutex);
+  rankThreadsSetting = threads;
+  rankPool.reset();
+}
+
+unsigned interp::getRankThreads() {
+  std::lock_guard<std::mutex> lock(rankPoolMutex);
+  if (rankThreadsSetting)
+    return rankThreadsSetting;
+  return llvm::hardware_concurrency().compute_thread_count();
+}
+
+static llvm::StdThreadPool &getRankPool(unsigned threads) {
+  std::lock_guard<std::mutex> lock(rankPoolMutex);
+  if (!rankPool || rankPool->getMaxConcurrency() != threads)
+    rankPool = std::make_unique<llvm::StdThreadPool>(
+        llvm::hardware_concurrency(threads));
+  return *rankPool;
+}
+
+void interp::parallelChunks(int64_t n, int64_t grain,
+                            llvm::function_ref<void(int64_t, int64_t)> fn) {
+  unsigned threads = getRankThreads();
+  int64_t chunks = grain > 0 ? std::min<int64_t>(threads, n / grain) : 1;
+  if (chunks <= 1 || onRankThread) {
+    fn(0, n);
+    return;
+  }
+  llvm::StdThreadPool &pool = getRankPool(threads);
+  BlasSingleThread blas;
+  llvm::ThreadPoolTaskGroup group(pool);
+  for (int64_t c = 0; c < chunks; ++c) {
+    int64_t begin = n * c / chunks, end = n * (c + 1) / chunks;
+    group.async([=, &fn] {
+      onRankThread = true;
+      fn(begin, end);
+      onRankThread = false;
+    });
+  }
+  group.wait();
+}
+
+LogicalResult
+Interpreter::forEachRank(int64_t n, bool parallel,
+                         llvm::function_ref<LogicalResult(int64_t)> fn) {
+  MLIRContext *context = module.getContext();
+  unsigned threads = parallel && n > 1 ? getRankThreads() : 1;
+  if (threads <= 1 || !context->isMultithreadingEnabled() || onRankThread) {
+    for (int64_t r = 0; r < n; ++r)
+      if (failed(fn(r)))
+        return failure();
+    return success();
+  }
+  llvm::StdThreadPool &pool = getRankPool(threads);
+  std::vector<std::vector<Diagnostic>> held(n);
+  std::mutex heldMutex;
+  std::atomic<int64_t> next{0}, firstFailed{n};
+  {
+    // Holds each rank's diagnostics; emitted below in the serial order.
+    ScopedDiagnosticHandler capture(context, [&](Diagnostic &diag) {
+      int64_t r = diagnosticRank;
+      if (r < 0)
+        return failure(); // not a rank's: the next handler's
+      std::lock_guard<std::mutex> lock(heldMutex);
+      held[r].push_back(std::move(diag));
+      return success();
+    });
+    BlasSingleThread blas;
+    auto work = [&] {
+      for (;;) {
+        int64_t r = next.fetch_add(1);
+        if (r >= n || r > firstFailed.load())
+          return;
+        diagnosticRank = r;
+        onRankThread = true;
+        bool ok = succeeded(fn(r));
+        onRankThread = false;
+        diagnosticRank = -1;
+        int64_t first = firstFailed.load();
+        while (!ok && r < first &&
+               !firstFailed.compare_exchange_weak(first, r)) {
+        }
+      }
+    };
+    llvm::ThreadPoolTaskGroup group(pool);
+    for (int64_t t = 0, e = std::min<int64_t>(n, threads); t < e; ++t)
+      group.async(work);
+    group.wait();
+  }
+  int64_t failedAt = firstFailed.load();
+  for (int64_t r = 0; r < n && r <= failedAt; ++r)
+    for (Diagnostic &diag : held[r])
+      context->getDiagEngine().emit(std::move(diag));
+  return failure(failedAt < n);
+}
+
+//===----------------------------------------------------------------------===//
 // Per-rank evaluation
 //===----------------------------------------------------------------------===//
 
 namespace {
 
 using RankFn = llvm::function_ref<FailureOr<std::vector<RValue>>(int64_t)>;
+
+} // namespace
+
+/// Whether running `op`'s ranks on threads pays: it moves or computes on a
+/// tensor of at least 16K elements (a thread hand-off costs microseconds).
+/// Only ops of dialects whose kernels keep to their rank's values.
+bool interp::worthThreads(Interpreter &I, Operation *op) {
+  if (!llvm::isa<tensor::TensorDialect, arith::ArithDialect,
+                 linalg::LinalgDialect>(op->getDialect()) &&
+      op->getDialect()->getNamespace() != "math")
+    return false;
+  constexpr int64_t kMinElements = 16384;
+  for (Value v : op->getOperands()) {
+    const RValue &first = I.lookup(v).on(0);
+    if ((first.kind == RValue::Kind::Tensor ||
+         first.kind == RValue::Kind::Dist) &&
+        first.tensor.numElements() >= kMinElements)
+      return true;
+  }
+  for (Type t : op->getResultTypes())
+    if (auto type = llvm::dyn_cast<RankedTensorType>(t))
+      if (type.hasStaticShape() && type.getNumElements() >= kMinElements)
+        return true;
+  return false;
+}
+
+namespace {
 
 /// Runs `fn` once when every operand is the same on all ranks (and the op
 /// does not depend on the rank), else once per rank; binds the results.
@@ -88,13 +252,17 @@ LogicalResult evaluate(Interpreter &I, Operation *op, bool rankDependent,
     m.uniform = uniform;
     m.values.resize(ranks);
   }
-  for (int64_t r = 0; r < ranks; ++r) {
+  bool parallel = ranks > 1 && !rankDependent && worthThreads(I, op);
+  LogicalResult ok = I.forEachRank(ranks, parallel, [&](int64_t r) -> LogicalResult {
     FailureOr<std::vector<RValue>> out = fn(r);
     if (failed(out))
       return failure();
     for (size_t i = 0; i < out->size(); ++i)
       results[i].values[r] = std::move((*out)[i]);
-  }
+    return success();
+  });
+  if (failed(ok))
+    return failure();
   // Still one value per rank (printed and compared per rank), all sharing.
   if (once && !uniform)
     for (MValue &m : results)
@@ -858,8 +1026,10 @@ LogicalResult Interpreter::runRegion(Region &region, std::vector<MValue> args,
 }
 
 void Interpreter::analyzeLiveness(Block &block) {
-  if (!analyzedBlocks.insert(&block).second)
+  // Read-only once analyzed: ranks on threads call this through isLastUse.
+  if (analyzedBlocks.contains(&block))
     return;
+  analyzedBlocks.insert(&block);
   llvm::DenseMap<Operation *, unsigned> position;
   for (auto [i, op] : llvm::enumerate(block))
     position[&op] = i;

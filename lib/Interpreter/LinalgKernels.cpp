@@ -189,18 +189,26 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
     // BLAS rejects leading dimensions of 0; an empty product adds nothing.
     if (M == 0 || N == 0 || K == 0)
       batches = 0;
-    for (int64_t t = 0; t < batches; ++t) {
-      if (dtype == DType::F32)
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0f,
-                    a.data<float>() + t * M * K, K,
-                    b.data<float>() + t * K * N, N, 1.0f,
-                    c.mutableData<float>() + t * M * N, N);
-      else
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, M, N, K, 1.0,
-                    a.data<double>() + t * M * K, K,
-                    b.data<double>() + t * K * N, N, 1.0,
-                    c.mutableData<double>() + t * M * N, N);
-    }
+    // Rows of every batch, in chunks over the rank threads (one BLAS call
+    // per chunk and batch; a no-op split on a rank thread).
+    int64_t grain = std::max<int64_t>(8, (int64_t(1) << 21) /
+                                             std::max<int64_t>(1, K * N));
+    parallelChunks(batches * M, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t q = begin; q < end;) {
+        int64_t t = q / M, i = q % M, rows = std::min(M - i, end - q);
+        if (dtype == DType::F32)
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, N, K,
+                      1.0f, a.data<float>() + t * M * K + i * K, K,
+                      b.data<float>() + t * K * N, N, 1.0f,
+                      c.mutableData<float>() + t * M * N + i * N, N);
+        else
+          cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, N, K,
+                      1.0, a.data<double>() + t * M * K + i * K, K,
+                      b.data<double>() + t * K * N, N, 1.0,
+                      c.mutableData<double>() + t * M * N + i * N, N);
+        q += rows;
+      }
+    });
     std::vector<RValue> results;
     for (Tensor &t : outs)
       results.push_back(RValue::ofTensor(std::move(t)));
@@ -481,16 +489,27 @@ LogicalResult runLinalg(Interpreter &I, Operation *raw) {
     m.uniform = uniform;
     m.values.resize(ranks);
   }
-  for (int64_t r = 0; r < ranks; ++r) {
-    // Each init is the result's starting value: taken at its last use (no
-    // copy), copied otherwise.
+  // Each init is the result's starting value: taken at its last use (no
+  // copy), copied otherwise. Taken here, in order, before ranks may run on
+  // threads (taking moves the value out of the environment).
+  std::vector<std::vector<std::optional<Tensor>>> taken(ranks);
+  for (int64_t r = 0; r < ranks; ++r)
+    for (OpOperand &init : op.getDpsInitsMutable())
+      taken[r].push_back(
+          I.takeForUpdate(raw, init.getOperandNumber(), r, once));
+  bool parallel = ranks > 1 && worthThreads(I, raw);
+  // On threads, each rank gets its own copy of the body program (it notes
+  // out-of-bounds reads), so the error names the rank that made one.
+  std::vector<BodyProgram> bodies;
+  if (parallel)
+    bodies.assign(ranks, *body);
+  LogicalResult ok = I.forEachRank(ranks, parallel, [&](int64_t r) -> LogicalResult {
     std::vector<Tensor> outs;
-    for (OpOperand &init : op.getDpsInitsMutable()) {
-      unsigned i = init.getOperandNumber();
-      std::optional<Tensor> out = I.takeForUpdate(raw, i, r, once);
+    for (auto [k, init] : llvm::enumerate(op.getDpsInits())) {
+      std::optional<Tensor> out = std::move(taken[r][k]);
       std::string error;
       if (!out)
-        out = I.lookup(init.get()).on(r).tensor.copy(error);
+        out = I.lookup(init).on(r).tensor.copy(error);
       if (!out)
         return emitCannotHold(raw, r, error);
       outs.push_back(std::move(*out));
@@ -501,17 +520,21 @@ LogicalResult runLinalg(Interpreter &I, Operation *raw) {
     std::vector<const RValue *> captured;
     for (auto &capture : body->captures())
       captured.push_back(&I.lookup(capture.second).on(r));
+    const BodyProgram &program = parallel ? bodies[r] : *body;
     FailureOr<std::vector<RValue>> out =
-        runStructured(op, *body, args, captured, std::move(outs), r);
+        runStructured(op, program, args, captured, std::move(outs), r);
     if (failed(out))
       return failure();
-    if (body->readOutOfBounds())
+    if (program.readOutOfBounds())
       return raw->emitOpError()
              << "reads a tensor out of bounds with tensor.extract in its body"
              << (ranks > 1 ? " on rank " + std::to_string(r) : std::string());
     for (size_t i = 0; i < out->size(); ++i)
       results[i].values[r] = std::move((*out)[i]);
-  }
+    return success();
+  });
+  if (failed(ok))
+    return failure();
   if (once && !uniform)
     for (MValue &m : results)
       m.values.assign(I.numRanks(), m.values[0]);

@@ -12,8 +12,12 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
 #include <cassert>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 
 #if defined(__unix__) || defined(__APPLE__)
@@ -170,7 +174,65 @@ std::string interp::describeTensor(DType dtype, llvm::ArrayRef<int64_t> shape) {
 
 namespace {
 int64_t maxTensorBytes = defaultMaxTensorBytes();
-TensorMemory tensorMemory;
+/// Atomic: ranks' kernels run on several threads (setRankThreads).
+std::atomic<int64_t> liveBytes{0}, peakBytes{0};
+
+/// Freed buffers of at least kMinCached bytes, kept by size for the next
+/// tensor of that size: a program makes the same sizes op after op and step
+/// after step, and a fresh large allocation costs a page fault per page
+/// (with several rank threads, contended ones). At most kMaxCached bytes
+/// are kept; they are not live tensors (getTensorMemory does not count
+/// them).
+constexpr int64_t kMinCached = int64_t(64) << 10;
+constexpr int64_t kMaxCached = int64_t(256) << 20;
+struct BufferCache {
+  std::mutex mutex;
+  std::unordered_map<int64_t, std::vector<char *>> bySize;
+  int64_t bytes = 0;
+};
+/// Never destroyed: tensors may be freed during static destruction.
+BufferCache &bufferCache() {
+  static BufferCache *cache = new BufferCache;
+  return *cache;
+}
+
+char *allocateBuffer(int64_t bytes, bool zeroed) {
+  if (bytes >= kMinCached) {
+    char *data = nullptr;
+    {
+      BufferCache &cache = bufferCache();
+      std::lock_guard<std::mutex> lock(cache.mutex);
+      auto it = cache.bySize.find(bytes);
+      if (it != cache.bySize.end() && !it->second.empty()) {
+        data = it->second.back();
+        it->second.pop_back();
+        cache.bytes -= bytes;
+      }
+    }
+    if (data) {
+      if (zeroed)
+        std::memset(data, 0, size_t(bytes));
+      return data;
+    }
+  }
+  // At least one byte: an empty tensor still has a valid, non-null buffer.
+  size_t size = std::max<size_t>(size_t(bytes), 1);
+  return static_cast<char *>(zeroed ? std::calloc(size, 1)
+                                    : std::malloc(size));
+}
+
+void releaseBuffer(char *data, int64_t bytes) {
+  if (bytes >= kMinCached) {
+    BufferCache &cache = bufferCache();
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    if (cache.bytes + bytes <= kMaxCached) {
+      cache.bySize[bytes].push_back(data);
+      cache.bytes += bytes;
+      return;
+    }
+  }
+  std::free(data);
+}
 } // namespace
 
 int64_t interp::defaultMaxTensorBytes() {
@@ -187,20 +249,24 @@ int64_t interp::defaultMaxTensorBytes() {
 
 int64_t interp::getMaxTensorBytes() { return maxTensorBytes; }
 void interp::setMaxTensorBytes(int64_t bytes) { maxTensorBytes = bytes; }
-TensorMemory interp::getTensorMemory() { return tensorMemory; }
+TensorMemory interp::getTensorMemory() {
+  return {liveBytes.load(), peakBytes.load()};
+}
 
 Tensor::Buffer::Buffer(char *data, int64_t size) : data(data), size(size) {
-  tensorMemory.live += size;
-  tensorMemory.peak = std::max(tensorMemory.peak, tensorMemory.live);
+  int64_t live = liveBytes.fetch_add(size) + size;
+  int64_t peak = peakBytes.load();
+  while (live > peak && !peakBytes.compare_exchange_weak(peak, live)) {
+  }
 }
 
 Tensor::Buffer::~Buffer() {
-  tensorMemory.live -= size;
-  std::free(data);
+  liveBytes.fetch_sub(size);
+  releaseBuffer(data, size);
 }
 
 std::optional<Tensor> Tensor::create(DType dtype, Shape shape,
-                                     std::string &error) {
+                                     std::string &error, bool zeroed) {
   for (int64_t d : shape)
     if (d < 0) {
       error = "a " + describeTensor(dtype, shape) +
@@ -222,8 +288,7 @@ std::optional<Tensor> Tensor::create(DType dtype, Shape shape,
     return std::nullopt;
   }
   // At least one byte: an empty tensor still has a valid, non-null buffer.
-  char *data = static_cast<char *>(
-      std::calloc(std::max<size_t>(size_t(*bytes), 1), 1));
+  char *data = allocateBuffer(*bytes, zeroed);
   if (!data) {
     error = "a " + describeTensor(dtype, shape) + " tensor needs " +
             std::to_string(*bytes) +
@@ -282,7 +347,7 @@ void copyBox(const char *src, const Shape &srcShape, const Shape &srcOffset,
 
 std::optional<Tensor> Tensor::slice(const Shape &offset, const Shape &sizes,
                                     std::string &error) const {
-  std::optional<Tensor> out = create(type, sizes, error);
+  std::optional<Tensor> out = create(type, sizes, error, /*zeroed=*/false);
   if (!out)
     return std::nullopt;
   copyBox(bytes(), dims, offset, out->mutableBytes(), sizes,
@@ -304,7 +369,7 @@ void Tensor::writeBox(const Tensor &src, const Shape &srcOffset,
 }
 
 std::optional<Tensor> Tensor::copy(std::string &error) const {
-  std::optional<Tensor> out = create(type, dims, error);
+  std::optional<Tensor> out = create(type, dims, error, /*zeroed=*/false);
   // memcpy needs valid pointers even for zero bytes: skip empty tensors.
   if (out && count != 0)
     std::memcpy(out->mutableBytes(), bytes(), numBytes());
@@ -334,7 +399,8 @@ std::optional<Tensor> Tensor::concat(const std::vector<Tensor> &parts,
     }
     shape[dim] = *sum;
   }
-  std::optional<Tensor> out = create(parts.front().dtype(), shape, error);
+  std::optional<Tensor> out =
+      create(parts.front().dtype(), shape, error, /*zeroed=*/false);
   if (!out)
     return std::nullopt;
   Shape offset(shape.size(), 0);

@@ -1099,7 +1099,8 @@ class FunctionBuilder:
         for m, (s, d) in enumerate(zip(src, dst)):
             if not isinstance(d, Partial):
                 continue
-            if isinstance(s, Shard):
+            # S(d) -> P(sum) is legal (DTensor 2.15): the shard in place, zeros elsewhere.
+            if isinstance(s, Shard) and d.reduce_op != "sum":
                 self._fail(f"mesh dim {m}: cannot go from {s.spec()} to {d.spec()} "
                            f"({_placements_str(src)} -> {_placements_str(dst)}), as in DTensor")
             if isinstance(s, Partial) and s.reduce_op != d.reduce_op:

@@ -139,10 +139,10 @@ static void testCore(void) {
   require(dtensorPlanGetTimeUs(plan) > 0);
   dtensorPlanDestroy(plan);
 
-  // S -> P is not a redistribution DTensor allows.
-  dtensorParsePlacements(mlirStringRefCreateFromCString("[P(sum), R]"), to,
+  // S -> P(max) is not a redistribution DTensor allows (S -> P(sum) is).
+  dtensorParsePlacements(mlirStringRefCreateFromCString("[P(max), R]"), to,
                          2, &n, printLine, NULL);
-  // CHECK: error: on mesh dim 0: cannot redistribute S(0) to P(sum)
+  // CHECK: error: on mesh dim 0: cannot redistribute S(0) to P(max)
   fputs("error: ", stdout);
   plan = dtensorPlanRedistribute(mesh, 2, big, 2, 4, from, to, 0, printLine,
                                  NULL);
@@ -247,14 +247,14 @@ static void testCompileAndRun(void) {
                "dtensor.mesh @g shape = [2]\n"
                "func.func @f(%m: !dtensor.device_mesh<@g>, %a: tensor<3xf32, "
                "#dtensor.spec<@g, [S(0)]>>) "
-               "-> tensor<3xf32, #dtensor.spec<@g, [P(sum)]>> {\n"
+               "-> tensor<3xf32, #dtensor.spec<@g, [P(max)]>> {\n"
                "  %b = dtensor.redistribute %a, %m : tensor<3xf32, "
                "#dtensor.spec<@g, [S(0)]>>, !dtensor.device_mesh<@g> -> "
-               "tensor<3xf32, #dtensor.spec<@g, [P(sum)]>>\n"
-               "  return %b : tensor<3xf32, #dtensor.spec<@g, [P(sum)]>>\n"
+               "tensor<3xf32, #dtensor.spec<@g, [P(max)]>>\n"
+               "  return %b : tensor<3xf32, #dtensor.spec<@g, [P(max)]>>\n"
                "}\n"));
   // The verifier's diagnostic reaches the handler with its location.
-  // CHECK: diagnostic: loc("-":3:8): 'dtensor.redistribute' op on mesh dim 0: cannot redistribute S(0) to P(sum)
+  // CHECK: diagnostic: loc("-":3:8): 'dtensor.redistribute' op on mesh dim 0: cannot redistribute S(0) to P(max)
   // CHECK-NEXT: the bad module did not parse
   if (!mlirModuleIsNull(bad)) {
     fputs("failed: ", stdout);

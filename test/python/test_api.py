@@ -74,9 +74,9 @@ def test_plan():
 
 def test_errors_are_exceptions():
     mesh = dm.DeviceMesh((2, 4))
-    with pytest.raises(dm.DTensorError, match="cannot redistribute S\\(0\\) to P\\(sum\\)"):
+    with pytest.raises(dm.DTensorError, match="cannot redistribute S\\(0\\) to P\\(max\\)"):
         dm.plan_redistribute(mesh, (8, 8), [dm.Shard(0), dm.Replicate()],
-                             [dm.Partial(), dm.Replicate()])
+                             [dm.Partial("max"), dm.Replicate()])
     with pytest.raises(dm.DTensorError, match="1 placement\\(s\\) for a 2-D mesh"):
         dm.layout(mesh, (8,), [dm.Shard(0)])
     with pytest.raises(dm.DTensorError, match="S\\(3\\)|dim 3|out of range|rank"):
@@ -94,11 +94,11 @@ def test_errors_are_exceptions():
     with pytest.raises(dm.DTensorError, match="'no-such-pass' is not a pass pipeline"):
         prog.compile("no-such-pass")
     # The verifier's message, at its location.
-    with pytest.raises(dm.DTensorError, match=r"v\.mlir:3:\d+: error: .*S\(0\) to P\(sum\)"):
+    with pytest.raises(dm.DTensorError, match=r"v\.mlir:3:\d+: error: .*S\(0\) to P\(max\)"):
         dm.Module.parse("""dtensor.mesh @g shape = [2]
-func.func @f(%m: !dtensor.device_mesh<@g>, %a: tensor<3xf32, #dtensor.spec<@g, [S(0)]>>) -> tensor<3xf32, #dtensor.spec<@g, [P(sum)]>> {
-  %b = dtensor.redistribute %a, %m : tensor<3xf32, #dtensor.spec<@g, [S(0)]>>, !dtensor.device_mesh<@g> -> tensor<3xf32, #dtensor.spec<@g, [P(sum)]>>
-  return %b : tensor<3xf32, #dtensor.spec<@g, [P(sum)]>>
+func.func @f(%m: !dtensor.device_mesh<@g>, %a: tensor<3xf32, #dtensor.spec<@g, [S(0)]>>) -> tensor<3xf32, #dtensor.spec<@g, [P(max)]>> {
+  %b = dtensor.redistribute %a, %m : tensor<3xf32, #dtensor.spec<@g, [S(0)]>>, !dtensor.device_mesh<@g> -> tensor<3xf32, #dtensor.spec<@g, [P(max)]>>
+  return %b : tensor<3xf32, #dtensor.spec<@g, [P(max)]>>
 }""", "v.mlir")
 
 

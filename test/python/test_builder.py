@@ -537,8 +537,8 @@ def test_more_misuse():
         v = f.argument((4, 3), "f32")
         with expect("add", r"shapes \(4, 4\) and \(4, 3\) do not broadcast"):
             x + v
-        with expect("redistribute", r"mesh dim 0: cannot go from S\(0\) to P\(sum\)"):
-            f.redistribute(x, [P(), R()])
+        with expect("redistribute", r"mesh dim 0: cannot go from S\(0\) to P\(max\)"):
+            f.redistribute(x, [P("max"), R()])
         with expect("redistribute", "an i32 value cannot go from R to P\\(sum\\)"):
             f.redistribute(f.cast(x, "i32"), [S(0), P()])
         with expect("distribute_tensor", "already distributed"):

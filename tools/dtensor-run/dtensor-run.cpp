@@ -130,6 +130,12 @@ static cl::opt<std::string> maxTensorBytes(
              "or with a K, M, G or T suffix (powers of 1024). Default: 8G, "
              "or half the physical memory when that is less"),
     cl::value_desc("bytes"));
+static cl::opt<unsigned> rankThreads(
+    "rank-threads",
+    cl::cat(runCategory), cl::desc("Threads that run the simulated ranks of an op at once, each "
+             "BLAS call single-threaded (1: one rank after another; "
+             "default 0: the machine's hardware threads)"),
+    cl::init(0), cl::value_desc("N"));
 
 static cl::opt<std::string> target(
     "target",
@@ -838,6 +844,7 @@ int main(int argc, char **argv) {
                   "': expected a byte count such as 1048576 or 8G");
     setMaxTensorBytes(*limit);
   }
+  setRankThreads(rankThreads);
 
   DialectRegistry registry;
   dtensor::registerAllDialects(registry);

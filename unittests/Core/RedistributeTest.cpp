@@ -278,6 +278,18 @@ void execute(const Shape &mesh, const Step &step, std::vector<Array> &local) {
         for (double &v : local[r].data)
           v /= double(n);
       break;
+    case StepKind::LocalZeroPad:
+      // Rank i's piece in place among zero pieces of the others' shapes.
+      for (int64_t i = 0; i < n; ++i) {
+        std::vector<Array> pieces;
+        for (int64_t k = 0; k < n; ++k)
+          pieces.push_back(
+              k == i ? in[k]
+                     : Array{in[k].shape, std::vector<double>(
+                                              in[k].data.size(), 0.0)});
+        local[group[i]] = Array::concat(pieces, step.fromDim);
+      }
+      break;
     case StepKind::LocalNoop:
       break;
     }
@@ -605,6 +617,9 @@ std::optional<std::tuple<double, int64_t, int64_t>>
 bruteForce(const RedistributeRequest &req, const CostModel &cost, int depth,
            std::optional<int64_t> maxCollectives,
            std::optional<int64_t> maxBytes) {
+  // Unpruned; S(d) -> P(sum) is offered toward a Partial(sum) target only,
+  // by the planner and here alike (as a detour elsewhere it can be cheaper:
+  // not explored yet).
   PlanOptions all;
   all.prunePartials = false;
   std::optional<std::tuple<double, int64_t, int64_t>> best;

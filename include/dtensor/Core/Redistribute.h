@@ -48,6 +48,9 @@ enum class StepKind : uint8_t {
   LocalChunk,
   /// R -> P(sum): divide by the group size.
   LocalDivide,
+  /// S(d) -> P(sum) (DTensor 2.15 accepts it): this rank's shard in place
+  /// in the extent the group holds together, zeros elsewhere.
+  LocalZeroPad,
   /// A change that moves no data: R -> P(avg|max|min), or any change on a
   /// size-1 mesh dim.
   LocalNoop,

@@ -170,6 +170,14 @@ public:
   /// that is the same tensor (a collective's result is one tensor shared by
   /// its group, and so are the results of ops that ran once) or scalar.
   bool sameOnAllRanks(const MValue &m) const;
+  /// Runs `fn(r)` for every rank r in [0, n). With `parallel`, more than one
+  /// rank thread (setRankThreads) and a context that allows threads, the
+  /// ranks run on a thread pool, each BLAS call single-threaded; `fn` must
+  /// then touch only rank r's state. Diagnostics come out as a serial run
+  /// prints them: those of the ranks before the first failing one, then its
+  /// own, in rank order. Stops at the first failing rank.
+  LogicalResult forEachRank(int64_t n, bool parallel,
+                            llvm::function_ref<LogicalResult(int64_t)> fn);
   LogicalResult callFunction(func::FuncOp fn, std::vector<MValue> args,
                              std::vector<MValue> &results);
   /// Runs the entry block of `region` with `args`; `results` are the
@@ -203,6 +211,22 @@ private:
   std::function<void(Operation *)> observer;
   std::vector<TraceEvent> events;
 };
+
+/// How many threads run the ranks of an op at once (1: one after another);
+/// 0 picks the machine's hardware threads, the default.
+void setRankThreads(unsigned threads);
+unsigned getRankThreads();
+
+/// Splits [0, n) into at most one chunk per rank thread, none smaller than
+/// `grain`, and runs `fn(begin, end)` for each on the rank threads (each
+/// BLAS call single-threaded); serially when called from a rank thread or
+/// with one thread. For work that cannot fail: tiles of one kernel.
+void parallelChunks(int64_t n, int64_t grain,
+                    llvm::function_ref<void(int64_t, int64_t)> fn);
+
+/// Whether running `op` per rank on threads pays (its tensors are large
+/// enough) and its kernel keeps to each rank's own values.
+bool worthThreads(Interpreter &I, Operation *op);
 
 /// Converts an MLIR element type; std::nullopt when unsupported.
 std::optional<DType> dtypeOf(Type type);

@@ -128,9 +128,10 @@ public:
   /// A zero-filled tensor, or std::nullopt with `error` saying why it cannot
   /// be held: a negative dim, a size that overflows, more bytes than
   /// getMaxTensorBytes(), or an allocation the system refuses. Callers add
-  /// which value it was.
+  /// which value it was. `zeroed = false` leaves the elements undefined, for
+  /// a caller that writes every one.
   static std::optional<Tensor> create(DType dtype, Shape shape,
-                                      std::string &error);
+                                      std::string &error, bool zeroed = true);
 
   DType dtype() const { return type; }
   const Shape &shape() const { return dims; }

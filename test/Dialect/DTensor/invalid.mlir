@@ -767,8 +767,8 @@ func.func @f(%a: tensor<9x6xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>,
 
 dtensor.mesh @mesh shape = [2, 4]
 func.func @f(%m: !dtensor.device_mesh<@mesh>, %x: tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>) {
-  // expected-error@+1 {{'dtensor.redistribute' op on mesh dim 0: cannot redistribute S(0) to P(sum): a shard cannot become a Partial; go through Replicate (R) first if a Partial is really wanted}}
-  %0 = dtensor.redistribute %x, %m : tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32, #dtensor.spec<@mesh, [P(sum), R]>>
+  // expected-error@+1 {{'dtensor.redistribute' op on mesh dim 0: cannot redistribute S(0) to P(max): a shard can only become a Partial(sum) (its shard in place, zeros elsewhere); go through Replicate (R) first for P(max)}}
+  %0 = dtensor.redistribute %x, %m : tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32, #dtensor.spec<@mesh, [P(max), R]>>
   return
 }
 
@@ -777,7 +777,7 @@ func.func @f(%m: !dtensor.device_mesh<@mesh>, %x: tensor<16x8xf32, #dtensor.spec
 // Shard dims are normalized before the check: S(-1) is S(1).
 dtensor.mesh @mesh shape = [2, 4]
 func.func @f(%m: !dtensor.device_mesh<@mesh>, %x: tensor<16x8xf32, #dtensor.spec<@mesh, [S(-1), R]>>) {
-  // expected-error@+1 {{'dtensor.redistribute' op on mesh dim 0: cannot redistribute S(1) to P(avg): a shard cannot become a Partial}}
+  // expected-error@+1 {{'dtensor.redistribute' op on mesh dim 0: cannot redistribute S(1) to P(avg): a shard can only become a Partial(sum)}}
   %0 = dtensor.redistribute %x, %m : tensor<16x8xf32, #dtensor.spec<@mesh, [S(-1), R]>>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32, #dtensor.spec<@mesh, [P(avg), R]>>
   return
 }
@@ -947,7 +947,7 @@ func.func @hint_partial(%m: !dtensor.device_mesh<@mesh>, %t: tensor<16x8xf32>) {
 dtensor.mesh @mesh shape = [2, 4]
 func.func @hint_illegal(%m: !dtensor.device_mesh<@mesh>, %t: tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>) {
   // expected-error@+1 {{on mesh dim 0:}}
-  %a = dtensor.hint %t, %m : tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32, #dtensor.spec<@mesh, [P(sum), R]>>
+  %a = dtensor.hint %t, %m : tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32, #dtensor.spec<@mesh, [P(max), R]>>
   return
 }
 
@@ -965,7 +965,7 @@ func.func @reshard_local(%m: !dtensor.device_mesh<@mesh>, %l: tensor<4x8xf32>) {
 dtensor.mesh @mesh shape = [2, 4]
 func.func @reshard_illegal(%m: !dtensor.device_mesh<@mesh>, %l: tensor<8x8xf32>) {
   // expected-error@+1 {{on mesh dim 0:}}
-  %a = dtensor.reshard %l, %m to #dtensor.spec<@mesh, [P(sum), R]> from tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>> : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32>
+  %a = dtensor.reshard %l, %m to #dtensor.spec<@mesh, [P(max), R]> from tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>> : tensor<8x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32>
   return
 }
 

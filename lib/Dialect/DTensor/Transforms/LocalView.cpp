@@ -411,6 +411,19 @@ FailureOr<Value> mlir::dtensor::lowerRedistribute(OpBuilder &b, Location loc,
       break;
     }
 
+    case StepKind::LocalZeroPad: {
+      // The extent the group holds together along d, this rank's piece of
+      // it at its torch.chunk offset, zeros elsewhere.
+      int64_t d = step.fromDim;
+      Value parent = emitShardExtent(b, loc, mesh, from, *after, d).second;
+      Value start = e.chunk(parent, n, e.coord(mesh, meshDims)).first;
+      Value dest = e.zeros(tAfter, [&](int64_t k) {
+        return k == d ? parent : e.dim(v, k);
+      });
+      v = e.insert(v, dest, {{d, start}});
+      break;
+    }
+
     case StepKind::LocalChunk: {
       int64_t d = step.toDim;
       auto [start, size] = e.chunk(e.dim(v, d), n, e.coord(mesh, meshDims));

@@ -43,3 +43,19 @@ func.func @int_partial(%m: !dtensor.device_mesh<@mesh>, %a: tensor<4xi32>) -> te
   %0 = dtensor.reshard %a, %m to #dtensor.spec<@mesh, [P(sum)]> from tensor<4xi32, #dtensor.spec<@mesh, [R]>> : tensor<4xi32>, !dtensor.device_mesh<@mesh> -> tensor<4xi32>
   return %0 : tensor<4xi32>
 }
+
+// -----
+
+// S(d) -> P(sum) (DTensor 2.15): no collective; each rank's rows (uneven:
+// 3, 2) go in place, at this rank's torch.chunk offset, into zeros of the
+// whole extent.
+dtensor.mesh @mesh shape = [2]
+// CHECK-LABEL: func.func @shard_to_partial_sum
+// CHECK-NOT:     dtensor.all_
+// CHECK:         dtensor.mesh_coord %{{.*}} mesh_dims = [0]
+// CHECK:         %[[Z:.*]] = tensor.splat %{{.*}} : tensor<5x4xf32>
+// CHECK:         tensor.insert_slice %{{.*}} into %[[Z]][%{{.*}}, 0] [%{{.*}}, 4] [1, 1] : tensor<?x4xf32> into tensor<5x4xf32>
+func.func @shard_to_partial_sum(%m: !dtensor.device_mesh<@mesh>, %x: tensor<?x4xf32>) -> tensor<5x4xf32> {
+  %r = dtensor.reshard %x, %m to #dtensor.spec<@mesh, [P(sum)]> from tensor<5x4xf32, #dtensor.spec<@mesh, [S(0)]>> : tensor<?x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<5x4xf32>
+  return %r : tensor<5x4xf32>
+}
