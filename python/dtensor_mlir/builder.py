@@ -1155,9 +1155,8 @@ class FunctionBuilder:
             if v._local:
                 self._fail("a local tensor (from to_local) cannot be distributed: use from_local")
             ps = self._placements(v, placements)
-            if any(isinstance(p, Partial) for p in ps):
-                self._fail(f"Partial placements are rejected, as in DTensor "
-                           f"({_placements_str(ps)}): distribute as Replicate and redistribute")
+            # Partial placements (DTensor 2.15): R -> P's terms (sum: t / n).
+            self._check_transition(tuple(Replicate() for _ in ps), ps, v.dtype)
             src = ""
             if src_data_rank is not None:
                 k = src_data_rank

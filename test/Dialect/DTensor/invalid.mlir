@@ -433,19 +433,11 @@ func.func @f(%x: tensor<16x8xf32, #dtensor.spec<@mesh[(0, 1)], [S(0), R]>>) {
 
 dtensor.mesh @mesh shape = [2, 4]
 func.func @f(%m: !dtensor.device_mesh<@mesh>, %t: tensor<16x8xf32>) {
-  // expected-error@+1 {{'dtensor.distribute_tensor' op cannot distribute to a Partial placement (#dtensor.spec<@mesh, [R, P(sum)]>), as DTensor cannot: distribute as Replicate (R) and redistribute to the Partial}}
-  %0 = dtensor.distribute_tensor %t, %m : tensor<16x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32, #dtensor.spec<@mesh, [R, P(sum)]>>
+  // expected-error@+1 {{'dtensor.distribute_tensor' op cannot distribute to #dtensor.spec<@mesh, [R, P(product)]>: on mesh dim 1: cannot redistribute R to P(product): no local op turns a replicated value into product terms; keep it R}}
+  %0 = dtensor.distribute_tensor %t, %m : tensor<16x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32, #dtensor.spec<@mesh, [R, P(product)]>>
   return
 }
 
-// -----
-
-dtensor.mesh @mesh shape = [2, 4]
-func.func @f(%m: !dtensor.device_mesh<@mesh>, %t: tensor<16x8xf32>) {
-  // expected-error@+1 {{'dtensor.distribute_tensor' op cannot distribute to a Partial placement (#dtensor.spec<@mesh, [P(max), S(0)]>)}}
-  %0 = dtensor.distribute_tensor %t, %m src_rank = 0 : tensor<16x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32, #dtensor.spec<@mesh, [P(max), S(0)]>>
-  return
-}
 
 // -----
 

@@ -281,12 +281,15 @@ LogicalResult DistributeTensorOp::verify() {
   SpecAttr spec = getSpec(result);
   if (failed(verifySameView(*this, spec, getMesh().getType())))
     return failure();
-  for (const Placement &p : spec.getPlacements())
-    if (p.isPartial())
-      return emitOpError()
-             << "cannot distribute to a Partial placement (" << spec
-             << "), as DTensor cannot: distribute as Replicate (R) and "
-                "redistribute to the Partial";
+  // DTensor 2.15's distribute_tensor accepts Partial placements: the terms
+  // are R -> P's (sum: t / n; avg, max, min: t).
+  for (auto [m, p] : llvm::enumerate(spec.getPlacements()))
+    if (p.isPartial()) {
+      std::string why = transitionError(Placement::replicate(), p);
+      if (!why.empty())
+        return emitOpError() << "cannot distribute to " << spec
+                             << ": on mesh dim " << m << ": " << why;
+    }
   return success();
 }
 

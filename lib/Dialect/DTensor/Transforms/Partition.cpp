@@ -194,6 +194,28 @@ lowerDistributeTensor(DistributeTensorOp op, OpBuilder &b, Context &c) {
   }
   Value slice = tensor::ExtractSliceOp::create(b, loc, localType, v, offsets,
                                                sizes, strides);
+  // Partial placements (DTensor 2.15): R -> P's terms. avg, max and min keep
+  // the value; a float sum divides it by the size of its Partial group.
+  int64_t n = 1;
+  for (auto [viewDim, p] : llvm::enumerate(t->layout.placements()))
+    if (p.isPartial() && p.reduce == ReduceKind::Sum)
+      n *= t->view.shape[viewDim];
+  if (n > 1) {
+    Type elt = global.getElementType();
+    if (!llvm::isa<FloatType>(elt))
+      return op.emitOpError()
+             << "cannot distribute integer tensor " << global
+             << " to a Partial(sum): its terms would be the value divided by "
+                "the group size (inexact); distribute as R";
+    Value scalar =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(elt, double(n)));
+    SmallVector<Value> dynamic;
+    for (int64_t d = 0; d < localType.getRank(); ++d)
+      if (localType.isDynamicDim(d))
+        dynamic.push_back(tensor::DimOp::create(b, loc, slice, d));
+    Value splat = tensor::SplatOp::create(b, loc, scalar, localType, dynamic);
+    slice = arith::DivFOp::create(b, loc, slice, splat);
+  }
   return SmallVector<Value>{slice};
 }
 

@@ -19,3 +19,14 @@ func.func @int_partial(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8xi32, #dtens
   %r = dtensor.redistribute %x, %m : tensor<8xi32, #dtensor.spec<@mesh, [R, R]>>, !dtensor.device_mesh<@mesh> -> tensor<8xi32, #dtensor.spec<@mesh, [P(sum), R]>>
   return %r : tensor<8xi32, #dtensor.spec<@mesh, [P(sum), R]>>
 }
+
+// -----
+
+// distribute_tensor to a Partial(sum) (DTensor 2.15) divides the value by the
+// group size: inexact for integers, an error.
+dtensor.mesh @pair shape = [2]
+func.func @int_sum(%m: !dtensor.device_mesh<@pair>, %t: tensor<4xi32>) -> tensor<4xi32, #dtensor.spec<@pair, [P(sum)]>> {
+  // expected-error@+1 {{cannot distribute integer tensor 'tensor<4xi32, #dtensor.spec<@pair, [P(sum)]>>' to a Partial(sum): its terms would be the value divided by the group size (inexact); distribute as R}}
+  %d = dtensor.distribute_tensor %t, %m : tensor<4xi32>, !dtensor.device_mesh<@pair> -> tensor<4xi32, #dtensor.spec<@pair, [P(sum)]>>
+  return %d : tensor<4xi32, #dtensor.spec<@pair, [P(sum)]>>
+}
