@@ -258,7 +258,7 @@ Reg BodyProgram::extractAt(const ExtractInfo &info, RegAt regAt) const {
   for (auto [d, r] : llvm::enumerate(info.indices)) {
     int64_t i = regAt(r).i, size = table->shape()[d];
     if (i < 0 || i >= size) {
-      outOfBounds.flag.store(true, std::memory_order_relaxed);
+      outOfBounds = true;
       return out;
     }
     offset = offset * size + i;

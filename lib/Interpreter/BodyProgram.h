@@ -17,7 +17,6 @@
 #include "mlir/IR/Operation.h"
 #include "mlir/Support/LLVM.h"
 
-#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -79,7 +78,7 @@ public:
 
   /// Whether a `tensor.extract` in the body read out of bounds since the
   /// program was compiled (it then reads 0).
-  bool readOutOfBounds() const { return outOfBounds.flag.load(); }
+  bool readOutOfBounds() const { return outOfBounds; }
 
 private:
   /// A `tensor.extract`: the register holding the tensor (a pointer to an
@@ -93,17 +92,9 @@ private:
   Reg extractAt(const ExtractInfo &info, RegAt regAt) const;
 
   std::vector<ExtractInfo> extracts;
-  /// Set by any rank's run (ranks may run on several threads at once).
-  struct AtomicFlag {
-    std::atomic<bool> flag{false};
-    AtomicFlag() = default;
-    AtomicFlag(const AtomicFlag &other) : flag(other.flag.load()) {}
-    AtomicFlag &operator=(const AtomicFlag &other) {
-      flag.store(other.flag.load());
-      return *this;
-    }
-  };
-  mutable AtomicFlag outOfBounds;
+  /// Per program object: ranks on threads each run their own copy
+  /// (runLinalg), so no two threads write it.
+  mutable bool outOfBounds = false;
   std::vector<Instr> code;
   std::vector<std::pair<int, Reg>> constants;
   std::vector<int> yielded;
