@@ -105,6 +105,9 @@ if shutil.which("nvidia-smi"):
                 config.available_features.add("cuda-gpus-%d" % n)
     except (OSError, subprocess.SubprocessError):
         pass
-for var in ["CUDA_VISIBLE_DEVICES", "NCCL_DEBUG", "LOCAL_RANK"]:
+# DTENSOR_MPIRUN(_FLAGS): dtensor-run --target's launcher, e.g. the
+# compute-sanitizer wrapper of scripts/gpu-check.sh --sanitize.
+for var in ["CUDA_VISIBLE_DEVICES", "NCCL_DEBUG", "LOCAL_RANK", "DTENSOR_MPIRUN",
+            "DTENSOR_MPIRUN_FLAGS"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
