@@ -5,6 +5,7 @@
 #
 #   bash scripts/gpu-check.sh [--sanitize|--setup-only] [LOG_DIR]
 #
+# DTENSOR_GPU_FILTER (a lit --filter regex) chooses among the GPU tests.
 # --setup-only stops before the tests, leaving the tools in /tmp/dtensor-gpu/bin
 # and Open MPI in /tmp/dtensor-ompi/bin (for bench/gpu_mlp.sh, say).
 #
@@ -124,7 +125,7 @@ fi
 
 [ "$setup_only" = 1 ] && exit 0
 # Under the sanitizer, the example programs (gpu-run.test) only.
-filter='(gpu|nccl)-r(un|andom)'
+filter="${DTENSOR_GPU_FILTER:-(gpu|nccl)-r(un|andom)}"
 [ "$sanitize" = 1 ] && filter='gpu-run'
 say "lit"
 cat > "$obj/test/lit.site.cfg.py" <<EOF

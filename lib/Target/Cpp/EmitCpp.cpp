@@ -55,6 +55,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 
 using namespace mlir;
@@ -225,6 +226,53 @@ std::string intLiteral(const APInt &v, Type t) {
   return (scalarType(t) + "(" + Twine(x) + "LL)").str();
 }
 
+/// A reduction a GPU may split (emitGeneric): the single output's block
+/// argument is used once, by the op that yields, which combines it with a
+/// term by an associative and commutative operation. Returns that op and the
+/// operation's identity in C++, or null.
+std::pair<Operation *, std::string> splittableCombiner(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1)
+    return {nullptr, ""};
+  Block &blk = op.getRegion().front();
+  BlockArgument acc = blk.getArgument(op.getNumDpsInputs());
+  auto yield = cast<linalg::YieldOp>(blk.getTerminator());
+  Value v = yield.getValues()[0];
+  Operation *c = v.getDefiningOp();
+  if (!c || c->getBlock() != &blk || c->getNumOperands() != 2 ||
+      !acc.hasOneUse() || !v.hasOneUse() ||
+      (c->getOperand(0) != acc && c->getOperand(1) != acc) ||
+      c->getOperand(0) == c->getOperand(1))
+    return {nullptr, ""};
+  Type t = v.getType();
+  StringRef ty = scalarType(t);
+  auto fl = [&](double x) {
+    return (ty + "(" + floatLiteral(x, true) + ")").str();
+  };
+  unsigned w = t.isIntOrIndex() ? (t.isIndex() ? 64 : t.getIntOrFloatBitWidth()) : 0;
+  auto in = [&](const APInt &x) { return intLiteral(x, t); };
+  double inf = std::numeric_limits<double>::infinity();
+  std::string id =
+      TypeSwitch<Operation *, std::string>(c)
+          .Case([&](arith::AddFOp) { return fl(-0.0); })
+          .Case([&](arith::MulFOp) { return fl(1.0); })
+          .Case<arith::MaximumFOp, arith::MaxNumFOp>([&](auto) { return fl(-inf); })
+          .Case<arith::MinimumFOp, arith::MinNumFOp>([&](auto) { return fl(inf); })
+          .Case<arith::AddIOp, arith::OrIOp, arith::XOrIOp>(
+              [&](auto) { return in(APInt::getZero(w)); })
+          .Case([&](arith::MulIOp) { return in(APInt(w, 1)); })
+          .Case([&](arith::AndIOp) { return in(APInt::getAllOnes(w)); })
+          .Case([&](arith::MaxSIOp) {
+            return w > 1 ? in(APInt::getSignedMinValue(w)) : std::string();
+          })
+          .Case([&](arith::MinSIOp) {
+            return w > 1 ? in(APInt::getSignedMaxValue(w)) : std::string();
+          })
+          .Default([](Operation *) { return std::string(); });
+  if (id.empty())
+    return {nullptr, ""};
+  return {c, id};
+}
+
 /// C++ string literal of `s`.
 std::string quoted(StringRef s) {
   std::string out = "\"";
@@ -362,6 +410,13 @@ private:
   LogicalResult emitOp(Operation *op);
   LogicalResult emitScalar(Operation *op, raw_indented_ostream &os);
   LogicalResult emitGeneric(linalg::GenericOp op);
+  FailureOr<std::string> operandIndex(linalg::GenericOp op, AffineMap map,
+                                      unsigned k, ArrayRef<std::string> vars);
+  LogicalResult emitReduction(linalg::GenericOp op, ArrayRef<int64_t> outer,
+                              ArrayRef<int64_t> nested,
+                              ArrayRef<std::string> vars,
+                              ArrayRef<std::string> tensorOf,
+                              Operation *combiner, const std::string &identity);
   LogicalResult emitCollective(Operation *op);
   LogicalResult emitQuery(Operation *op);
   LogicalResult emitTensorOp(Operation *op);
@@ -808,6 +863,14 @@ LogicalResult CppEmitter::emitGeneric(linalg::GenericOp op) {
   for (int64_t l = 0; l < numLoops; ++l)
     vars[l] = "i" + std::to_string(l);
 
+  auto [combiner, identity] = splittableCombiner(op);
+  if (combiner && !nested.empty() &&
+      llvm::all_of(nested, [&](int64_t l) {
+        return iters[l] == utils::IteratorType::reduction &&
+               !maps.back().isFunctionOfDim(l);
+      }))
+    return emitReduction(op, outer, nested, vars, tensorOf, combiner, identity);
+
   // parallel_for over all outer loops but the last (flattened); the last
   // outer loop and the inner loops nest inside.
   SmallVector<int64_t> flat(outer.begin(), outer.end());
@@ -856,15 +919,10 @@ LogicalResult CppEmitter::emitGeneric(linalg::GenericOp op) {
         << ";\n";
       continue;
     }
-    std::string lin = "0";
-    for (auto [r, e] : llvm::enumerate(maps[k].getResults())) {
-      FailureOr<std::string> text = affineText(e, vars);
-      if (failed(text))
-        return op->emitOpError("has an indexing expression the C++ emitter "
-                               "cannot write");
-      lin += " + " + *text + " * s" + std::to_string(k) + "_" +
-             std::to_string(r);
-    }
+    FailureOr<std::string> linear = operandIndex(op, maps[k], k, vars);
+    if (failed(linear))
+      return failure();
+    std::string lin = *linear;
     index[k] = lin;
     if (arg.use_empty())
       continue;
@@ -891,6 +949,168 @@ LogicalResult CppEmitter::emitGeneric(linalg::GenericOp op) {
   }
   o.unindent();
   o << "});\n";
+  o.unindent();
+  o << "}\n";
+  return success();
+}
+
+/// The linear index into operand `k` (its row-major strides `sk_r`) of the
+/// element `map` reads at the loop variables `vars`.
+FailureOr<std::string> CppEmitter::operandIndex(linalg::GenericOp op,
+                                                AffineMap map, unsigned k,
+                                                ArrayRef<std::string> vars) {
+  std::string lin = "0";
+  for (auto [r, e] : llvm::enumerate(map.getResults())) {
+    FailureOr<std::string> text = affineText(e, vars);
+    if (failed(text))
+      return op->emitOpError("has an indexing expression the C++ emitter "
+                             "cannot write");
+    lin += " + " + *text + " * s" + std::to_string(k) + "_" + std::to_string(r);
+  }
+  return lin;
+}
+
+/// A reduction (splittableCombiner): one thread per output and part, the
+/// accumulator in a register. Part p of an output combines the terms whose
+/// first reduction index is p, p + parts, ... (adjacent threads read
+/// adjacent elements), starting from the output's initial value (part 0) or
+/// the identity; a second kernel combines the parts in order.
+/// rt::reductionParts gives 1 on the host (each output's terms in order, as
+/// the interpreter combines them, so results do not change) and, on a GPU,
+/// enough parts that a reduction to few outputs still fills the device.
+LogicalResult CppEmitter::emitReduction(linalg::GenericOp op,
+                                        ArrayRef<int64_t> outer,
+                                        ArrayRef<int64_t> nested,
+                                        ArrayRef<std::string> vars,
+                                        ArrayRef<std::string> tensorOf,
+                                        Operation *combiner,
+                                        const std::string &identity) {
+  raw_indented_ostream &o = *os;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  Block &blk = op.getRegion().front();
+  unsigned out = op.getNumDpsInputs();
+  Type et = blk.getArgument(out).getType();
+  std::string ty = scalarType(et).str();
+  BlockArgument accArg = blk.getArgument(out);
+  Value term = combiner->getOperand(0) == accArg ? combiner->getOperand(1)
+                                                 : combiner->getOperand(0);
+
+  auto linear = [&](unsigned k) {
+    return operandIndex(op, maps[k], k, vars);
+  };
+  FailureOr<std::string> outIndex = linear(out);
+  if (failed(outIndex))
+    return failure();
+  // The output's loops, decomposed from `flat` (the last one fastest).
+  auto decompose = [&]() {
+    for (int64_t idx = static_cast<int64_t>(outer.size()) - 1; idx >= 0; --idx) {
+      int64_t l = outer[idx];
+      o << "const int64_t i" << l << " = flat % n" << l << ";\n";
+      if (idx > 0)
+        o << "flat /= n" << l << ";\n";
+    }
+  };
+
+  o << "const int64_t nflat = 1";
+  for (int64_t l : outer)
+    o << " * n" << l;
+  o << ";\n";
+  o << "const int64_t nterms = 1";
+  for (int64_t l : nested)
+    o << " * n" << l;
+  o << ";\n";
+  o << "const int64_t parts = rt::reductionParts(nflat, n" << nested.front()
+    << ", nterms);\n";
+  o << "rt::Tensor partial;\n";
+  o << ty << " *pp = nullptr;\n";
+  o << "if (parts > 1) {\n";
+  o << "  partial = rt::Tensor::empty(" << dtypeEnum(et) << ", {nflat * parts});\n";
+  o << "  pp = partial.data<" << ty << ">();\n";
+  o << "}\n";
+
+  // The parts.
+  o << "rt::parallel_for2(nflat, parts, DTENSOR_KERNEL(int64_t flat, int64_t part) {\n";
+  o.indent();
+  o << "const int64_t slot = flat * parts + part;\n";
+  decompose();
+  std::string accName = "acc";
+  o << ty << " " << accName << " = part == 0 ? p" << out << "[" << *outIndex
+    << "] : " << identity << ";\n";
+  int opened = 0;
+  for (auto [idx, l] : llvm::enumerate(nested)) {
+    if (idx == 0)
+      o << "for (int64_t i" << l << " = part; i" << l << " < n" << l << "; i"
+        << l << " += parts) {\n";
+    else
+      o << "for (int64_t i" << l << " = 0; i" << l << " < n" << l << "; ++i"
+        << l << ") {\n";
+    o.indent();
+    ++opened;
+  }
+  for (auto [k, operand] : llvm::enumerate(op->getOpOperands())) {
+    if (k == out)
+      continue;
+    BlockArgument arg = blk.getArgument(k);
+    std::string argName = name(arg);
+    if (tensorOf[k].empty()) {
+      o << scalarType(arg.getType()) << " " << argName << " = "
+        << name(operand.get()) << ";\n";
+      continue;
+    }
+    if (arg.use_empty())
+      continue;
+    FailureOr<std::string> lin = linear(k);
+    if (failed(lin))
+      return failure();
+    o << scalarType(arg.getType()) << " " << argName << " = p" << k << "["
+      << *lin << "];\n";
+  }
+  names[accArg] = accName;
+  SmallVector<std::string> savedVars = loopVars;
+  loopVars.assign(vars.begin(), vars.end());
+  ++kernelDepth;
+  for (Operation &bodyOp : blk.without_terminator())
+    if (failed(emitOp(&bodyOp)))
+      return failure();
+  o << accName << " = " << name(combiner->getResult(0)) << ";\n";
+  for (int i = 0; i < opened; ++i) {
+    o.unindent();
+    o << "}\n";
+  }
+  o << "if (parts == 1)\n";
+  o << "  p" << out << "[" << *outIndex << "] = " << accName << ";\n";
+  o << "else\n";
+  o << "  pp[slot] = " << accName << ";\n";
+  o.unindent();
+  o << "});\n";
+
+  // The parts combined, in order.
+  o << "if (parts > 1)\n";
+  o.indent();
+  o << "rt::parallel_for(nflat, DTENSOR_KERNEL(int64_t flat) {\n";
+  o.indent();
+  o << "const int64_t slot = flat * parts;\n";
+  decompose();
+  o << ty << " " << accName << " = pp[slot];\n";
+  o << "for (int64_t part = 1; part < parts; ++part) {\n";
+  o.indent();
+  std::string termName = name(term);
+  names[term] = "pv";
+  o << ty << " pv = pp[slot + part];\n";
+  LogicalResult combined = emitOp(combiner);
+  names[term] = termName;
+  if (failed(combined))
+    return failure();
+  o << accName << " = " << name(combiner->getResult(0)) << ";\n";
+  o.unindent();
+  o << "}\n";
+  o << "p" << out << "[" << *outIndex << "] = " << accName << ";\n";
+  o.unindent();
+  o << "});\n";
+  o.unindent();
+  --kernelDepth;
+  kernelTensors.clear();
+  loopVars = savedVars;
   o.unindent();
   o << "}\n";
   return success();

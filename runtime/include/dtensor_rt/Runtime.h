@@ -315,6 +315,32 @@ template <typename F> void parallel_for2(int64_t n, int64_t m, const F &body) {
 }
 #endif
 
+/// Into how many parts a reduction kernel splits the terms of each of its
+/// `nout` outputs (EmitCpp.cpp, emitReduction): at most `nsplit` (the size of
+/// its first reduction loop, whose indices the parts share out) and `nterms`
+/// / 32. On the host 1: each output's terms combine in order on one thread,
+/// as the interpreter combines them. On a GPU, enough parts for about 64K
+/// threads when the outputs alone do not give that many; floating-point
+/// sums then associate differently (within the dtype's tolerance).
+inline int64_t reductionParts(int64_t nout, int64_t nsplit, int64_t nterms) {
+#if defined(DTENSOR_RT_CUDA)
+  const int64_t threads = int64_t(1) << 16;
+  if (nout <= 0 || nout >= threads / 2)
+    return 1;
+  int64_t parts = threads / nout;
+  if (parts > nsplit)
+    parts = nsplit;
+  if (parts > nterms / 32)
+    parts = nterms / 32;
+  return parts > 1 ? parts : 1;
+#else
+  (void)nout;
+  (void)nsplit;
+  (void)nterms;
+  return 1;
+#endif
+}
+
 /// tensor.extract_slice: `sizes` of the source (before dropping unit dims),
 /// `resultShape` after the rank reduction.
 Tensor extractSlice(const Tensor &source, const Shape &offsets,

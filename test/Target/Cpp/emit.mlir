@@ -96,25 +96,70 @@ func.func @partial(%m: !dtensor.device_mesh<@mesh>,
 
 // -----
 
-// A reduction kernel: the parallel loop runs through parallel_for, the
-// reduction loop nests inside; the init is written in place when this is
-// its last use.
+// A reduction kernel (one combining op of the accumulator and a term): one
+// thread per output and part, the accumulator in a register starting from
+// the init (part 0) or the operation's identity; the parts, if the runtime
+// makes several (a GPU, for few outputs), share out the first reduction
+// loop's indices and a second kernel combines them in order. The init is
+// written in place when this is its last use.
 #in = affine_map<(d0, d1) -> (d0, d1)>
 #out = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static {{.*}} f_rowsum(
 // CHECK: rt::Tensor [[R:v[0-9]+]] = rt::writable(std::move(
-// CHECK: rt::parallel_for2(nflat, n0, DTENSOR_KERNEL(int64_t flat, int64_t i0) {
-// CHECK:     for (int64_t i1 = 0; i1 < n1; ++i1) {
-// CHECK:       float [[A:v[0-9]+]] = p0[0 + i0 * s0_0 + i1 * s0_1];
-// CHECK:       float [[B:v[0-9]+]] = p1[0 + i0 * s1_0];
-// CHECK:       float [[S:v[0-9]+]] = float([[A]] + [[B]]);
-// CHECK:       p1[0 + i0 * s1_0] = [[S]];
+// CHECK: const int64_t nflat = 1 * n0;
+// CHECK: const int64_t nterms = 1 * n1;
+// CHECK: const int64_t parts = rt::reductionParts(nflat, n1, nterms);
+// CHECK: partial = rt::Tensor::empty(rt::DType::F32, {nflat * parts});
+// CHECK: rt::parallel_for2(nflat, parts, DTENSOR_KERNEL(int64_t flat, int64_t part) {
+// CHECK:   const int64_t i0 = flat % n0;
+// CHECK:   float acc = part == 0 ? p1[0 + i0 * s1_0] : float(float(-0x0p+0));
+// CHECK:   for (int64_t i1 = part; i1 < n1; i1 += parts) {
+// CHECK:     float [[A:v[0-9]+]] = p0[0 + i0 * s0_0 + i1 * s0_1];
+// CHECK:     float [[S:v[0-9]+]] = float([[A]] + acc);
+// CHECK:     acc = [[S]];
+// CHECK:   }
+// CHECK:   if (parts == 1)
+// CHECK:     p1[0 + i0 * s1_0] = acc;
+// CHECK:   else
+// CHECK:     pp[slot] = acc;
+// CHECK: if (parts > 1)
+// CHECK:   rt::parallel_for(nflat, DTENSOR_KERNEL(int64_t flat) {
+// CHECK:     float acc = pp[slot];
+// CHECK:     for (int64_t part = 1; part < parts; ++part) {
+// CHECK:       float pv = pp[slot + part];
+// CHECK:       float [[C:v[0-9]+]] = float(pv + acc);
+// CHECK:       acc = [[C]];
+// CHECK:     p1[0 + i0 * s1_0] = acc;
 func.func @rowsum(%x: tensor<4x8xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
   %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
   ^bb0(%a: f32, %b: f32):
     %s = arith.addf %a, %b : f32
     linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// A reduction whose accumulator is read twice (not one combining op) keeps
+// one thread per output, the reduction loop nested inside.
+#in = affine_map<(d0, d1) -> (d0, d1)>
+#out = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static {{.*}} f_unsplit(
+// CHECK-NOT: reductionParts
+// CHECK: rt::parallel_for2(nflat, n0, DTENSOR_KERNEL(int64_t flat, int64_t i0) {
+// CHECK:     for (int64_t i1 = 0; i1 < n1; ++i1) {
+// CHECK:       float [[B:v[0-9]+]] = p1[0 + i0 * s1_0];
+// CHECK-LABEL: int main(
+func.func @unsplit(%x: tensor<4x8xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.mulf %b, %b : f32
+    %t = arith.addf %a, %s : f32
+    %u = arith.addf %t, %b : f32
+    linalg.yield %u : f32
   } -> tensor<4xf32>
   return %r : tensor<4xf32>
 }
