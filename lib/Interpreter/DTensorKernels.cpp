@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dtensor/Core/Redistribute.h"
 #include "dtensor/Interpreter/Interpreter.h"
 
 #include "llvm/Support/CheckedArithmetic.h"
@@ -233,6 +234,238 @@ std::optional<Tensor> Interpreter::assemble(const MValue &local,
     out.write(value, offset);
   }
   return made;
+}
+
+//===----------------------------------------------------------------------===//
+// Partial terms
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The row-major index of `coord`'s coordinates over mesh dims `dims`.
+int64_t termIndex(const Shape &mesh, const std::vector<int64_t> &dims,
+                  const Shape &coord) {
+  int64_t index = 0;
+  for (int64_t m : dims)
+    index = index * mesh[m] + coord[m];
+  return index;
+}
+int64_t termCount(const Shape &mesh, const std::vector<int64_t> &dims) {
+  int64_t n = 1;
+  for (int64_t m : dims)
+    n *= mesh[m];
+  return n;
+}
+/// The one reduction of `ps`'s Partial dims, or none when they differ.
+std::optional<ReduceKind> partialKind(const Placements &ps) {
+  std::optional<ReduceKind> kind;
+  for (const Placement &p : ps)
+    if (p.isPartial()) {
+      if (kind && *kind != p.reduce)
+        return std::nullopt;
+      kind = p.reduce;
+    }
+  return kind;
+}
+/// A box's offset with empty dims at 0 (an empty box's offset says nothing).
+Shape boxOffset(const Shard &s) {
+  Shape offset = s.offset;
+  for (size_t d = 0; d < offset.size(); ++d)
+    if (s.shape[d] == 0)
+      offset[d] = 0;
+  return offset;
+}
+bool emptyBox(const Shard &s) {
+  return llvm::any_of(s.shape, [](int64_t n) { return n == 0; });
+}
+/// R -> P's term at coordinate `first` (all Partial coordinates 0) or not,
+/// of `value`, over a group of `n` terms.
+std::optional<Tensor> replicateToPartial(const Tensor &value, ReduceKind kind,
+                                         int64_t n, bool first,
+                                         std::string &error) {
+  std::optional<Tensor> t = value.copy(error);
+  if (!t)
+    return std::nullopt;
+  dispatch(t->dtype(), [&](auto v) {
+    using T = decltype(v);
+    T *x = t->mutableData<T>();
+    int64_t count = t->numElements();
+    if (kind == ReduceKind::Sum && isFloat(t->dtype())) {
+      for (int64_t i = 0; i < count; ++i)
+        x[i] = T(x[i] / T(n));
+    } else if ((kind == ReduceKind::Sum || kind == ReduceKind::Product) &&
+               !first) {
+      std::fill_n(x, count, T(kind == ReduceKind::Sum ? 0 : 1));
+    }
+  });
+  return t;
+}
+} // namespace
+
+std::optional<std::vector<Tensor>>
+Interpreter::termsFromLocals(const MValue &local, const Layout &layout,
+                             const Tensor &global, std::string &error) const {
+  std::vector<int64_t> pdims =
+      dimsOfKind(layout.placements(), PlacementKind::Partial);
+  std::vector<Tensor> terms;
+  for (int64_t c = 0, n = termCount(meshShape, pdims); c < n; ++c) {
+    std::optional<Tensor> t =
+        Tensor::create(global.dtype(), global.shape(), error);
+    if (!t)
+      return std::nullopt;
+    terms.push_back(std::move(*t));
+  }
+  for (int64_t r = 0; r < numRanks(); ++r) {
+    Shape coord = rankToCoord(meshShape, r);
+    Shard s = layout.shardAt(global.shape(), coord);
+    if (!emptyBox(s))
+      terms[termIndex(meshShape, pdims, coord)].write(local.on(r).tensor,
+                                                      boxOffset(s));
+  }
+  return terms;
+}
+
+std::optional<std::shared_ptr<const std::vector<Tensor>>>
+Interpreter::redistributeTerms(const DistTensor &d, const Layout &target,
+                               std::string &error) const {
+  using Terms = std::shared_ptr<const std::vector<Tensor>>;
+  const Placements &from = d.layout.placements();
+  const Placements &to = target.placements();
+  std::vector<int64_t> ps = dimsOfKind(from, PlacementKind::Partial);
+  std::vector<int64_t> pt = dimsOfKind(to, PlacementKind::Partial);
+  std::optional<ReduceKind> ks = partialKind(from), kt = partialKind(to);
+  if (pt.empty() || !kt || (!ps.empty() && (!ks || *ks != *kt)))
+    return Terms();
+  // A value without terms of its own that gains no zero-padded shard keeps
+  // R -> P's terms.
+  auto isNewShard = [&](int64_t m) { return from[m].isShard(); };
+  bool zeroPads = llvm::any_of(pt, [&](int64_t m) {
+    return !from[m].isPartial() && isNewShard(m);
+  });
+  if (!d.terms && !zeroPads)
+    return Terms();
+  const Shape &shape = d.global.shape();
+
+  // The source's terms (R -> P's when it keeps none).
+  std::vector<Tensor> source;
+  if (d.terms) {
+    source = *d.terms;
+  } else {
+    int64_t n = termCount(meshShape, ps);
+    for (int64_t c = 0; c < n; ++c) {
+      std::optional<Tensor> t =
+          ps.empty() ? std::optional<Tensor>(d.global)
+                     : replicateToPartial(d.global, *ks, n, c == 0, error);
+      if (!t)
+        return std::nullopt;
+      source.push_back(std::move(*t));
+    }
+  }
+
+  // Partial dims that go are reduced; those that stay keep their terms.
+  std::vector<int64_t> kept, removed, fresh;
+  for (int64_t m : ps)
+    (to[m].isPartial() ? kept : removed).push_back(m);
+  for (int64_t m : pt)
+    if (!from[m].isPartial())
+      fresh.push_back(m);
+  std::vector<Tensor> base(termCount(meshShape, kept));
+  {
+    std::vector<std::vector<const Tensor *>> groups(base.size());
+    for (int64_t c = 0, n = termCount(meshShape, ps); c < n; ++c) {
+      // The coordinates of term c over ps, as a mesh coordinate.
+      Shape coord(meshShape.size(), 0);
+      int64_t rest = c;
+      for (int64_t i = static_cast<int64_t>(ps.size()) - 1; i >= 0; --i) {
+        coord[ps[i]] = rest % meshShape[ps[i]];
+        rest /= meshShape[ps[i]];
+      }
+      groups[termIndex(meshShape, kept, coord)].push_back(&source[c]);
+    }
+    for (size_t k = 0; k < base.size(); ++k) {
+      if (groups[k].size() == 1) {
+        base[k] = *groups[k].front();
+        continue;
+      }
+      std::optional<Tensor> r = reduceAll(groups[k], toReduction(*ks), error);
+      if (!r)
+        return std::nullopt;
+      base[k] = std::move(*r);
+    }
+  }
+
+  // New Partial dims: S(d) -> P(sum) keeps the elements the rank owned
+  // (zeros elsewhere); R -> P takes its rule.
+  std::vector<int64_t> padded, replicated;
+  for (int64_t m : fresh)
+    (isNewShard(m) ? padded : replicated).push_back(m);
+  int64_t replicatedSize = termCount(meshShape, replicated);
+  auto terms = std::make_shared<std::vector<Tensor>>();
+  for (int64_t c = 0, n = termCount(meshShape, pt); c < n; ++c) {
+    Shape coord(meshShape.size(), 0);
+    int64_t rest = c;
+    for (int64_t i = static_cast<int64_t>(pt.size()) - 1; i >= 0; --i) {
+      coord[pt[i]] = rest % meshShape[pt[i]];
+      rest /= meshShape[pt[i]];
+    }
+    Tensor value = base[termIndex(meshShape, kept, coord)];
+    if (!padded.empty()) {
+      std::optional<Tensor> out = Tensor::create(value.dtype(), shape, error);
+      if (!out)
+        return std::nullopt;
+      for (int64_t r = 0; r < numRanks(); ++r) {
+        Shape rc = rankToCoord(meshShape, r);
+        if (!llvm::all_of(padded, [&](int64_t m) { return rc[m] == coord[m]; }))
+          continue;
+        Shard s = d.layout.shardAt(shape, rc);
+        if (!emptyBox(s))
+          out->writeBox(value, boxOffset(s), s.shape, boxOffset(s));
+      }
+      value = std::move(*out);
+    }
+    if (!replicated.empty()) {
+      bool first = llvm::all_of(replicated,
+                                [&](int64_t m) { return coord[m] == 0; });
+      std::optional<Tensor> t =
+          replicateToPartial(value, *kt, replicatedSize, first, error);
+      if (!t)
+        return std::nullopt;
+      value = std::move(*t);
+    }
+    terms->push_back(std::move(value));
+  }
+  return Terms(std::move(terms));
+}
+
+std::optional<MValue> Interpreter::localsOf(const DistTensor &d,
+                                            const Layout &layout,
+                                            std::string &error) const {
+  std::shared_ptr<const std::vector<Tensor>> terms;
+  if (layout.placements() == d.layout.placements()) {
+    terms = d.terms;
+  } else {
+    auto made = redistributeTerms(d, layout, error);
+    if (!made)
+      return std::nullopt;
+    terms = *made;
+  }
+  if (!terms)
+    return shardsOf(d.global, layout, layout.placements(), error);
+  std::vector<int64_t> pdims =
+      dimsOfKind(layout.placements(), PlacementKind::Partial);
+  MValue out;
+  out.uniform = false;
+  for (int64_t r = 0; r < numRanks(); ++r) {
+    Shape coord = rankToCoord(meshShape, r);
+    Shard s = layout.shardAt(d.global.shape(), coord);
+    std::optional<Tensor> t = (*terms)[termIndex(meshShape, pdims, coord)]
+                                  .slice(boxOffset(s), s.shape, error);
+    if (!t) {
+      error = "the shard of rank " + std::to_string(r) + ": " + error;
+      return std::nullopt;
+    }
+    out.values.push_back(RValue::ofTensor(std::move(*t)));
+  }
+  return out;
 }
 
 //===----------------------------------------------------------------------===//
@@ -555,12 +788,13 @@ void registerQueries(Kernels &k) {
 
 /// Binds a distributed value of the global view.
 void bindDist(Interpreter &I, Value v, Tensor global, SpecAttr spec,
-              Layout layout) {
+              Layout layout,
+              std::shared_ptr<const std::vector<Tensor>> terms = nullptr) {
   RValue r;
   r.kind = RValue::Kind::Dist;
   r.tensor = global;
   r.dist = std::make_shared<DistTensor>(
-      DistTensor{std::move(global), spec, std::move(layout)});
+      DistTensor{std::move(global), spec, std::move(layout), std::move(terms)});
   I.bind(v, MValue::same(std::move(r)));
 }
 
@@ -580,7 +814,17 @@ void registerApi(Kernels &k) {
                    Shape(type.getShape().begin(), type.getShape().end()), error);
     if (!global)
       return op->emitOpError() << error;
-    bindDist(I, from.getResult(), std::move(*global), getSpec(type), *layout);
+    std::shared_ptr<const std::vector<Tensor>> terms;
+    if (partialKind(layout->placements()) &&
+        !dimsOfKind(layout->placements(), PlacementKind::Partial).empty()) {
+      auto made = I.termsFromLocals(I.lookup(from.getLocal()), *layout,
+                                    *global, error);
+      if (!made)
+        return op->emitOpError() << "cannot hold the Partial terms: " << error;
+      terms = std::make_shared<const std::vector<Tensor>>(std::move(*made));
+    }
+    bindDist(I, from.getResult(), std::move(*global), getSpec(type), *layout,
+             std::move(terms));
     return success();
   };
   k["dtensor.distribute_tensor"] = [](Interpreter &I, Operation *op) -> LogicalResult {
@@ -625,8 +869,7 @@ void registerApi(Kernels &k) {
   k["dtensor.to_local"] = [](Interpreter &I, Operation *op) -> LogicalResult {
     const DistTensor &d = *I.lookup(op->getOperand(0)).on(0).dist;
     std::string error;
-    std::optional<MValue> shards =
-        I.shardsOf(d.global, d.layout, d.layout.placements(), error);
+    std::optional<MValue> shards = I.localsOf(d, d.layout, error);
     if (!shards)
       return op->emitOpError() << "cannot hold " << error;
     I.bind(op->getResult(0), std::move(*shards));
@@ -638,7 +881,42 @@ void registerApi(Kernels &k) {
     if (failed(layout))
       return failure();
     const DistTensor &d = *I.lookup(re.getSource()).on(0).dist;
-    bindDist(I, re.getResult(), d.global, getSpec(re.getType()), *layout);
+    std::string error;
+    auto terms = I.redistributeTerms(d, *layout, error);
+    if (!terms)
+      return op->emitOpError() << "cannot hold the Partial terms: " << error;
+    // Where the terms depend on the way (R -> P, our extension, may be
+    // reached through a zero-padded shard), they are the compiled plan's:
+    // the planner's steps (default cost model) replayed on the terms.
+    if (*terms || d.terms) {
+      RedistributeRequest req{I.mesh(), d.global.shape(),
+                              byteWidth(d.global.dtype()),
+                              d.layout.placements(), layout->placements()};
+      std::string planError;
+      if (std::optional<Plan> plan =
+              planRedistribute(req, CostModel{}, planError)) {
+        DistTensor cur = d;
+        bool replayed = true;
+        for (const Step &step : plan->steps) {
+          std::optional<Layout> next = Layout::create(
+              I.mesh(), d.global.rank(), step.after, planError);
+          if (!next) {
+            replayed = false;
+            break;
+          }
+          auto made = I.redistributeTerms(cur, *next, error);
+          if (!made)
+            return op->emitOpError()
+                   << "cannot hold the Partial terms: " << error;
+          cur.layout = std::move(*next);
+          cur.terms = std::move(*made);
+        }
+        if (replayed && cur.layout.placements() == layout->placements())
+          terms = cur.terms;
+      }
+    }
+    bindDist(I, re.getResult(), d.global, getSpec(re.getType()), *layout,
+             std::move(*terms));
     return success();
   };
   k["dtensor.hint"] = [](Interpreter &I, Operation *op) -> LogicalResult {
@@ -678,8 +956,7 @@ void registerApi(Kernels &k) {
       // The region sees each input in its in_specs entry (redistributed if
       // it came in another one: the logical value is the same).
       std::string error;
-      std::optional<MValue> shards =
-          I.shardsOf(v.dist->global, *layout, layout->placements(), error);
+      std::optional<MValue> shards = I.localsOf(*v.dist, *layout, error);
       if (!shards)
         return op->emitOpError() << "cannot hold " << error;
       args.push_back(std::move(*shards));

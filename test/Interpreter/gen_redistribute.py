@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
 """Writes a module with one function per legal redistribution between specs.
 
-    gen_redistribute.py MESH SHAPE PARTIAL [--orders] [--every K]
+    gen_redistribute.py MESH SHAPE PARTIAL [--orders] [--every K] [--local]
 
 MESH and SHAPE are like 2x2 and 9x5; PARTIAL is the Partial kind used
 (sum, avg, max, min). With --orders, nested shards get every shard order.
 --every K keeps every K-th pair (a deterministic sample). Each function
 redistributes its argument and returns it, so that `dtensor-run --verify
 --all-entries` checks the compiled collectives on every rank.
+
+--local (pairs whose source has a Partial only) builds the source the way a
+DTensor user does: each rank's shard of the argument plus a per-rank term
+(0.25 times one plus the rank's index over the Partial mesh dims) wrapped by
+from_local, so the Partial's terms differ by rank; the function returns
+to_local of the redistributed value, each rank's own local tensor, which
+DTensor defines per rank (its terms where the result is still Partial).
 """
 import itertools
 import sys
@@ -47,9 +54,52 @@ def legal(src, dst):
     return True
 
 
+def print_local(index, shape, mesh_dims, src, dst):
+    parts = [p.strip() for p in src.strip("[]").split(",")]
+    base = "[" + ", ".join("R" if p.startswith("P(") else p for p in parts) + "]"
+    pdims = [m for m, p in enumerate(parts) if p.startswith("P(")]
+    rank = len(shape.split("x"))
+    dyn = "x".join("?" * rank) + "xf32"
+    t_x = f"tensor<{shape}xf32>"
+    t_base = f"tensor<{shape}xf32, #dtensor.spec<@mesh, {base}>>"
+    t_src = f"tensor<{shape}xf32, #dtensor.spec<@mesh, {src}>>"
+    t_dst = f"tensor<{shape}xf32, #dtensor.spec<@mesh, {dst}>>"
+    mesh = "!dtensor.device_mesh<@mesh>"
+    print(f"func.func @f{index}(%m: {mesh}, %x: {t_x}) -> tensor<{dyn}> {{")
+    print(f"  %b = dtensor.distribute_tensor %x, %m : {t_x}, {mesh} -> {t_base}")
+    print(f"  %l = dtensor.to_local %b : {t_base} -> tensor<{dyn}>")
+    # k = 0.25 * (1 + the rank's index over the Partial mesh dims).
+    print("  %k0 = arith.constant 1 : index")
+    k = "%k0"
+    for i, m in enumerate(pdims):
+        print(f"  %c{i} = dtensor.mesh_coord %m mesh_dims = [{m}] : {mesh} -> index")
+        print(f"  %n{i} = arith.constant {mesh_dims[m]} : index")
+        print(f"  %s{i} = arith.muli {k}, %n{i} : index")
+        print(f"  %k{i + 1} = arith.addi %s{i}, %c{i} : index")
+        k = f"%k{i + 1}"
+    print(f"  %ki = arith.index_cast {k} : index to i64")
+    print("  %kf = arith.sitofp %ki : i64 to f32")
+    print("  %q = arith.constant 0.25 : f32")
+    print("  %kq = arith.mulf %kf, %q : f32")
+    dims = []
+    for d in range(rank):
+        print(f"  %i{d} = arith.constant {d} : index")
+        print(f"  %d{d} = tensor.dim %l, %i{d} : tensor<{dyn}>")
+        dims.append(f"%d{d}")
+    print(f"  %e = tensor.empty({', '.join(dims)}) : tensor<{dyn}>")
+    print(f"  %t = linalg.fill ins(%kq : f32) outs(%e : tensor<{dyn}>) -> tensor<{dyn}>")
+    print(f"  %l2 = arith.addf %l, %t : tensor<{dyn}>")
+    print(f"  %p = dtensor.from_local %l2, %m : tensor<{dyn}>, {mesh} -> {t_src}")
+    print(f"  %r = dtensor.redistribute %p, %m : {t_src}, {mesh} -> {t_dst}")
+    print(f"  %o = dtensor.to_local %r : {t_dst} -> tensor<{dyn}>")
+    print(f"  return %o : tensor<{dyn}>")
+    print("}")
+
+
 def main():
     args = sys.argv[1:]
     orders = "--orders" in args
+    local = "--local" in args
     every = 1
     if "--every" in args:
         every = int(args[args.index("--every") + 1])
@@ -65,6 +115,10 @@ def main():
                 continue
             index += 1
             if index % every:
+                continue
+            if local:
+                if "P(" in src:
+                    print_local(index, shape, mesh_dims, src, dst)
                 continue
             t_src = f"tensor<{shape}xf32, #dtensor.spec<@mesh, {src}>>"
             t_dst = f"tensor<{shape}xf32, #dtensor.spec<@mesh, {dst}>>"

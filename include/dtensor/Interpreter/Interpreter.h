@@ -38,6 +38,13 @@ struct DistTensor {
   Tensor global;
   SpecAttr spec;
   Layout layout;
+  /// A Partial value's terms, when they are not R -> P's (from_local's
+  /// per-rank terms, S(d) -> P(sum)'s zero-padded shards, and what
+  /// redistribute makes of them): one global-shaped tensor per coordinate
+  /// of the layout's Partial mesh dims (row-major over those dims), whose
+  /// reduction is `global`. Rank r's local is its box of the term of its
+  /// coordinates, as LocalTensor holds it. Null: R -> P's terms of `global`.
+  std::shared_ptr<const std::vector<Tensor>> terms;
 };
 
 /// What an SSA value holds on one rank.
@@ -141,6 +148,27 @@ public:
   /// message when a rank's shard has the wrong shape.
   std::optional<Tensor> assemble(const MValue &local, const Layout &layout,
                                  DType dtype, const Shape &global,
+                                 std::string &error) const;
+
+  /// The Partial terms (DistTensor::terms) of a value whose ranks hold
+  /// `local` under `layout`, which has Partial mesh dims of one reduction;
+  /// `global` is their reduction (assemble).
+  std::optional<std::vector<Tensor>>
+  termsFromLocals(const MValue &local, const Layout &layout,
+                  const Tensor &global, std::string &error) const;
+  /// The terms of `d` in `target`'s layout, as DTensor's redistribute makes
+  /// them: Partial dims that stay keep their terms, those that go are
+  /// reduced, new ones take R -> P's terms or S(d) -> P(sum)'s zero-padded
+  /// shards. Null when `target` has no Partial dims or its terms are R ->
+  /// P's (also when the reductions of the dims differ, which is kept
+  /// logical only).
+  std::optional<std::shared_ptr<const std::vector<Tensor>>>
+  redistributeTerms(const DistTensor &d, const Layout &target,
+                    std::string &error) const;
+  /// Every rank's local tensor of `d` viewed in `layout` (to_local,
+  /// local_map's inputs): its terms where it has them, else the shards of
+  /// the logical value.
+  std::optional<MValue> localsOf(const DistTensor &d, const Layout &layout,
                                  std::string &error) const;
 
   /// Resolves a spec on this interpreter's mesh (whole mesh only).
