@@ -108,6 +108,25 @@ std::optional<Tensor> reduceAll(const std::vector<const Tensor *> &terms,
   return made;
 }
 
+/// DTensor's R -> P, in place on one rank's copy of the value: sum divides
+/// by the group size `n` (floats), avg/max/min keep the value; integer sums
+/// and products put the value on group rank 0 (`first`) and the identity
+/// elsewhere.
+void toPartialTerm(Tensor &t, ReduceKind kind, int64_t n, bool first) {
+  dispatch(t.dtype(), [&](auto v) {
+    using T = decltype(v);
+    T *x = t.mutableData<T>();
+    int64_t count = t.numElements();
+    if (kind == ReduceKind::Sum && isFloat(t.dtype())) {
+      for (int64_t i = 0; i < count; ++i)
+        x[i] = T(x[i] / T(n));
+    } else if ((kind == ReduceKind::Sum || kind == ReduceKind::Product) &&
+               !first) {
+      std::fill_n(x, count, T(kind == ReduceKind::Sum ? 0 : 1));
+    }
+  });
+}
+
 } // namespace
 
 std::optional<MValue> Interpreter::shardsOf(const Tensor &global,
@@ -147,24 +166,8 @@ std::optional<MValue> Interpreter::shardsOf(const Tensor &global,
       error = "the shard of rank " + std::to_string(r) + ": " + error;
       return std::nullopt;
     }
-    if (!partialDims.empty()) {
-      // DTensor's R -> P: sum divides (floats), avg/max/min keep the value;
-      // integer sums and products put the value on group rank 0 and the
-      // identity elsewhere.
-      ReduceKind kind = ps[partialDims.front()].reduce;
-      dispatch(t->dtype(), [&](auto v) {
-        using T = decltype(v);
-        T *x = t->mutableData<T>();
-        int64_t n = t->numElements();
-        if (kind == ReduceKind::Sum && isFloat(t->dtype())) {
-          for (int64_t i = 0; i < n; ++i)
-            x[i] = T(x[i] / T(partialSize));
-        } else if ((kind == ReduceKind::Sum || kind == ReduceKind::Product) &&
-                   !first) {
-          std::fill_n(x, n, T(kind == ReduceKind::Sum ? 0 : 1));
-        }
-      });
-    }
+    if (!partialDims.empty())
+      toPartialTerm(*t, ps[partialDims.front()].reduce, partialSize, first);
     made.emplace(key, *t);
     out.values.push_back(RValue::ofTensor(std::move(*t)));
   }
@@ -285,18 +288,7 @@ std::optional<Tensor> replicateToPartial(const Tensor &value, ReduceKind kind,
   std::optional<Tensor> t = value.copy(error);
   if (!t)
     return std::nullopt;
-  dispatch(t->dtype(), [&](auto v) {
-    using T = decltype(v);
-    T *x = t->mutableData<T>();
-    int64_t count = t->numElements();
-    if (kind == ReduceKind::Sum && isFloat(t->dtype())) {
-      for (int64_t i = 0; i < count; ++i)
-        x[i] = T(x[i] / T(n));
-    } else if ((kind == ReduceKind::Sum || kind == ReduceKind::Product) &&
-               !first) {
-      std::fill_n(x, count, T(kind == ReduceKind::Sum ? 0 : 1));
-    }
-  });
+  toPartialTerm(*t, kind, n, first);
   return t;
 }
 } // namespace
