@@ -15,19 +15,9 @@ build="${DTENSOR_BUILD_DIR:-$root/build}"
 blocks="${1:-8}"; batch="${2:-256}"; hidden="${3:-2048}"; repeats="${4:-5}"
 bash "$root/scripts/build.sh" >/dev/null
 export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
-mpiflags=(--oversubscribe)
-[ "$(id -u)" = 0 ] && mpiflags+=(--allow-run-as-root)
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-
-# Inputs: the activations and every block's two weights (global tensors).
-inputs=(--input "1=$tmp/x.npy")
-python3 "$root/bench/write_npy.py" "$tmp/x.npy" "$batch" "$hidden" 0
-for ((b = 0; b < blocks; ++b)); do
-  python3 "$root/bench/write_npy.py" "$tmp/w1_$b.npy" "$hidden" "$hidden" $((2 * b + 1))
-  python3 "$root/bench/write_npy.py" "$tmp/w2_$b.npy" "$hidden" "$hidden" $((2 * b + 2))
-  inputs+=(--input "$((2 + 2 * b))=$tmp/w1_$b.npy" --input "$((3 + 2 * b))=$tmp/w2_$b.npy")
-done
+source "$root/bench/common.sh"
+bench_setup
+mlp_inputs "$blocks" "$batch" "$hidden"
 
 ms() { sed -nE 's/.*step time: ([0-9.]+) ms.*/\1/p'; }
 declare -A step
@@ -35,7 +25,7 @@ for ranks in 1 2 4; do
   python3 "$root/bench/gen_tp_mlp.py" "$ranks" "$blocks" "$batch" "$hidden" > "$tmp/mlp$ranks.mlir"
   "$build/bin/dtensor-opt" "$tmp/mlp$ranks.mlir" --dtensor-compile -o "$tmp/local$ranks.mlir"
   "$build/bin/dtensor-translate" --dtensor-to-cpp "$tmp/local$ranks.mlir" -o "$tmp/mlp$ranks.cpp"
-  "$build/bin/dtensor-build" "$tmp/mlp$ranks.cpp" -o "$tmp/mlp$ranks"
+  "$dbuild" "$tmp/mlp$ranks.cpp" -o "$tmp/mlp$ranks"
   step[$ranks]=$(mpirun "${mpiflags[@]}" -np "$ranks" "$tmp/mlp$ranks" "${inputs[@]}" \
                    --repeat "$repeats" --comm-report | tee "$tmp/run$ranks.log" | ms)
 done
@@ -69,7 +59,7 @@ for mode in gelu axpy; do
   python3 "$root/bench/gen_elementwise.py" 16 1024 1024 "$mode" > "$tmp/ew-$mode.mlir"
   "$build/bin/dtensor-opt" "$tmp/ew-$mode.mlir" --dtensor-compile -o "$tmp/ewl-$mode.mlir"
   "$build/bin/dtensor-translate" --dtensor-to-cpp "$tmp/ewl-$mode.mlir" -o "$tmp/ew-$mode.cpp"
-  "$build/bin/dtensor-build" "$tmp/ew-$mode.cpp" -o "$tmp/ew-$mode"
+  "$dbuild" "$tmp/ew-$mode.cpp" -o "$tmp/ew-$mode"
   ewc=$(mpirun "${mpiflags[@]}" -np 1 "$tmp/ew-$mode" --input "1=$tmp/ew.npy" --repeat "$repeats" | ms)
   ewi=$("$build/bin/dtensor-run" "$tmp/ew-$mode.mlir" --input "1=$tmp/ew.npy" --quiet --time "$repeats" \
         | sed -nE 's/.*run time: ([0-9.]+) ms.*/\1/p')

@@ -20,12 +20,8 @@ build="${DTENSOR_BUILD_DIR:-$root/build}"
 emitted=""
 if [ "${1:-}" = "--emitted" ]; then emitted="$2"; shift 2; fi
 blocks="${1:-8}"; batch="${2:-1024}"; hidden="${3:-4096}"; repeats="${4:-20}"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-mpiflags=(--oversubscribe)
-[ "$(id -u)" = 0 ] && mpiflags+=(--allow-run-as-root)
-dbuild="$build/bin/dtensor-build"
-[ -x "$dbuild" ] || dbuild="$(command -v dtensor-build)"
+source "$root/bench/common.sh"
+bench_setup
 
 if [ -z "$emitted" ]; then
   python3 "$root/bench/gen_tp_mlp.py" 1 "$blocks" "$batch" "$hidden" > "$tmp/mlp.mlir"
@@ -35,13 +31,7 @@ if [ -z "$emitted" ]; then
 fi
 "$dbuild" "$emitted" --target=cuda -o "$tmp/mlp"
 
-inputs=(--input "1=$tmp/x.npy")
-python3 "$root/bench/write_npy.py" "$tmp/x.npy" "$batch" "$hidden" 0
-for ((b = 0; b < blocks; ++b)); do
-  python3 "$root/bench/write_npy.py" "$tmp/w1_$b.npy" "$hidden" "$hidden" $((2 * b + 1))
-  python3 "$root/bench/write_npy.py" "$tmp/w2_$b.npy" "$hidden" "$hidden" $((2 * b + 2))
-  inputs+=(--input "$((2 + 2 * b))=$tmp/w1_$b.npy" --input "$((3 + 2 * b))=$tmp/w2_$b.npy")
-done
+mlp_inputs "$blocks" "$batch" "$hidden"
 
 ours=$(mpirun "${mpiflags[@]}" -np 1 "$tmp/mlp" "${inputs[@]}" --repeat "$repeats" \
        --output-dir "$tmp/out" | sed -nE 's/.*step time: ([0-9.]+) ms.*/\1/p')

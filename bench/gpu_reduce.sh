@@ -13,12 +13,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${DTENSOR_BUILD_DIR:-$root/build}"
 rows="${1:-8192}"; cols="${2:-8192}"; repeats="${3:-20}"
 shift $(( $# < 3 ? $# : 3 ))
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-mpiflags=(--oversubscribe)
-[ "$(id -u)" = 0 ] && mpiflags+=(--allow-run-as-root)
-dbuild="$build/bin/dtensor-build"
-[ -x "$dbuild" ] || dbuild="$(command -v dtensor-build)"
+source "$root/bench/common.sh"
+bench_setup
 variants=("$@")
 if [ ${#variants[@]} -eq 0 ]; then
   python3 "$root/bench/gen_reduce.py" "$rows" "$cols" > "$tmp/r.mlir"

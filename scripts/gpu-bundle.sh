@@ -52,6 +52,13 @@ LD_LIBRARY_PATH="$PWD/$out/stage/lib" "$out/stage/bin/dtensor-run" \
 tar -C "$out/stage" -cf - . | xz -T0 -6 > "$out/tools.tar.xz"
 rm -rf "$out/stage"
 
+# The nvcc flags of every CUDA translation unit, as this build configured
+# them (runtime/CMakeLists.txt), less the architectures: gpu-check.sh adds
+# the GPU's own.
+(source "$build/lib/dtensor-rt.env"
+ [ -n "${DTENSOR_RT_NVCC_FLAGS:-}" ] || { echo "gpu-bundle: $build has no CUDA runtime flavours" >&2; exit 1; }
+ printf '%s\n' "$DTENSOR_RT_NVCC_FLAGS" | tr ' ' '\n' | grep -v '^-gencode' | paste -sd' ' > "$out/nvcc-flags")
+
 # The GPU benchmark's program (bench/gpu_mlp.sh --emitted), emitted here.
 mkdir -p "$out/bench"
 python3 bench/gen_tp_mlp.py 1 8 1024 4096 > "$out/bench/mlp.mlir"

@@ -76,7 +76,8 @@ echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 
 say "runtime CUDA flavours (nvcc)"
 cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)"
-nvcc_flags="-std=c++17 --extended-lambda --expt-relaxed-constexpr -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1 -gencode=arch=compute_${cap},code=[sm_${cap},compute_${cap}]"
+# The build's flags (.gpu/nvcc-flags, from its dtensor-rt.env) for this GPU.
+nvcc_flags="$(cat .gpu/nvcc-flags) -gencode=arch=compute_${cap},code=[sm_${cap},compute_${cap}]"
 incs="-I$src/runtime/include -I$(dirname "$nccl_h") -I$(dirname "$cublas_h") -I$ompi/include"
 build_obj() { # flavour source
   "$nvcc" $nvcc_flags -O2 -x cu -Xcompiler=-fPIC -Werror=all-warnings $incs \

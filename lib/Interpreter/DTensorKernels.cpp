@@ -108,6 +108,15 @@ std::optional<Tensor> reduceAll(const std::vector<const Tensor *> &terms,
   return made;
 }
 
+/// A box's offset with empty dims at 0 (an empty box's offset says nothing).
+Shape boxOffset(const Shard &s) {
+  Shape offset = s.offset;
+  for (size_t d = 0; d < offset.size(); ++d)
+    if (s.shape[d] == 0)
+      offset[d] = 0;
+  return offset;
+}
+
 /// DTensor's R -> P, in place on one rank's copy of the value: sum divides
 /// by the group size `n` (floats), avg/max/min keep the value; integer sums
 /// and products put the value on group rank 0 (`first`) and the identity
@@ -149,10 +158,7 @@ std::optional<MValue> Interpreter::shardsOf(const Tensor &global,
   for (int64_t r = 0; r < numRanks(); ++r) {
     Shape coord = rankToCoord(meshShape, r);
     Shard s = layout.shardAt(global.shape(), coord);
-    Shape offset = s.offset;
-    for (size_t d = 0; d < offset.size(); ++d)
-      if (s.shape[d] == 0)
-        offset[d] = 0;
+    Shape offset = boxOffset(s);
     bool first = llvm::all_of(partialDims,
                               [&](int64_t m) { return coord[m] == 0; });
     auto key = std::make_tuple(offset, s.shape, first);
@@ -230,11 +236,7 @@ std::optional<Tensor> Interpreter::assemble(const MValue &local,
       }
       value = std::move(*sum);
     }
-    Shape offset = s.offset;
-    for (size_t d = 0; d < offset.size(); ++d)
-      if (s.shape[d] == 0)
-        offset[d] = 0;
-    out.write(value, offset);
+    out.write(value, boxOffset(s));
   }
   return made;
 }
@@ -252,6 +254,16 @@ int64_t termIndex(const Shape &mesh, const std::vector<int64_t> &dims,
     index = index * mesh[m] + coord[m];
   return index;
 }
+/// The mesh coordinate (zeros off `dims`) of term `index` over `dims`.
+Shape termCoord(const Shape &mesh, const std::vector<int64_t> &dims,
+                int64_t index) {
+  Shape coord(mesh.size(), 0);
+  for (int64_t i = static_cast<int64_t>(dims.size()) - 1; i >= 0; --i) {
+    coord[dims[i]] = index % mesh[dims[i]];
+    index /= mesh[dims[i]];
+  }
+  return coord;
+}
 int64_t termCount(const Shape &mesh, const std::vector<int64_t> &dims) {
   int64_t n = 1;
   for (int64_t m : dims)
@@ -268,14 +280,6 @@ std::optional<ReduceKind> partialKind(const Placements &ps) {
       kind = p.reduce;
     }
   return kind;
-}
-/// A box's offset with empty dims at 0 (an empty box's offset says nothing).
-Shape boxOffset(const Shard &s) {
-  Shape offset = s.offset;
-  for (size_t d = 0; d < offset.size(); ++d)
-    if (s.shape[d] == 0)
-      offset[d] = 0;
-  return offset;
 }
 bool emptyBox(const Shard &s) {
   return llvm::any_of(s.shape, [](int64_t n) { return n == 0; });
@@ -316,25 +320,32 @@ Interpreter::termsFromLocals(const MValue &local, const Layout &layout,
   return terms;
 }
 
+/// Whether `d` redistributed to `target` has terms other than R -> P's:
+/// `target` has Partial dims of one reduction (the source's, if it has
+/// any), and `d` has terms of its own or gains a zero-padded shard.
+static bool termsMatter(const DistTensor &d, const Layout &target) {
+  const Placements &from = d.layout.placements();
+  const Placements &to = target.placements();
+  std::vector<int64_t> pt = dimsOfKind(to, PlacementKind::Partial);
+  std::optional<ReduceKind> ks = partialKind(from), kt = partialKind(to);
+  bool sourcePartial = !dimsOfKind(from, PlacementKind::Partial).empty();
+  if (pt.empty() || !kt || (sourcePartial && (!ks || *ks != *kt)))
+    return false;
+  return d.terms || llvm::any_of(pt, [&](int64_t m) { return from[m].isShard(); });
+}
+
 std::optional<std::shared_ptr<const std::vector<Tensor>>>
 Interpreter::redistributeTerms(const DistTensor &d, const Layout &target,
                                std::string &error) const {
   using Terms = std::shared_ptr<const std::vector<Tensor>>;
+  if (!termsMatter(d, target))
+    return Terms();
   const Placements &from = d.layout.placements();
   const Placements &to = target.placements();
   std::vector<int64_t> ps = dimsOfKind(from, PlacementKind::Partial);
   std::vector<int64_t> pt = dimsOfKind(to, PlacementKind::Partial);
   std::optional<ReduceKind> ks = partialKind(from), kt = partialKind(to);
-  if (pt.empty() || !kt || (!ps.empty() && (!ks || *ks != *kt)))
-    return Terms();
-  // A value without terms of its own that gains no zero-padded shard keeps
-  // R -> P's terms.
   auto isNewShard = [&](int64_t m) { return from[m].isShard(); };
-  bool zeroPads = llvm::any_of(pt, [&](int64_t m) {
-    return !from[m].isPartial() && isNewShard(m);
-  });
-  if (!d.terms && !zeroPads)
-    return Terms();
   const Shape &shape = d.global.shape();
 
   // The source's terms (R -> P's when it keeps none).
@@ -364,13 +375,7 @@ Interpreter::redistributeTerms(const DistTensor &d, const Layout &target,
   {
     std::vector<std::vector<const Tensor *>> groups(base.size());
     for (int64_t c = 0, n = termCount(meshShape, ps); c < n; ++c) {
-      // The coordinates of term c over ps, as a mesh coordinate.
-      Shape coord(meshShape.size(), 0);
-      int64_t rest = c;
-      for (int64_t i = static_cast<int64_t>(ps.size()) - 1; i >= 0; --i) {
-        coord[ps[i]] = rest % meshShape[ps[i]];
-        rest /= meshShape[ps[i]];
-      }
+      Shape coord = termCoord(meshShape, ps, c);
       groups[termIndex(meshShape, kept, coord)].push_back(&source[c]);
     }
     for (size_t k = 0; k < base.size(); ++k) {
@@ -393,12 +398,7 @@ Interpreter::redistributeTerms(const DistTensor &d, const Layout &target,
   int64_t replicatedSize = termCount(meshShape, replicated);
   auto terms = std::make_shared<std::vector<Tensor>>();
   for (int64_t c = 0, n = termCount(meshShape, pt); c < n; ++c) {
-    Shape coord(meshShape.size(), 0);
-    int64_t rest = c;
-    for (int64_t i = static_cast<int64_t>(pt.size()) - 1; i >= 0; --i) {
-      coord[pt[i]] = rest % meshShape[pt[i]];
-      rest /= meshShape[pt[i]];
-    }
+    Shape coord = termCoord(meshShape, pt, c);
     Tensor value = base[termIndex(meshShape, kept, coord)];
     if (!padded.empty()) {
       std::optional<Tensor> out = Tensor::create(value.dtype(), shape, error);
@@ -428,18 +428,49 @@ Interpreter::redistributeTerms(const DistTensor &d, const Layout &target,
   return Terms(std::move(terms));
 }
 
+std::optional<std::shared_ptr<const std::vector<Tensor>>>
+Interpreter::plannedTerms(const DistTensor &d, const Layout &target,
+                          std::string &error) const {
+  if (target.placements() == d.layout.placements())
+    return d.terms;
+  if (!termsMatter(d, target))
+    return std::shared_ptr<const std::vector<Tensor>>();
+  // Where a transition has several ways (R -> P, our extension, may be
+  // reached through a zero-padded shard), the terms are the compiled
+  // program's: the planner's steps (default cost model) replayed.
+  RedistributeRequest req{meshShape, d.global.shape(),
+                          byteWidth(d.global.dtype()), d.layout.placements(),
+                          target.placements()};
+  std::string planError;
+  if (std::optional<Plan> plan = planRedistribute(req, CostModel{}, planError)) {
+    DistTensor cur = d;
+    bool replayed = true;
+    for (const Step &step : plan->steps) {
+      std::optional<Layout> next =
+          Layout::create(meshShape, d.global.rank(), step.after, planError);
+      if (!next) {
+        replayed = false;
+        break;
+      }
+      auto made = redistributeTerms(cur, *next, error);
+      if (!made)
+        return std::nullopt;
+      cur.layout = std::move(*next);
+      cur.terms = std::move(*made);
+    }
+    if (replayed && cur.layout.placements() == target.placements())
+      return cur.terms;
+  }
+  return redistributeTerms(d, target, error);
+}
+
 std::optional<MValue> Interpreter::localsOf(const DistTensor &d,
                                             const Layout &layout,
                                             std::string &error) const {
-  std::shared_ptr<const std::vector<Tensor>> terms;
-  if (layout.placements() == d.layout.placements()) {
-    terms = d.terms;
-  } else {
-    auto made = redistributeTerms(d, layout, error);
-    if (!made)
-      return std::nullopt;
-    terms = *made;
-  }
+  auto made = plannedTerms(d, layout, error);
+  if (!made)
+    return std::nullopt;
+  std::shared_ptr<const std::vector<Tensor>> terms = *made;
   if (!terms)
     return shardsOf(d.global, layout, layout.placements(), error);
   std::vector<int64_t> pdims =
@@ -807,8 +838,7 @@ void registerApi(Kernels &k) {
     if (!global)
       return op->emitOpError() << error;
     std::shared_ptr<const std::vector<Tensor>> terms;
-    if (partialKind(layout->placements()) &&
-        !dimsOfKind(layout->placements(), PlacementKind::Partial).empty()) {
+    if (partialKind(layout->placements())) {
       auto made = I.termsFromLocals(I.lookup(from.getLocal()), *layout,
                                     *global, error);
       if (!made)
@@ -838,12 +868,8 @@ void registerApi(Kernels &k) {
         std::string error;
         for (int64_t r = 0; r < I.numRanks(); ++r) {
           Shard s = layout->shardOf(src.on(r).tensor.shape(), r);
-          Shape offset = s.offset;
-          for (size_t d = 0; d < offset.size(); ++d)
-            if (s.shape[d] == 0)
-              offset[d] = 0;
           std::optional<Tensor> chunk =
-              src.on(r).tensor.slice(offset, s.shape, error);
+              src.on(r).tensor.slice(boxOffset(s), s.shape, error);
           if (!chunk)
             return emitCannotHold(op, r, error);
           chunks.values.push_back(RValue::ofTensor(std::move(*chunk)));
@@ -874,39 +900,9 @@ void registerApi(Kernels &k) {
       return failure();
     const DistTensor &d = *I.lookup(re.getSource()).on(0).dist;
     std::string error;
-    auto terms = I.redistributeTerms(d, *layout, error);
+    auto terms = I.plannedTerms(d, *layout, error);
     if (!terms)
       return op->emitOpError() << "cannot hold the Partial terms: " << error;
-    // Where the terms depend on the way (R -> P, our extension, may be
-    // reached through a zero-padded shard), they are the compiled plan's:
-    // the planner's steps (default cost model) replayed on the terms.
-    if (*terms || d.terms) {
-      RedistributeRequest req{I.mesh(), d.global.shape(),
-                              byteWidth(d.global.dtype()),
-                              d.layout.placements(), layout->placements()};
-      std::string planError;
-      if (std::optional<Plan> plan =
-              planRedistribute(req, CostModel{}, planError)) {
-        DistTensor cur = d;
-        bool replayed = true;
-        for (const Step &step : plan->steps) {
-          std::optional<Layout> next = Layout::create(
-              I.mesh(), d.global.rank(), step.after, planError);
-          if (!next) {
-            replayed = false;
-            break;
-          }
-          auto made = I.redistributeTerms(cur, *next, error);
-          if (!made)
-            return op->emitOpError()
-                   << "cannot hold the Partial terms: " << error;
-          cur.layout = std::move(*next);
-          cur.terms = std::move(*made);
-        }
-        if (replayed && cur.layout.placements() == layout->placements())
-          terms = cur.terms;
-      }
-    }
     bindDist(I, re.getResult(), d.global, getSpec(re.getType()), *layout,
              std::move(*terms));
     return success();

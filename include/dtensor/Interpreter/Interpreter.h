@@ -165,6 +165,13 @@ public:
   std::optional<std::shared_ptr<const std::vector<Tensor>>>
   redistributeTerms(const DistTensor &d, const Layout &target,
                     std::string &error) const;
+  /// The terms of `d` redistributed to `target` as the compiled program
+  /// makes them: redistributeTerms along the planner's steps (default cost
+  /// model), which differ from the direct transition only where R -> P (our
+  /// extension) leaves a choice; the direct one if there is no plan.
+  std::optional<std::shared_ptr<const std::vector<Tensor>>>
+  plannedTerms(const DistTensor &d, const Layout &target,
+               std::string &error) const;
   /// Every rank's local tensor of `d` viewed in `layout` (to_local,
   /// local_map's inputs): its terms where it has them, else the shards of
   /// the logical value.

@@ -412,6 +412,11 @@ private:
   LogicalResult emitGeneric(linalg::GenericOp op);
   FailureOr<std::string> operandIndex(linalg::GenericOp op, AffineMap map,
                                       unsigned k, ArrayRef<std::string> vars);
+  void emitUnflatten(ArrayRef<int64_t> loops);
+  LogicalResult emitLoads(linalg::GenericOp op, ArrayRef<std::string> tensorOf,
+                          ArrayRef<std::string> vars,
+                          SmallVectorImpl<std::string> &index,
+                          std::optional<unsigned> skip = std::nullopt);
   LogicalResult emitReduction(linalg::GenericOp op, ArrayRef<int64_t> outer,
                               ArrayRef<int64_t> nested,
                               ArrayRef<std::string> vars,
@@ -891,12 +896,7 @@ LogicalResult CppEmitter::emitGeneric(linalg::GenericOp op) {
   else
     o << "rt::parallel_for(nflat, DTENSOR_KERNEL(int64_t flat) {\n";
   o.indent();
-  for (int64_t idx = static_cast<int64_t>(flat.size()) - 1; idx >= 0; --idx) {
-    int64_t l = flat[idx];
-    o << "const int64_t i" << l << " = flat % n" << l << ";\n";
-    if (idx > 0)
-      o << "flat /= n" << l << ";\n";
-  }
+  emitUnflatten(flat);
   int opened = 0;
   auto loop = [&](int64_t l) {
     o << "for (int64_t i" << l << " = 0; i" << l << " < n" << l << "; ++i"
@@ -910,25 +910,8 @@ LogicalResult CppEmitter::emitGeneric(linalg::GenericOp op) {
   // Loads, body, stores.
   Block &blk = op.getRegion().front();
   SmallVector<std::string> index(op->getNumOperands());
-  for (auto [k, operand] : llvm::enumerate(op->getOpOperands())) {
-    BlockArgument arg = blk.getArgument(k);
-    std::string argName = name(arg);
-    Type et = arg.getType();
-    if (tensorOf[k].empty()) {
-      o << scalarType(et) << " " << argName << " = " << name(operand.get())
-        << ";\n";
-      continue;
-    }
-    FailureOr<std::string> linear = operandIndex(op, maps[k], k, vars);
-    if (failed(linear))
-      return failure();
-    std::string lin = *linear;
-    index[k] = lin;
-    if (arg.use_empty())
-      continue;
-    o << scalarType(et) << " " << argName << " = p" << k << "[" << lin
-      << "];\n";
-  }
+  if (failed(emitLoads(op, tensorOf, vars, index)))
+    return failure();
   SmallVector<std::string> savedVars = loopVars;
   loopVars = vars;
   ++kernelDepth;
@@ -970,6 +953,52 @@ FailureOr<std::string> CppEmitter::operandIndex(linalg::GenericOp op,
   return lin;
 }
 
+/// `const int64_t iL = ...` for the loops `loops` (the last fastest),
+/// decomposed from a kernel's `flat` index.
+void CppEmitter::emitUnflatten(ArrayRef<int64_t> loops) {
+  for (int64_t idx = static_cast<int64_t>(loops.size()) - 1; idx >= 0; --idx) {
+    int64_t l = loops[idx];
+    *os << "const int64_t i" << l << " = flat % n" << l << ";\n";
+    if (idx > 0)
+      *os << "flat /= n" << l << ";\n";
+  }
+}
+
+/// Reads every operand's element (or scalar) at the loop variables `vars`
+/// into its block argument's name, and records each tensor operand's linear
+/// index in `index`; operands whose block argument is unused, or named
+/// `skip`, are not read.
+LogicalResult CppEmitter::emitLoads(linalg::GenericOp op,
+                                    ArrayRef<std::string> tensorOf,
+                                    ArrayRef<std::string> vars,
+                                    SmallVectorImpl<std::string> &index,
+                                    std::optional<unsigned> skip) {
+  raw_indented_ostream &o = *os;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  Block &blk = op.getRegion().front();
+  for (auto [k, operand] : llvm::enumerate(op->getOpOperands())) {
+    if (skip && k == *skip)
+      continue;
+    BlockArgument arg = blk.getArgument(k);
+    std::string argName = name(arg);
+    Type et = arg.getType();
+    if (tensorOf[k].empty()) {
+      o << scalarType(et) << " " << argName << " = " << name(operand.get())
+        << ";\n";
+      continue;
+    }
+    FailureOr<std::string> linear = operandIndex(op, maps[k], k, vars);
+    if (failed(linear))
+      return failure();
+    index[k] = *linear;
+    if (arg.use_empty())
+      continue;
+    o << scalarType(et) << " " << argName << " = p" << k << "[" << *linear
+      << "];\n";
+  }
+  return success();
+}
+
 /// A reduction (splittableCombiner): one thread per output and part, the
 /// accumulator in a register. Part p of an output combines the terms whose
 /// first reduction index is p, p + parts, ... (adjacent threads read
@@ -995,21 +1024,9 @@ LogicalResult CppEmitter::emitReduction(linalg::GenericOp op,
   Value term = combiner->getOperand(0) == accArg ? combiner->getOperand(1)
                                                  : combiner->getOperand(0);
 
-  auto linear = [&](unsigned k) {
-    return operandIndex(op, maps[k], k, vars);
-  };
-  FailureOr<std::string> outIndex = linear(out);
+  FailureOr<std::string> outIndex = operandIndex(op, maps[out], out, vars);
   if (failed(outIndex))
     return failure();
-  // The output's loops, decomposed from `flat` (the last one fastest).
-  auto decompose = [&]() {
-    for (int64_t idx = static_cast<int64_t>(outer.size()) - 1; idx >= 0; --idx) {
-      int64_t l = outer[idx];
-      o << "const int64_t i" << l << " = flat % n" << l << ";\n";
-      if (idx > 0)
-        o << "flat /= n" << l << ";\n";
-    }
-  };
 
   o << "const int64_t nflat = 1";
   for (int64_t l : outer)
@@ -1032,7 +1049,7 @@ LogicalResult CppEmitter::emitReduction(linalg::GenericOp op,
   o << "rt::parallel_for2(nflat, parts, DTENSOR_KERNEL(int64_t flat, int64_t part) {\n";
   o.indent();
   o << "const int64_t slot = flat * parts + part;\n";
-  decompose();
+  emitUnflatten(outer);
   std::string accName = "acc";
   o << ty << " " << accName << " = part == 0 ? p" << out << "[" << *outIndex
     << "] : " << identity << ";\n";
@@ -1047,24 +1064,9 @@ LogicalResult CppEmitter::emitReduction(linalg::GenericOp op,
     o.indent();
     ++opened;
   }
-  for (auto [k, operand] : llvm::enumerate(op->getOpOperands())) {
-    if (k == out)
-      continue;
-    BlockArgument arg = blk.getArgument(k);
-    std::string argName = name(arg);
-    if (tensorOf[k].empty()) {
-      o << scalarType(arg.getType()) << " " << argName << " = "
-        << name(operand.get()) << ";\n";
-      continue;
-    }
-    if (arg.use_empty())
-      continue;
-    FailureOr<std::string> lin = linear(k);
-    if (failed(lin))
-      return failure();
-    o << scalarType(arg.getType()) << " " << argName << " = p" << k << "["
-      << *lin << "];\n";
-  }
+  SmallVector<std::string> index(op->getNumOperands());
+  if (failed(emitLoads(op, tensorOf, vars, index, out)))
+    return failure();
   names[accArg] = accName;
   SmallVector<std::string> savedVars = loopVars;
   loopVars.assign(vars.begin(), vars.end());
@@ -1090,7 +1092,7 @@ LogicalResult CppEmitter::emitReduction(linalg::GenericOp op,
   o << "rt::parallel_for(nflat, DTENSOR_KERNEL(int64_t flat) {\n";
   o.indent();
   o << "const int64_t slot = flat * parts;\n";
-  decompose();
+  emitUnflatten(outer);
   o << ty << " " << accName << " = pp[slot];\n";
   o << "for (int64_t part = 1; part < parts; ++part) {\n";
   o.indent();

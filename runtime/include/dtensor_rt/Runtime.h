@@ -43,6 +43,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -322,7 +323,13 @@ template <typename F> void parallel_for2(int64_t n, int64_t m, const F &body) {
 /// as the interpreter combines them. On a GPU, enough parts for about 64K
 /// threads when the outputs alone do not give that many; floating-point
 /// sums then associate differently (within the dtype's tolerance).
+/// DTENSOR_RT_REDUCTION_PARTS=K asks for K parts (at most `nsplit`) in any
+/// flavour: how tests run the split path, identities included, on a CPU.
 inline int64_t reductionParts(int64_t nout, int64_t nsplit, int64_t nterms) {
+  if (const char *forced = std::getenv("DTENSOR_RT_REDUCTION_PARTS")) {
+    int64_t k = std::atoll(forced);
+    return k < 1 ? 1 : (k > nsplit ? (nsplit > 0 ? nsplit : 1) : k);
+  }
 #if defined(DTENSOR_RT_CUDA)
   const int64_t threads = int64_t(1) << 16;
   if (nout <= 0 || nout >= threads / 2)

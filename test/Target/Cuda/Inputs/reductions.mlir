@@ -1,8 +1,10 @@
 // Reductions to few outputs, large enough that a GPU splits them into parts
-// (rt::reductionParts): sums, products, max / min (NaN-propagating and not),
-// integer sums and bitwise reductions, f16, and a column reduction with a
-// nonzero initial value. Run by gpu-run.test (GPU) and
-// Target/Cpp/mpi-run.test (CPU: one part, the interpreter's order).
+// (rt::reductionParts): every combining operation the emitter splits (sums,
+// products, max / min NaN-propagating and not, integer sums, products, min,
+// max and bitwise), f16, and a column reduction with a nonzero initial
+// value. Run by gpu-run.test (GPU) and Target/Cpp/mpi-run.test (CPU: one
+// part in the interpreter's order, and 7 parts forced with
+// DTENSOR_RT_REDUCTION_PARTS, so the identities are exercised there too).
 dtensor.mesh @g shape = [2]
 #in = affine_map<(i, j) -> (i, j)>
 #all = affine_map<(i, j) -> ()>
@@ -136,4 +138,74 @@ func.func @half_sum(%m: !dtensor.device_mesh<@g>, %a: tensor<512x64xf16, #dtenso
   } -> tensor<f16>
   %d = dtensor.distribute_tensor %r, %m : tensor<f16>, !dtensor.device_mesh<@g> -> tensor<f16, #dtensor.spec<@g, [R]>>
   return %d : tensor<f16, #dtensor.spec<@g, [R]>>
+}
+
+// The other combining operations: minimumf and maxnumf, and on integers a
+// wrapping product, and, or and a signed min (exact in any order).
+func.func @more_ops(%m: !dtensor.device_mesh<@g>, %a: tensor<2048x16xf32, #dtensor.spec<@g, [R]>>,
+                    %b: tensor<2048x16xi32, #dtensor.spec<@g, [R]>>)
+    -> (tensor<f32, #dtensor.spec<@g, [R]>>, tensor<f32, #dtensor.spec<@g, [R]>>,
+        tensor<i32, #dtensor.spec<@g, [R]>>, tensor<i32, #dtensor.spec<@g, [R]>>,
+        tensor<i32, #dtensor.spec<@g, [R]>>, tensor<i32, #dtensor.spec<@g, [R]>>) {
+  %lo = arith.constant -1.0e30 : f32
+  %hi = arith.constant 1.0e30 : f32
+  %one = arith.constant 1 : i32
+  %zero = arith.constant 0 : i32
+  %ones = arith.constant -1 : i32
+  %max = arith.constant 2147483647 : i32
+  %ef = tensor.empty() : tensor<f32>
+  %ei = tensor.empty() : tensor<i32>
+  %fhi = linalg.fill ins(%hi : f32) outs(%ef : tensor<f32>) -> tensor<f32>
+  %flo = linalg.fill ins(%lo : f32) outs(%ef : tensor<f32>) -> tensor<f32>
+  %f1 = linalg.fill ins(%one : i32) outs(%ei : tensor<i32>) -> tensor<i32>
+  %f0 = linalg.fill ins(%zero : i32) outs(%ei : tensor<i32>) -> tensor<i32>
+  %fm = linalg.fill ins(%ones : i32) outs(%ei : tensor<i32>) -> tensor<i32>
+  %fx = linalg.fill ins(%max : i32) outs(%ei : tensor<i32>) -> tensor<i32>
+  %mn = linalg.generic {indexing_maps = [#in, #all], iterator_types = ["reduction", "reduction"]}
+      ins(%a : tensor<2048x16xf32, #dtensor.spec<@g, [R]>>) outs(%fhi : tensor<f32>) {
+  ^bb0(%x: f32, %y: f32):
+    %t = arith.minimumf %y, %x : f32
+    linalg.yield %t : f32
+  } -> tensor<f32>
+  %mx = linalg.generic {indexing_maps = [#in, #all], iterator_types = ["reduction", "reduction"]}
+      ins(%a : tensor<2048x16xf32, #dtensor.spec<@g, [R]>>) outs(%flo : tensor<f32>) {
+  ^bb0(%x: f32, %y: f32):
+    %t = arith.maxnumf %x, %y : f32
+    linalg.yield %t : f32
+  } -> tensor<f32>
+  %p = linalg.generic {indexing_maps = [#in, #all], iterator_types = ["reduction", "reduction"]}
+      ins(%b : tensor<2048x16xi32, #dtensor.spec<@g, [R]>>) outs(%f1 : tensor<i32>) {
+  ^bb0(%x: i32, %y: i32):
+    %x1 = arith.ori %x, %one : i32
+    %t = arith.muli %y, %x1 : i32
+    linalg.yield %t : i32
+  } -> tensor<i32>
+  %an = linalg.generic {indexing_maps = [#in, #all], iterator_types = ["reduction", "reduction"]}
+      ins(%b : tensor<2048x16xi32, #dtensor.spec<@g, [R]>>) outs(%fm : tensor<i32>) {
+  ^bb0(%x: i32, %y: i32):
+    %x1 = arith.ori %x, %max : i32
+    %t = arith.andi %y, %x1 : i32
+    linalg.yield %t : i32
+  } -> tensor<i32>
+  %o = linalg.generic {indexing_maps = [#in, #all], iterator_types = ["reduction", "reduction"]}
+      ins(%b : tensor<2048x16xi32, #dtensor.spec<@g, [R]>>) outs(%f0 : tensor<i32>) {
+  ^bb0(%x: i32, %y: i32):
+    %t = arith.ori %y, %x : i32
+    linalg.yield %t : i32
+  } -> tensor<i32>
+  %s = linalg.generic {indexing_maps = [#in, #all], iterator_types = ["reduction", "reduction"]}
+      ins(%b : tensor<2048x16xi32, #dtensor.spec<@g, [R]>>) outs(%fx : tensor<i32>) {
+  ^bb0(%x: i32, %y: i32):
+    %t = arith.minsi %x, %y : i32
+    linalg.yield %t : i32
+  } -> tensor<i32>
+  %d0 = dtensor.distribute_tensor %mn, %m : tensor<f32>, !dtensor.device_mesh<@g> -> tensor<f32, #dtensor.spec<@g, [R]>>
+  %d1 = dtensor.distribute_tensor %mx, %m : tensor<f32>, !dtensor.device_mesh<@g> -> tensor<f32, #dtensor.spec<@g, [R]>>
+  %d2 = dtensor.distribute_tensor %p, %m : tensor<i32>, !dtensor.device_mesh<@g> -> tensor<i32, #dtensor.spec<@g, [R]>>
+  %d3 = dtensor.distribute_tensor %an, %m : tensor<i32>, !dtensor.device_mesh<@g> -> tensor<i32, #dtensor.spec<@g, [R]>>
+  %d4 = dtensor.distribute_tensor %o, %m : tensor<i32>, !dtensor.device_mesh<@g> -> tensor<i32, #dtensor.spec<@g, [R]>>
+  %d5 = dtensor.distribute_tensor %s, %m : tensor<i32>, !dtensor.device_mesh<@g> -> tensor<i32, #dtensor.spec<@g, [R]>>
+  return %d0, %d1, %d2, %d3, %d4, %d5 : tensor<f32, #dtensor.spec<@g, [R]>>, tensor<f32, #dtensor.spec<@g, [R]>>,
+      tensor<i32, #dtensor.spec<@g, [R]>>, tensor<i32, #dtensor.spec<@g, [R]>>,
+      tensor<i32, #dtensor.spec<@g, [R]>>, tensor<i32, #dtensor.spec<@g, [R]>>
 }
