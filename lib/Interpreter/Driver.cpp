@@ -95,28 +95,34 @@ void interp::setToleranceOverride(double rtol, double atol) {
   atolOverride = atol;
 }
 
-std::pair<double, double> interp::effectiveTolerance(DType dt, double tol) {
+Tolerance interp::effectiveTolerance(DType dt, double tol) {
   if (!isFloat(dt))
-    return {0, 0};
-  return {std::isnan(rtolOverride) ? tol : rtolOverride,
-          std::isnan(atolOverride) ? tol : atolOverride};
+    return {};
+  Tolerance t;
+  t.rtol = std::isnan(rtolOverride) ? tol : rtolOverride;
+  t.atol = std::isnan(atolOverride) ? tol : atolOverride;
+  t.scaleAtol = std::isnan(atolOverride);
+  return t;
 }
 
 std::optional<std::string> interp::compareWithin(const Tensor &got,
                                                  const Tensor &want,
-                                                 double tol) {
-  return compareWithin(got, want, tol, tol);
-}
-
-std::optional<std::string> interp::compareWithin(const Tensor &got,
-                                                 const Tensor &want,
-                                                 double rtol, double atol) {
+                                                 const Tolerance &tol) {
   if (got.shape() != want.shape())
     return "shape " + shapeText(got.shape()) + ", expected " +
            shapeText(want.shape());
   if (got.dtype() != want.dtype())
     return std::string("dtype ") + stringifyDType(got.dtype()) + ", expected " +
            stringifyDType(want.dtype());
+  double rtol = tol.rtol, atol = tol.atol, scale = 1;
+  if (tol.scaleAtol) {
+    for (int64_t i = 0; i < want.numElements(); ++i) {
+      double b = std::fabs(want.at(i));
+      if (std::isfinite(b))
+        scale = std::max(scale, b);
+    }
+    atol *= scale;
+  }
   int64_t first = -1, worst = -1, bad = 0;
   double worstErr = -1;
   for (int64_t i = 0; i < got.numElements(); ++i) {
@@ -143,8 +149,10 @@ std::optional<std::string> interp::compareWithin(const Tensor &got,
        << ", expected " << llvm::format("%g", want.at(i));
   };
   element(first);
-  os << " (tolerance: |error| <= " << llvm::format("%g", atol) << " + "
-     << llvm::format("%g", rtol) << " * |expected|; --rtol / --atol)";
+  os << " (tolerance: |error| <= " << llvm::format("%g", atol);
+  if (scale > 1)
+    os << " (" << llvm::format("%g", tol.atol) << " * the largest |expected|)";
+  os << " + " << llvm::format("%g", rtol) << " * |expected|; --rtol / --atol)";
   if (bad > 1) {
     os << "; " << bad << " of " << got.numElements()
        << " elements differ, the largest error at ";
@@ -156,9 +164,8 @@ std::optional<std::string> interp::compareWithin(const Tensor &got,
 
 static std::optional<std::string> compare(const Tensor &got,
                                           const Tensor &want) {
-  auto [rtol, atol] =
-      effectiveTolerance(got.dtype(), verifyTolerance(got.dtype()));
-  return compareWithin(got, want, rtol, atol);
+  return compareWithin(got, want,
+                       effectiveTolerance(got.dtype(), verifyTolerance(got.dtype())));
 }
 
 func::FuncOp interp::findEntry(ModuleOp module, llvm::StringRef name) {

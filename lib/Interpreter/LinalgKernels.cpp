@@ -126,9 +126,12 @@ Shape stridesOf(const Shape &shape) {
   return s;
 }
 
-/// Whether `op` is a matmul / batch_matmul with its default maps on equal
-/// f32 or f64 element types (the BLAS path).
-bool isPlainMatmul(linalg::LinalgOp op, DType &dtype) {
+/// Whether `op` is a matmul / batch_matmul on equal f32 or f64 element
+/// types whose maps are the default ones or read A as [k, m] / B as [n, k]
+/// (`x @ W^T` with W stored [out, in]): the BLAS path, with `transA` /
+/// `transB` set for the transposed reads.
+bool isPlainMatmul(linalg::LinalgOp op, DType &dtype, bool &transA,
+                   bool &transB) {
   if (!llvm::isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
     return false;
   auto named = op.getOperation();
@@ -136,19 +139,25 @@ bool isPlainMatmul(linalg::LinalgOp op, DType &dtype) {
   MLIRContext *ctx = named->getContext();
   bool batch = llvm::isa<linalg::BatchMatmulOp>(named);
   AffineExpr b, m, n, k;
-  SmallVector<AffineMap> expected;
+  SmallVector<AffineExpr> lead;
+  unsigned numDims = batch ? 4 : 3;
   if (batch) {
     bindDims(ctx, b, m, n, k);
-    expected = {AffineMap::get(4, 0, {b, m, k}, ctx),
-                AffineMap::get(4, 0, {b, k, n}, ctx),
-                AffineMap::get(4, 0, {b, m, n}, ctx)};
+    lead.push_back(b);
   } else {
     bindDims(ctx, m, n, k);
-    expected = {AffineMap::get(3, 0, {m, k}, ctx),
-                AffineMap::get(3, 0, {k, n}, ctx),
-                AffineMap::get(3, 0, {m, n}, ctx)};
   }
-  if (maps != expected)
+  auto map = [&](AffineExpr r, AffineExpr c) {
+    SmallVector<AffineExpr> results(lead);
+    results.push_back(r);
+    results.push_back(c);
+    return AffineMap::get(numDims, 0, results, ctx);
+  };
+  if (maps.size() != 3 || maps[2] != map(m, n))
+    return false;
+  transA = maps[0] == map(k, m);
+  transB = maps[1] == map(n, k);
+  if ((!transA && maps[0] != map(m, k)) || (!transB && maps[1] != map(k, n)))
     return false;
   Type elt = getElementTypeOrSelf(named->getOperand(0).getType());
   for (Value v : named->getOperands())
@@ -175,14 +184,18 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
 
   DType dtype;
-  if (isPlainMatmul(op, dtype)) {
+  bool transA = false, transB = false;
+  if (isPlainMatmul(op, dtype, transA, transB)) {
     const Tensor &a = args[0]->tensor, &b = args[1]->tensor;
     Tensor &c = outs[0];
     bool batch = a.rank() == 3;
     int64_t batches = batch ? a.shape()[0] : 1;
-    int64_t M = a.shape()[a.rank() - 2], K = a.shape()[a.rank() - 1];
-    int64_t N = b.shape()[b.rank() - 1];
-    if (b.shape()[b.rank() - 2] != K || c.shape()[c.rank() - 2] != M ||
+    int64_t ar = a.rank(), br = b.rank();
+    int64_t M = a.shape()[transA ? ar - 1 : ar - 2];
+    int64_t K = a.shape()[transA ? ar - 2 : ar - 1];
+    int64_t N = b.shape()[transB ? br - 2 : br - 1];
+    int64_t bK = b.shape()[transB ? br - 1 : br - 2];
+    if (bK != K || c.shape()[c.rank() - 2] != M ||
         c.shape()[c.rank() - 1] != N ||
         (batch && (b.shape()[0] != batches || c.shape()[0] != batches)))
       return raw->emitOpError() << "operand shapes do not match a matmul";
@@ -190,21 +203,26 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
     if (M == 0 || N == 0 || K == 0)
       batches = 0;
     // Rows of every batch, in chunks over the rank threads (one BLAS call
-    // per chunk and batch; a no-op split on a rank thread).
+    // per chunk and batch; a no-op split on a rank thread). Row i of A
+    // starts at i * K, or at column i of the [K, M] array when transposed.
     int64_t grain = std::max<int64_t>(8, (int64_t(1) << 21) /
                                              std::max<int64_t>(1, K * N));
+    CBLAS_TRANSPOSE ta = transA ? CblasTrans : CblasNoTrans;
+    CBLAS_TRANSPOSE tb = transB ? CblasTrans : CblasNoTrans;
+    int64_t lda = transA ? M : K, ldb = transB ? K : N;
     parallelChunks(batches * M, grain, [&](int64_t begin, int64_t end) {
       for (int64_t q = begin; q < end;) {
         int64_t t = q / M, i = q % M, rows = std::min(M - i, end - q);
+        int64_t aOff = t * M * K + (transA ? i : i * K);
         if (dtype == DType::F32)
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, N, K,
-                      1.0f, a.data<float>() + t * M * K + i * K, K,
-                      b.data<float>() + t * K * N, N, 1.0f,
+          cblas_sgemm(CblasRowMajor, ta, tb, rows, N, K, 1.0f,
+                      a.data<float>() + aOff, lda,
+                      b.data<float>() + t * K * N, ldb, 1.0f,
                       c.mutableData<float>() + t * M * N + i * N, N);
         else
-          cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, rows, N, K,
-                      1.0, a.data<double>() + t * M * K + i * K, K,
-                      b.data<double>() + t * K * N, N, 1.0,
+          cblas_dgemm(CblasRowMajor, ta, tb, rows, N, K, 1.0,
+                      a.data<double>() + aOff, lda,
+                      b.data<double>() + t * K * N, ldb, 1.0,
                       c.mutableData<double>() + t * M * N + i * N, N);
         q += rows;
       }

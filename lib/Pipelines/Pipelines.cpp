@@ -22,6 +22,11 @@ void mlir::dtensor::buildCompilePipeline(OpPassManager &pm,
   propagate.explain = options.explain;
   pm.addPass(createDTensorPropagatePass(propagate));
   pm.addPass(createDTensorInsertRedistributePass());
+  if (options.narrow) {
+    DTensorNarrowMovesPassOptions narrow;
+    narrow.devicesPerHost = options.devicesPerHost;
+    pm.addPass(createDTensorNarrowMovesPass(narrow));
+  }
   pm.addPass(createDTensorPartitionPass());
   DTensorLowerRedistributePassOptions lower;
   lower.devicesPerHost = options.devicesPerHost;
@@ -44,6 +49,7 @@ void mlir::dtensor::registerCompilePipeline() {
       "dtensor-compile",
       "Compile a global-view DTensor program into one SPMD program per rank: "
       "normalize specs, verify, propagate shardings, insert redistributes, "
+      "move narrow inputs instead of element-wise values computed from them, "
       "partition into the local view, lower redistributes to planned "
       "collectives, clean up, look tables up where they are sharded, move "
       "loop-invariant collectives out of loops "

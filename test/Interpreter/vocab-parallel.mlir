@@ -1,19 +1,27 @@
 // RUN: dtensor-run %s --all-entries --verify --pipeline dtensor-compile --report | FileCheck %s
 // RUN: dtensor-opt %s --dtensor-compile | FileCheck %s --check-prefix=IR
+// RUN: dtensor-run %s --entry ids_over_tp --verify --pipeline 'dtensor-compile{narrow=0}' --report | FileCheck %s --check-prefix=WIDE
 
 // A vocab-parallel embedding (the table's rows, the vocabulary, sharded over
 // tp; ids split over dp): each rank looks up the ids its rows hold, zeros
 // elsewhere, and tp sums them (DTensor's MaskPartial), one all_reduce of the
 // 2x8 result instead of gathering the 64x8 table. Checked on every rank.
 // When the ids are sharded over tp themselves, each tp rank looks up other
-// ids, so the table is gathered (the masked form would be wrong there).
+// ids, so the table is gathered (the masked form would be wrong there)...
+// unless the lookup's result is wanted split over dp: then
+// dtensor-narrow-moves moves the ids (32 bytes) instead of the looked-up
+// rows, and the lookup, now of the same ids across tp, is masked.
 
 // CHECK:      verified @vocab: 1 output(s)
 // CHECK-NEXT: communication: 1 collective, 64 bytes/rank
 // CHECK-NEXT:   all_reduce         1         64 bytes  mesh dims ["tp"]
 // CHECK:      verified @ids_over_tp: 1 output(s)
-// CHECK-NEXT: communication: 2 collectives, 2176 bytes/rank
-// CHECK-NEXT:   all_gather         2       2176 bytes  mesh dims ["tp"]
+// CHECK-NEXT: communication: 2 collectives, 96 bytes/rank
+// CHECK-NEXT:   all_gather         1         32 bytes  mesh dims ["tp"]
+// CHECK-NEXT:   all_reduce         1         64 bytes  mesh dims ["tp"]
+// WIDE:      verified @ids_over_tp: 1 output(s)
+// WIDE-NEXT: communication: 2 collectives, 2176 bytes/rank
+// WIDE-NEXT:   all_gather         2       2176 bytes  mesh dims ["tp"]
 // CHECK:      verified @small_table: 1 output(s)
 // CHECK-NEXT: communication: 1 collective, 64 bytes/rank
 // CHECK-NEXT:   all_gather         1         64 bytes  mesh dims ["tp"]
@@ -29,7 +37,10 @@
 // IR:         dtensor.all_reduce %{{.*}}, %arg0 mesh_dims = [1] reduce = sum
 // IR-NOT:     dtensor.all_gather
 // IR-LABEL: func.func @ids_over_tp
-// IR:         dtensor.all_gather %arg1
+// IR:         dtensor.all_gather %arg2
+// IR:         dtensor.all_reduce
+// IR-NOT:     dtensor.all_gather %arg1
+// IR-LABEL: func.func @small_table
 
 dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
 

@@ -157,8 +157,10 @@ static cl::opt<double> rtolOption(
     cl::init(NAN));
 static cl::opt<double> atolOption(
     "atol",
-    cl::cat(runCategory), cl::desc("Absolute tolerance of every floating-point comparison (default: "
-             "the dtype's rtol)"),
+    cl::cat(runCategory), cl::desc("Absolute tolerance of every floating-point comparison, used as "
+             "given (default: the dtype's rtol times the largest |expected| "
+             "of the tensor, at least 1: a sum's rounding error follows its "
+             "terms, so an element that cancels near zero keeps it)"),
     cl::init(NAN));
 static cl::opt<std::string> keepTargetDir(
     "keep-target-dir",
@@ -204,14 +206,14 @@ static std::optional<std::string> compareTarget(const Tensor &got,
   // A bf16 result is written to .npy widened to f32 (numpy has no bf16),
   // which holds every bf16 value exactly.
   if (want.dtype() == DType::BF16 && got.dtype() == DType::F32) {
-    auto [rtol, atol] = effectiveTolerance(DType::BF16, 5e-2);
+    Tolerance tol = effectiveTolerance(DType::BF16, 5e-2);
     std::string error;
     std::optional<Tensor> wide = Tensor::create(DType::F32, want.shape(), error);
     if (!wide)
       return error;
     for (int64_t i = 0; i < want.numElements(); ++i)
       wide->mutableData<float>()[i] = float(want.at(i));
-    return compareWithin(got, *wide, rtol, atol);
+    return compareWithin(got, *wide, tol);
   }
   double tol = 0;
   switch (got.dtype()) {
@@ -221,8 +223,7 @@ static std::optional<std::string> compareTarget(const Tensor &got,
   case DType::BF16: tol = 5e-2; break;
   default: break;
   }
-  auto [rtol, atol] = effectiveTolerance(got.dtype(), tol);
-  return compareWithin(got, want, rtol, atol);
+  return compareWithin(got, want, effectiveTolerance(got.dtype(), tol));
 }
 
 /// `[[1, 2], [3, 4]]`; `[]` for an empty tensor (as numpy prints it: its

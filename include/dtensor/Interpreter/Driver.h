@@ -43,14 +43,22 @@ std::optional<Tensor> generateTensor(RankedTensorType type, unsigned seed,
 /// sizes); `why` says how it differs.
 bool checkTensorType(const Tensor &t, RankedTensorType type, std::string &why);
 
-/// Where `got` differs from `want` by more than `atol + rtol * |want|` (or
-/// in shape, dtype or NaN-ness): the first such element, how many there
-/// are, and the largest error among them. std::nullopt when they agree.
+/// A floating-point tolerance: `|got - want| <= atol + rtol * |want|`.
+/// With `scaleAtol`, atol is relative too: times the largest finite
+/// |want| of the tensor (at least 1). A sum's rounding error follows the
+/// size of its terms, not of its result, so an element that cancels to
+/// near zero keeps the absolute error of its neighbours; scaling by the
+/// tensor's magnitude accepts that and nothing more.
+struct Tolerance {
+  double rtol = 0, atol = 0;
+  bool scaleAtol = false;
+};
+
+/// Where `got` differs from `want` by more than `tol` allows (or in shape,
+/// dtype or NaN-ness): the first such element, how many there are, and the
+/// largest error among them. std::nullopt when they agree.
 std::optional<std::string> compareWithin(const Tensor &got, const Tensor &want,
-                                         double rtol, double atol);
-/// The same with `rtol = atol = tol`.
-std::optional<std::string> compareWithin(const Tensor &got, const Tensor &want,
-                                         double tol);
+                                         const Tolerance &tol);
 
 /// The tolerance of --verify (compiled against original, both interpreted):
 /// 1e-5 for f32, 1e-12 for f64, 1e-2 for f16, 5e-2 for bf16, exact
@@ -59,8 +67,10 @@ double verifyTolerance(DType dtype);
 /// The user's --rtol / --atol for every floating-point comparison (--verify
 /// and real targets); NaN leaves the dtype's default.
 void setToleranceOverride(double rtol, double atol);
-/// Applies the override to a dtype's default tolerance.
-std::pair<double, double> effectiveTolerance(DType dtype, double tol);
+/// A dtype's default tolerance `tol` (rtol = tol, atol = tol scaled by the
+/// expected tensor's magnitude) with the user's override applied; an --atol
+/// given is used as it is. Exact for non-float dtypes.
+Tolerance effectiveTolerance(DType dtype, double tol);
 
 /// The entry to run: `name` when given; otherwise the only public function
 /// with a body, or @main. A null op when there is none.

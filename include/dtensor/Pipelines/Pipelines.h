@@ -28,10 +28,18 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
       llvm::cl::desc("End with dtensor-schedule-async: collectives start as "
                      "early and wait as late as their values allow"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> narrow{
+      *this, "narrow",
+      llvm::cl::desc("Run dtensor-narrow-moves: move the narrow inputs of an "
+                     "element-wise value (int8 data and scale, bf16) and "
+                     "compute it after the move, where that costs less"),
+      llvm::cl::init(true)};
 };
 
-/// normalize-specs -> verify -> propagate -> partition (which lowers each
-/// redistribute to the planner's collectives) -> canonicalize -> cse.
+/// normalize-specs -> verify -> propagate -> insert-redistribute ->
+/// narrow-moves -> partition -> lower-redistribute -> canonicalize -> cse ->
+/// mask-lookups -> optimize-collectives -> cse (-> bucket-collectives ->
+/// schedule-async with overlap=1).
 void buildCompilePipeline(OpPassManager &pm, const CompileOptions &options);
 
 /// Registers --dtensor-compile.

@@ -150,6 +150,52 @@ def DTensorInsertRedistributePass
                            "::mlir::linalg::LinalgDialect"];
 }
 
+def DTensorNarrowMovesPass
+    : Pass<"dtensor-narrow-moves", "::mlir::ModuleOp"> {
+  let summary = "Moves the narrow inputs of an element-wise value instead of the value";
+  let description = [{
+    A redistribution that moves data and reduces nothing (no Partial on
+    either side: all_gather, all_to_all, slicing) of a value computed
+    element-wise from narrower inputs (an int8 weight times its f32 scale,
+    a bf16 -> f32 cast) can move the inputs instead and compute the value
+    again after the move. The global value is the same, so the rewrite is
+    exact by construction; it is made when the planner's cost of moving the
+    inputs (each from its own spec to the one the op needs for the target)
+    is below that of moving the value. Chains are followed (the cheapest
+    cut of the producers' tree, at most `depth` ops deep, in the same
+    block), inputs already in place cost nothing, and constants made by a
+    fill are made again rather than moved.
+
+    ```mlir
+    %f = linalg.generic {dequantize} ins(%w : tensor<64x32xi8, S(0)>,
+                                          %s : tensor<64x1xf32, S(0)>) ...
+    %r = dtensor.redistribute %f ... -> tensor<64x32xf32, [R]>
+    // becomes (an all_gather of 2 KiB + 256 B instead of 8 KiB)
+    %wr = dtensor.redistribute %w ... -> tensor<64x32xi8, [R]>
+    %sr = dtensor.redistribute %s ... -> tensor<64x1xf32, [R]>
+    %r = linalg.generic {dequantize} ins(%wr, %sr) ... -> tensor<64x32xf32, [R]>
+    ```
+
+    Handles `dtensor.redistribute` and `dtensor.full_tensor` in the global
+    view (after `dtensor-insert-redistribute`, before partitioning); the
+    producers are ops with a sharding rule whose loops are all parallel and
+    all index the result (element-wise ops, broadcasts, transposes), free of
+    memory effects, whose init is not read. Runs in `dtensor-compile`
+    (`narrow=0` turns it off).
+  }];
+  let options = [
+    Option<"devicesPerHost", "devices-per-host", "int64_t", /*default=*/"8",
+           "Devices per host in the cost model">,
+    Option<"depth", "depth", "int64_t", /*default=*/"8",
+           "How many producers deep a move may be pushed">,
+  ];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numNarrowed", "narrowed",
+              "Moves replaced by moves of the value's inputs">,
+  ];
+}
+
 def DTensorPartitionPass : Pass<"dtensor-partition", "::mlir::ModuleOp"> {
   let summary = "Rewrites annotated global-view programs into the local view";
   let description = [{
