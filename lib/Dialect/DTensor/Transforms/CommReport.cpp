@@ -6,13 +6,20 @@
 //
 // A compile-time CommDebugMode: per function, the dtensor collectives by
 // kind, with their count, the bytes each rank moves, and the mesh dims of
-// their groups. The counts are static: an op in a loop body counts once.
+// their groups; ops in loops count once per static trip. And a modeled step
+// time per rank: the function replayed on a compute and a communication
+// stream (StepModel below).
 //
 //===----------------------------------------------------------------------===//
 
+#include "dtensor/Core/Redistribute.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/CallInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 #include "llvm/ADT/MapVector.h"
@@ -20,6 +27,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -95,11 +103,23 @@ struct KindStats {
   }
 };
 
+/// A function's modeled time per rank, in microseconds.
+struct StepTime {
+  /// From the first op's start to the last op's end.
+  double step = 0;
+  /// Busy time of each stream.
+  double compute = 0, comm = 0;
+  /// Ops whose size is not static (not counted).
+  int64_t unknown = 0;
+};
+
 struct FunctionStats {
   std::array<KindStats, kKinds.size()> kinds;
   /// Why the function has no collectives yet, if it is not compiled that
   /// far (a report before the passes that make them says so).
   std::string notYet;
+  /// The modeled step time (compiled functions only).
+  std::optional<StepTime> modeled;
 
   KindStats total() const {
     KindStats t;
@@ -154,6 +174,261 @@ static std::optional<Collective> getCollective(Operation *op) {
       })
       .Default([](Operation *) { return std::nullopt; });
 }
+
+namespace {
+/// Replays a compiled function in program order on two streams. A compute
+/// op starts when the compute stream is free and its operands are ready and
+/// takes the roofline time of its floating-point work and bytes; a
+/// synchronous collective holds both streams; an asynchronous start runs on
+/// the communication stream once its input is ready, and its wait holds the
+/// compute stream until it is done. Loops take their static trip count
+/// times one replayed trip (one trip when unknown), an scf.if its slower
+/// branch, a call its callee's step.
+class StepModel {
+public:
+  StepModel(const CostModel &cost, double flopsPerUs, double bytesPerUs,
+            SymbolTableCollection &symbols)
+      : cost(cost), flopsPerUs(flopsPerUs), bytesPerUs(bytesPerUs),
+        symbols(symbols) {}
+
+  StepTime ofFunction(FunctionOpInterface fn) {
+    auto it = functions.find(fn.getOperation());
+    if (it != functions.end())
+      return it->second;
+    functions[fn.getOperation()] = StepTime(); // recursion: count nothing
+    State s;
+    for (Block &b : fn.getFunctionBody())
+      run(b, s);
+    StepTime t{std::max(s.computeAt, s.commAt), s.computeBusy, s.commBusy,
+               s.unknown};
+    functions[fn.getOperation()] = t;
+    return t;
+  }
+
+private:
+  struct State {
+    double computeAt = 0, commAt = 0, computeBusy = 0, commBusy = 0;
+    int64_t unknown = 0;
+    llvm::DenseMap<Value, double> ready;
+    double readyOf(Value v) const {
+      auto it = ready.find(v);
+      return it == ready.end() ? 0 : it->second;
+    }
+    double operandsReady(Operation *op) const {
+      double t = 0;
+      for (Value v : op->getOperands())
+        t = std::max(t, readyOf(v));
+      return t;
+    }
+    void results(Operation *op, double t) {
+      for (Value r : op->getResults())
+        ready[r] = t;
+    }
+  };
+
+  void run(Block &block, State &s) {
+    for (Operation &op : block)
+      runOp(&op, s);
+  }
+
+  /// When every value `op`'s regions read from outside is ready.
+  static double readyAbove(Operation *op, const State &s) {
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(op->getRegions(), above);
+    double t = 0;
+    for (Value v : above)
+      t = std::max(t, s.readyOf(v));
+    return t;
+  }
+
+  /// Runs `region`'s first block from `start` in a fresh state that sees
+  /// `outer`'s ready times; returns it.
+  State sub(Region &region, const State &outer, double start) {
+    State s;
+    s.ready = outer.ready;
+    s.computeAt = s.commAt = start;
+    if (!region.empty())
+      run(region.front(), s);
+    return s;
+  }
+
+  void runOp(Operation *op, State &s) {
+    if (std::optional<Collective> c = getCollective(op)) {
+      double t = commTime(op, *c, s);
+      double input = s.readyOf(op->getOperand(0));
+      if (c->async) {
+        double start = std::max(s.commAt, input);
+        s.commAt = start + t;
+        s.results(op, s.commAt);
+      } else {
+        double start = std::max({s.computeAt, s.commAt, input});
+        s.computeAt = s.commAt = start + t;
+        s.results(op, s.computeAt);
+      }
+      s.commBusy += t;
+      return;
+    }
+    if (llvm::isa<WaitOp>(op)) {
+      s.computeAt = std::max(s.computeAt, s.operandsReady(op));
+      s.results(op, s.computeAt);
+      return;
+    }
+    if (auto loop = llvm::dyn_cast<LoopLikeOpInterface>(op);
+        loop && op->getNumRegions() > 0 && !llvm::isa<linalg::LinalgOp>(op)) {
+      double start = std::max({s.computeAt, s.commAt, s.operandsReady(op),
+                               readyAbove(op, s)});
+      int64_t trips = 1;
+      if (std::optional<APInt> n = loop.getStaticTripCount();
+          n && n->getActiveBits() < 62)
+        trips = int64_t(n->getZExtValue());
+      double length = 0, compute = 0, comm = 0;
+      for (Region &r : op->getRegions()) {
+        State body = sub(r, s, start);
+        length += std::max(body.computeAt, body.commAt) - start;
+        compute += body.computeBusy;
+        comm += body.commBusy;
+        s.unknown += body.unknown;
+      }
+      s.computeAt = s.commAt = start + length * double(trips);
+      s.computeBusy += compute * double(trips);
+      s.commBusy += comm * double(trips);
+      s.results(op, s.computeAt);
+      return;
+    }
+    if (llvm::isa<scf::IfOp, scf::IndexSwitchOp>(op)) {
+      double start = std::max({s.computeAt, s.commAt, s.operandsReady(op)});
+      State slowest;
+      bool any = false;
+      for (Region &r : op->getRegions()) {
+        State branch = sub(r, s, start);
+        if (!any || std::max(branch.computeAt, branch.commAt) >
+                        std::max(slowest.computeAt, slowest.commAt))
+          slowest = std::move(branch);
+        any = true;
+      }
+      if (any) {
+        s.computeAt = slowest.computeAt;
+        s.commAt = slowest.commAt;
+        s.computeBusy += slowest.computeBusy;
+        s.commBusy += slowest.commBusy;
+        s.unknown += slowest.unknown;
+      }
+      s.results(op, std::max(s.computeAt, s.commAt));
+      return;
+    }
+    if (auto call = llvm::dyn_cast<CallOpInterface>(op)) {
+      auto callee = llvm::dyn_cast_or_null<FunctionOpInterface>(
+          call.resolveCallableInTable(&symbols));
+      double start = std::max({s.computeAt, s.commAt, s.operandsReady(op)});
+      if (callee && !callee.isExternal()) {
+        StepTime t = ofFunction(callee);
+        s.computeAt = s.commAt = start + t.step;
+        s.computeBusy += t.compute;
+        s.commBusy += t.comm;
+        s.unknown += t.unknown;
+      }
+      s.results(op, std::max(s.computeAt, s.commAt));
+      return;
+    }
+    std::optional<double> t = computeTime(op);
+    if (!t) {
+      ++s.unknown;
+      t = 0;
+    }
+    double start = std::max(s.computeAt, s.operandsReady(op));
+    s.computeAt = start + *t;
+    s.computeBusy += *t;
+    s.results(op, s.computeAt);
+  }
+
+  /// The roofline time of a compute op; nullopt when a size is not static.
+  std::optional<double> computeTime(Operation *op) {
+    // Views, fresh tensors and terminators move no data.
+    if (op->hasTrait<OpTrait::IsTerminator>() ||
+        llvm::isa<tensor::EmptyOp, tensor::ExpandShapeOp,
+                  tensor::CollapseShapeOp, tensor::ReshapeOp,
+                  tensor::ExtractSliceOp, tensor::CastOp>(op))
+      return 0.0;
+    double bytes = 0;
+    bool tensors = false;
+    for (Type t : llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
+      auto tensor = llvm::dyn_cast<RankedTensorType>(t);
+      if (!tensor)
+        continue;
+      tensors = true;
+      std::optional<int64_t> b = tensorBytes(tensor);
+      if (!b)
+        return std::nullopt;
+      bytes += double(*b);
+    }
+    if (!tensors)
+      return 0.0;
+    double flops = 0;
+    if (auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op)) {
+      double points = 1;
+      for (int64_t n : linalgOp.getStaticLoopRanges()) {
+        if (ShapedType::isDynamic(n))
+          return std::nullopt;
+        points *= double(n);
+      }
+      int64_t perPoint = 0;
+      op->walk([&](Operation *inner) {
+        if (inner != op && inner->getNumResults() == 1 &&
+            llvm::isa<FloatType>(inner->getResult(0).getType()) &&
+            inner->getNumOperands() > 0)
+          ++perPoint;
+      });
+      flops = points * double(perPoint);
+    }
+    return std::max(flops / flopsPerUs, bytes / bytesPerUs);
+  }
+
+  /// The cost model's time of collective `c` (`op`); 0 when its mesh does
+  /// not resolve or its size is unknown.
+  double commTime(Operation *op, const Collective &c, State &s) {
+    MeshOp mesh = symbols.lookupNearestSymbolFrom<MeshOp>(op, c.mesh);
+    if (!mesh || !c.bytes) {
+      ++s.unknown;
+      return 0;
+    }
+    Shape shape(mesh.getShape().begin(), mesh.getShape().end());
+    std::vector<LinkParams> links = cost.links(shape);
+    int64_t group = 1;
+    LinkParams link{0, std::numeric_limits<double>::infinity()};
+    for (int64_t d : c.meshDims) {
+      if (d < 0 || d >= int64_t(shape.size()))
+        return 0;
+      group *= shape[d];
+      if (links[d].bandwidthGBs < link.bandwidthGBs)
+        link = links[d];
+    }
+    if (group <= 1)
+      return 0;
+    StringRef kind = kKinds[c.kind];
+    auto ring = [&](StepKind k) {
+      return cost.collectiveTimeUs(k, group, link, *c.bytes);
+    };
+    if (kind == "all_gather")
+      return ring(StepKind::AllGather);
+    if (kind == "all_reduce")
+      return ring(StepKind::AllReduce);
+    if (kind == "reduce_scatter")
+      return ring(StepKind::ReduceScatter);
+    if (kind == "all_to_all")
+      return ring(StepKind::AllToAll);
+    // A broadcast passes the buffer down a ring; a permute sends it to one
+    // peer.
+    double hops = kind == "broadcast" ? double(group - 1) : 1;
+    return cost.baseLatencyUs + hops * link.latencyUs +
+           double(*c.bytes) / (link.bandwidthGBs * 1e3);
+  }
+
+  const CostModel &cost;
+  double flopsPerUs, bytesPerUs;
+  SymbolTableCollection &symbols;
+  llvm::DenseMap<Operation *, StepTime> functions;
+};
+} // namespace
 
 namespace {
 struct DTensorCommReportPass
@@ -211,6 +486,14 @@ struct DTensorCommReportPass
     });
 
     SymbolTableCollection symbols;
+    CostModel cost;
+    if (devicesPerHost > 0)
+      cost.devicesPerHost = devicesPerHost;
+    StepModel stepModel(cost, std::max(double(peakTflops), 1e-9) * 1e6,
+                    std::max(double(memoryGbs), 1e-9) * 1e3, symbols);
+    for (auto &[op, stats] : functions)
+      if (model && stats.notYet.empty())
+        stats.modeled = stepModel.ofFunction(llvm::cast<FunctionOpInterface>(op));
     raw_ostream &os = llvm::errs();
     if (json)
       printJson(os, functions, symbols);
@@ -277,7 +560,24 @@ private:
       }
       os << "}, \"total\": {";
       counts(stats.total());
-      os << "}}";
+      os << "}";
+      if (stats.modeled) {
+        const StepTime &t = *stats.modeled;
+        // Microseconds to 3 decimals, written as JSON parsers print them
+        // back (no trailing zeros).
+        auto us = [](double v) {
+          std::string text = llvm::formatv("{0:F3}", v).str();
+          while (text.back() == '0' && text[text.size() - 2] != '.')
+            text.pop_back();
+          return text;
+        };
+        os << ", \"modeled\": {\"step_us\": " << us(t.step)
+           << ", \"compute_us\": " << us(t.compute)
+           << ", \"comm_us\": " << us(t.comm)
+           << ", \"hidden_us\": " << us(hiddenOf(t))
+           << ", \"unknown_ops\": " << t.unknown << "}";
+      }
+      os << "}";
     }
     os << "]}\n";
   }
@@ -305,6 +605,7 @@ private:
           os << "no collectives\n";
         else
           os << "no collectives yet: " << stats.notYet << "\n";
+        printModeled(os, stats);
         continue;
       }
       os << plural(total.count, "collective") << ", " << total.bytes
@@ -358,7 +659,26 @@ private:
           os << "  " << asyncText(k);
         os << "\n";
       }
+      printModeled(os, stats);
     }
+  }
+
+  /// Communication time the compute stream did not wait for.
+  static double hiddenOf(const StepTime &t) {
+    return std::max(0.0, t.compute + t.comm - t.step);
+  }
+
+  static void printModeled(raw_ostream &os, const FunctionStats &stats) {
+    if (!stats.modeled)
+      return;
+    const StepTime &t = *stats.modeled;
+    os << "  modeled step: " << llvm::format("%.1f", t.step)
+       << " us per rank (compute " << llvm::format("%.1f", t.compute)
+       << " us, communication " << llvm::format("%.1f", t.comm) << " us, "
+       << llvm::format("%.1f", hiddenOf(t)) << " us of it hidden)";
+    if (t.unknown)
+      os << "; " << t.unknown << " op(s) of dynamic size not counted";
+    os << "\n";
   }
 };
 } // namespace

@@ -1,5 +1,5 @@
-// RUN: dtensor-opt %s --dtensor-comm-report -o /dev/null 2>&1 | FileCheck %s --strict-whitespace --match-full-lines --implicit-check-not=external
-// RUN: dtensor-opt %s --dtensor-comm-report=json=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON --implicit-check-not=external
+// RUN: dtensor-opt %s --dtensor-comm-report=model=false -o /dev/null 2>&1 | FileCheck %s --strict-whitespace --match-full-lines --implicit-check-not=external
+// RUN: dtensor-opt %s --dtensor-comm-report="json=true model=false" -o /dev/null 2>&1 | FileCheck %s --check-prefix=JSON --implicit-check-not=external
 // RUN: dtensor-opt %s --dtensor-comm-report=json=true -o /dev/null 2>&1 | %python -c "import json, sys; s = sys.stdin.read(); sys.exit(json.dumps(json.loads(s)) != s.strip())"
 // RUN: dtensor-opt %s > %t.before
 // RUN: dtensor-opt %s --dtensor-comm-report 2> /dev/null > %t.after

@@ -374,10 +374,33 @@ def DTensorCommReportPass : Pass<"dtensor-comm-report", "::mlir::ModuleOp"> {
     "async": 0, "in_unknown_loops": 0, "mesh_dims": [["tp"]], "meshes":
     ["mesh"]}, ...}, "total": {...}}, ...]}` (`meshes[i]` is the mesh of
     `mesh_dims[i]`; kinds that do not occur are left out).
+
+    Each compiled function also gets a modeled step time per rank: its ops
+    replayed in program order on two streams, compute and communication. A
+    compute op takes the roofline time of its bytes and floating-point
+    work (`peak-tflops`, `memory-gbs`); a collective the planner's cost
+    model's time (`devices-per-host` as in propagation). A synchronous
+    collective holds both streams; an asynchronous start runs on the
+    communication stream once its input is ready, and its wait holds
+    compute only until it is done, so overlap shows as communication time
+    hidden behind compute. Loops count their static trip count (one trip
+    when unknown), an scf.if its slower branch, a call its callee's time.
+    Text: `modeled step: T us per rank (compute C us, communication M us,
+    H us of it hidden)`; JSON: `"modeled": {"step_us": T, "compute_us": C,
+    "comm_us": M, "hidden_us": H}`.
   }];
   let options = [
     Option<"json", "json", "bool", /*default=*/"false",
            "Print JSON instead of text">,
+    Option<"model", "model", "bool", /*default=*/"true",
+           "Print each compiled function's modeled step time">,
+    Option<"peakTflops", "peak-tflops", "double", /*default=*/"50",
+           "Floating-point rate of one rank's device in the step model, "
+           "TFLOP/s (50: an H100's f32 GEMMs as measured, bench/gpu_mlp.sh)">,
+    Option<"memoryGbs", "memory-gbs", "double", /*default=*/"2000",
+           "Memory bandwidth of one rank's device in the step model, GB/s">,
+    Option<"devicesPerHost", "devices-per-host", "int64_t", /*default=*/"8",
+           "Devices per host in the communication cost model">,
   ];
 }
 
