@@ -19,12 +19,12 @@
 // OVERLAP:      verified @loss_parallel: 1 output(s)
 // OVERLAP-NEXT: communication: 4 collectives, 1076 bytes/rank
 
-// Not yet: the label's logit read by `tensor.extract %logits[b, label]`
-// (the form a gather or nll_loss takes) gathers the logits whole, over tp
-// and over dp (a row index that is a parallel loop's own index does not
-// keep the table sharded with that loop).
+// The label's logit read by `tensor.extract %logits[b, label]` (the form a
+// gather or nll_loss takes) gives the same plan: the logits stay split over
+// dp with the loop over b (aligned-table.mlir), and over tp each rank looks
+// the label up where it holds it (dtensor-mask-lookups).
 // CHECK:      verified @loss_parallel_gather: 1 output(s)
-// CHECK-NEXT: communication: 6 collectives, 394276 bytes/rank
+// CHECK-NEXT: communication: 5 collectives, 1076 bytes/rank
 
 dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
 

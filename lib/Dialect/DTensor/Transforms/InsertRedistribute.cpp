@@ -298,6 +298,115 @@ struct DTensorInsertRedistributePass
     return at;
   }
 
+  /// The loop each mesh dim shards in linalg op `op` (-1: none), read off
+  /// its operands' recorded specs and its results' types through the
+  /// indexing maps; empty when a spec is on another view than `like`, has an
+  /// explicit shard order, or shards a dim read through a compound index.
+  static SmallVector<int64_t> loopOfMeshDim(linalg::LinalgOp op,
+                                            ArrayAttr operandSpecs,
+                                            SpecAttr like) {
+    SmallVector<int64_t> loops;
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    auto record = [&](SpecAttr spec, int64_t rank, AffineMap map) {
+      if (spec.getMesh() != like.getMesh() ||
+          spec.getMeshDims() != like.getMeshDims() ||
+          spec.getFlattened() != like.getFlattened())
+        return false;
+      Placements ps = spec.getNormalizedPlacements(rank);
+      if (loops.empty())
+        loops.assign(ps.size(), -1);
+      if (ps.size() != loops.size())
+        return false;
+      for (auto [m, p] : llvm::enumerate(ps)) {
+        if (p.isShard() && p.order >= 0)
+          return false;
+        if (!p.isShard()) // (a Partial's loop shows on the operands)
+          continue;
+        auto dim = llvm::dyn_cast<AffineDimExpr>(map.getResult(p.dim));
+        if (!dim || (loops[m] >= 0 && loops[m] != dim.getPosition()))
+          return false;
+        loops[m] = dim.getPosition();
+      }
+      return true;
+    };
+    Operation *raw = op.getOperation();
+    for (OpOperand &use : raw->getOpOperands()) {
+      auto tensor = llvm::dyn_cast<RankedTensorType>(use.get().getType());
+      if (!tensor || use.getOperandNumber() >= maps.size())
+        continue;
+      SpecAttr spec;
+      if (operandSpecs && use.getOperandNumber() < operandSpecs.size())
+        spec = llvm::dyn_cast<SpecAttr>(operandSpecs[use.getOperandNumber()]);
+      if (!spec)
+        spec = getSpec(tensor);
+      if (spec && !record(spec, tensor.getRank(), maps[use.getOperandNumber()]))
+        return {};
+    }
+    for (OpResult res : raw->getResults())
+      if (SpecAttr spec = getSpec(res.getType()))
+        if (!record(spec, llvm::cast<RankedTensorType>(res.getType()).getRank(),
+                    maps[op.getNumDpsInputs() + res.getResultNumber()]))
+          return {};
+    return loops;
+  }
+
+  /// A table read by `tensor.extract` directly in the body of linalg op
+  /// `at` at a dim whose index is `linalg.index k` of a loop k that `at`
+  /// shards, the dim as long as the loop, needs only the rows of this rank's
+  /// iterations: the type of `table` sharded there as the loop is (on the
+  /// same mesh dims, in the default order) and replicated elsewhere. Null
+  /// when no dim lines up (the table is then needed whole). Partitioning
+  /// reads such a table at the loop's local index.
+  Type alignedTableType(Operation *op, Operation *at, Value table) {
+    auto extract = llvm::dyn_cast<tensor::ExtractOp>(op);
+    auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(at);
+    SpecAttr have = getSpec(table.getType());
+    if (!extract || !linalgOp || extract.getTensor() != table || !have ||
+        op->getParentOp() != at)
+      return {};
+    SmallVector<int64_t> loops =
+        loopOfMeshDim(linalgOp, specsOf(at, operandSpecsName), have);
+    if (loops.empty())
+      return {};
+    auto type = llvm::cast<RankedTensorType>(table.getType());
+    SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+    // Per table dim, the loop every read of the table in the body indexes it
+    // by (-1: none, or reads disagree).
+    SmallVector<int64_t> dimLoop(type.getRank(), -2);
+    for (Operation &inner : linalgOp.getBlock()->getOperations()) {
+      auto read = llvm::dyn_cast<tensor::ExtractOp>(&inner);
+      if (!read || read.getTensor() != table)
+        continue;
+      for (auto [t, idx] : llvm::enumerate(read.getIndices())) {
+        auto index = idx.getDefiningOp<linalg::IndexOp>();
+        int64_t k = index && index->getParentOp() == at ? int64_t(index.getDim())
+                                                        : -1;
+        dimLoop[t] = dimLoop[t] == -2 || dimLoop[t] == k ? k : -1;
+      }
+    }
+    for (Operation *user : table.getUsers())
+      if (at->isProperAncestor(user) && user->getParentOp() != at)
+        return {}; // read deeper in the body too: keep it whole
+    Placements ps(loops.size(), Placement::replicate());
+    bool any = false;
+    for (auto [m, k] : llvm::enumerate(loops)) {
+      if (k < 0)
+        continue;
+      for (int64_t t = 0; t < type.getRank(); ++t)
+        if (dimLoop[t] == k && !ShapedType::isDynamic(ranges[k]) &&
+            type.getDimSize(t) == ranges[k]) {
+          ps[m] = Placement::shard(t);
+          any = true;
+          break;
+        }
+    }
+    if (!any)
+      return {};
+    SpecAttr spec = SpecAttr::get(at->getContext(), have.getMesh(),
+                                  have.getMeshDims(), have.getFlattened(), ps);
+    return RankedTensorType::get(type.getShape(), type.getElementType(), spec);
+  }
+
   void fixOperands(ModuleOp module) {
     SymbolTableCollection tables;
     // Moves made before a compute op for uses in its body, reused by every
@@ -327,6 +436,12 @@ struct DTensorInsertRedistributePass
             !llvm::isa<RankedTensorType>(v.getType()))
           continue;
         Operation *at = movePoint(op, v);
+        if (at != op)
+          if (Type aligned = alignedTableType(op, at, v)) {
+            if (v.getType() == aligned)
+              continue;
+            need = aligned;
+          }
         if (at != op) {
           Value &moved = hoisted[{at, v, need}];
           if (!moved) {

@@ -554,13 +554,87 @@ struct ComputePlan {
     int64_t localOffset;
   };
   std::vector<WindowFetch> windows;
+  /// Distributed tables read by `tensor.extract` in the body whose sharded
+  /// dims line up with sharded loops (dtensor-insert-redistribute makes
+  /// them so): the read's position among the body's extracts, and the dims
+  /// it reads at the loop's local index (the shift left out).
+  SmallVector<std::pair<int64_t, SmallVector<int64_t>>> alignedReads;
 
   /// Whether applying the plan does more than retype the results.
   bool changesForm() const {
     return !shifts.empty() || fillShare || unevenEmpty || sizesFrom ||
-           !windows.empty();
+           !windows.empty() || !alignedReads.empty();
   }
 };
+
+/// Whether a `tensor.extract` directly in a linalg body reads a
+/// distributed table defined outside the op.
+bool readsDistributedTable(Operation *op) {
+  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return false;
+  for (Operation &inner : linalgOp.getBlock()->getOperations())
+    if (auto read = llvm::dyn_cast<tensor::ExtractOp>(&inner))
+      if (getSpec(read.getTensor().getType()))
+        return true;
+  return false;
+}
+
+/// Checks every distributed table read in `op`'s body: each dim the table
+/// shards must be read at `linalg.index k` of a loop k sharded by the same
+/// view dims in the same order and as long as the dim, so each rank reads
+/// only the rows it holds; those reads use the loop's local index.
+LogicalResult planAlignedReads(linalg::LinalgOp op, SpecAttr opSpec,
+                               const FactorSharding &sharding,
+                               ComputePlan &plan, Context &c) {
+  Operation *raw = op.getOperation();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t ordinal = -1;
+  for (Operation &inner : op.getBlock()->getOperations()) {
+    auto read = llvm::dyn_cast<tensor::ExtractOp>(&inner);
+    if (!read)
+      continue;
+    ++ordinal;
+    auto type = llvm::cast<RankedTensorType>(read.getTensor().getType());
+    SpecAttr spec = getSpec(type);
+    if (!spec)
+      continue;
+    auto fail = [&](const Twine &why) {
+      return read->emitOpError()
+             << "reads a distributed table in the body of a "
+             << raw->getName() << " that " << why
+             << "; make it whole first (dtensor.full_tensor), or let "
+                "dtensor-insert-redistribute place it";
+    };
+    if (!opSpec || spec.getView() != opSpec.getView())
+      return fail("is on another mesh view than the op's operands");
+    FailureOr<DistributedType> t = c.resolve(type, raw);
+    if (failed(t))
+      return failure();
+    SmallVector<int64_t> dims;
+    for (auto [d, idx] : llvm::enumerate(read.getIndices())) {
+      const std::vector<int64_t> &order = t->layout.order(d);
+      if (order.empty())
+        continue;
+      auto index = idx.getDefiningOp<linalg::IndexOp>();
+      if (!index || index->getParentOp() != raw)
+        return fail("shards dim " + Twine(d) +
+                    ", read there at an index that is not a loop's own");
+      unsigned k = index.getDim();
+      if (sharding.meshDimsOfFactor[k] != order ||
+          ShapedType::isDynamic(ranges[k]) || ranges[k] != type.getDimSize(d))
+        return fail("shards dim " + Twine(d) + " otherwise than loop " +
+                    Twine(k) + ", which reads it");
+      dims.push_back(d);
+    }
+    for (const Placement &p : t->layout.placements())
+      if (p.isPartial())
+        return fail("is Partial");
+    if (!dims.empty())
+      plan.alignedReads.push_back({ordinal, std::move(dims)});
+  }
+  return success();
+}
 
 /// Checks a compute op on distributed values and plans its partitioning.
 /// Emits and fails on what cannot be computed exactly.
@@ -616,6 +690,8 @@ FailureOr<ComputePlan> planCompute(Operation *raw, Context &c) {
       FailureOr<DistributedType> t = c.resolve(typeOf(i), raw);
       plan.shifts.push_back({k, *t, pos});
     });
+    if (failed(planAlignedReads(op, spec, *sharding, plan, c)))
+      return failure();
     if (auto fill = llvm::dyn_cast<linalg::FillOp>(raw)) {
       FailureOr<DistributedType> t = c.resolve(
           llvm::cast<RankedTensorType>(fill.getResultTypes()[0]), raw);
@@ -847,6 +923,21 @@ void applyCompute(const ComputePlan &plan, Context &c) {
       index.getResult().replaceAllUsesExcept(shifted, shifted);
     });
   }
+  if (!plan.alignedReads.empty()) {
+    // Aligned table reads take the loop's local index: the shift's input.
+    SmallVector<tensor::ExtractOp> reads;
+    for (Operation &inner :
+         llvm::cast<linalg::LinalgOp>(raw).getBlock()->getOperations())
+      if (auto read = llvm::dyn_cast<tensor::ExtractOp>(&inner))
+        reads.push_back(read);
+    for (const auto &[ordinal, dims] : plan.alignedReads)
+      for (int64_t d : dims) {
+        OpOperand &idx = reads[ordinal].getIndicesMutable()[d];
+        if (auto add = idx.get().getDefiningOp<arith::AddIOp>())
+          if (add.getLhs().getDefiningOp<linalg::IndexOp>())
+            idx.set(add.getLhs());
+      }
+  }
   if (plan.fillShare) {
     b.setInsertionPoint(raw);
     Value scalar = raw->getOperand(0);
@@ -978,6 +1069,12 @@ struct DTensorPartitionPass
               scf::ConditionOp, ModuleOp>(op) ||
           !touchesDistributed(op))
         return;
+      // A table read in a linalg body is checked and planned with the op
+      // (when the op is planned: it has distributed operands or results).
+      if (isa<tensor::ExtractOp>(op) &&
+          isa_and_nonnull<linalg::LinalgOp>(op->getParentOp()) &&
+          touchesDistributed(op->getParentOp()))
+        return;
       if (!isa<ShardingRuleOpInterface, tensor::EmptyOp>(op)) {
         op->emitOpError()
             << "operates on distributed tensors, which dtensor-partition "
@@ -1003,7 +1100,7 @@ struct DTensorPartitionPass
       key.clear();
       appendStructuralKey(key, op);
       auto it = planned.find(key);
-      if (it != planned.end() &&
+      if (it != planned.end() && !readsDistributedTable(op) &&
           sameProperties(it->second.representative, op)) {
         const PlannedKind &kind = it->second;
         if (!kind.plan.changesForm()) {

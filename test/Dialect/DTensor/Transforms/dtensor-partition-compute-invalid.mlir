@@ -229,3 +229,66 @@ func.func @windowed_conv(%m: !dtensor.device_mesh<@mesh>, %in: tensor<2x11x3xf32
   %c = linalg.conv_1d_nwc_wcf {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%in, %f : tensor<2x11x3xf32, #dtensor.spec<@mesh, [S(1), R]>>, tensor<3x3x4xf32, #dtensor.spec<@mesh, [R, R]>>) outs(%o : tensor<2x9x4xf32, #dtensor.spec<@mesh, [R, R]>>) -> tensor<2x9x4xf32, #dtensor.spec<@mesh, [R, R]>>
   return %c : tensor<2x9x4xf32, #dtensor.spec<@mesh, [R, R]>>
 }
+
+// -----
+
+dtensor.mesh @mesh shape = [2]
+
+#id = affine_map<(i, j) -> (i, j)>
+
+// A distributed table read in a linalg body: a sharded dim must be read at
+// the index of a loop sharded the same way, else ranks would read rows
+// they do not hold.
+func.func @table_other_loop(%m: !dtensor.device_mesh<@mesh>, %t: tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>, %x: tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>) -> tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>> {
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>) outs(%x : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    // expected-error@+1 {{reads a distributed table in the body of a linalg.generic that shards dim 0 otherwise than loop 1, which reads it}}
+    %v = tensor.extract %t[%j, %i] : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>
+    linalg.yield %v : f32
+  } -> tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>
+  return %r : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2]
+
+#id = affine_map<(i, j) -> (i, j)>
+
+func.func @table_computed_index(%m: !dtensor.device_mesh<@mesh>, %t: tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>, %x: tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>) -> tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>> {
+  %c3 = arith.constant 3 : index
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>) outs(%x : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %k = arith.subi %c3, %i : index
+    // expected-error@+1 {{shards dim 0, read there at an index that is not a loop's own}}
+    %v = tensor.extract %t[%k, %j] : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>
+    linalg.yield %v : f32
+  } -> tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>
+  return %r : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2]
+
+#id = affine_map<(i, j) -> (i, j)>
+
+// The table is longer than the loop: its shards and the loop's differ.
+func.func @table_longer(%m: !dtensor.device_mesh<@mesh>, %t: tensor<6x4xf32, #dtensor.spec<@mesh, [S(0)]>>, %x: tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>) -> tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>> {
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>) outs(%x : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>) {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    // expected-error@+1 {{shards dim 0 otherwise than loop 0, which reads it}}
+    %v = tensor.extract %t[%i, %j] : tensor<6x4xf32, #dtensor.spec<@mesh, [S(0)]>>
+    linalg.yield %v : f32
+  } -> tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>
+  return %r : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>
+}
