@@ -36,7 +36,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
@@ -89,7 +88,7 @@ public:
     if (depth < maxDepth) {
       if (std::optional<Recompute> r = recomputation(v, target)) {
         double sum = 0;
-        for (auto [value, spec] : r->inputs) {
+        for (auto [number, value, spec] : r->inputs) {
           sum += best(value, spec, depth + 1);
           if (!(sum < choice.cost))
             break;
@@ -123,13 +122,18 @@ public:
       result = move(b, loc, v, target);
     } else {
       Operation *op = v.getDefiningOp();
-      IRMapping map;
-      for (auto [value, spec] : choice.recompute->inputs)
-        map.map(value, make(b, loc, value, spec));
-      for (Value init : choice.recompute->inits)
-        map.map(init, tensor::EmptyOp::create(b, loc, typeIn(init, target),
-                                              ValueRange{}));
-      Operation *clone = b.clone(*op, map);
+      // Operand by operand: one value read twice (`a + transpose(a)`) may
+      // be needed in two specs.
+      SmallVector<std::pair<unsigned, Value>> operands;
+      for (auto [number, value, spec] : choice.recompute->inputs)
+        operands.emplace_back(number, make(b, loc, value, spec));
+      for (auto [number, init] : choice.recompute->inits)
+        operands.emplace_back(
+            number, tensor::EmptyOp::create(b, loc, typeIn(init, target),
+                                            ValueRange{}));
+      Operation *clone = b.clone(*op);
+      for (auto [number, value] : operands)
+        clone->setOperand(number, value);
       clone->getResult(0).setType(typeIn(v, target));
       result = clone->getResult(0);
     }
@@ -139,10 +143,12 @@ public:
 
 private:
   struct Recompute {
-    /// Each non-init tensor operand and the spec it is needed in.
-    SmallVector<std::pair<Value, SpecAttr>> inputs;
-    /// Inits the op does not read: made fresh in the target's spec.
-    SmallVector<Value> inits;
+    /// Each non-init tensor operand (its number, value, and the spec it is
+    /// needed in).
+    SmallVector<std::tuple<unsigned, Value, SpecAttr>> inputs;
+    /// Inits the op does not read (number, value): made fresh in the
+    /// target's spec.
+    SmallVector<std::pair<unsigned, Value>> inits;
   };
   struct Choice {
     double cost = kInfinity;
@@ -249,7 +255,7 @@ private:
         // Only an init whose contents the op never reads can be made anew.
         if (!linalgOp || linalgOp.payloadUsesValueFromOperand(&operand))
           return std::nullopt;
-        r.inits.push_back(value);
+        r.inits.emplace_back(rule.operands[o], value);
         continue;
       }
       auto type = llvm::dyn_cast<RankedTensorType>(value.getType());
@@ -280,7 +286,7 @@ private:
       // A plain input needed whole stays plain.
       if (!getSpec(type) && !sharded)
         spec = {};
-      r.inputs.emplace_back(value, spec);
+      r.inputs.emplace_back(rule.operands[o], value, spec);
     }
     return r;
   }
