@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a module of random global programs for --dtensor-compile.
 
-    gen_compile_programs.py MESH COUNT SEED [SIZES]
+    gen_compile_programs.py MESH COUNT SEED [SIZES] [--narrow]
 
 MESH is like 2x2 or 2x3. Each of the COUNT functions takes arguments with
 random specs (R, S(0), S(1), some P(sum); sizes chosen so that many shards
@@ -15,14 +15,29 @@ every rank: propagation, redistribution, partitioning and lowering, for
 programs nobody wrote by hand. Deterministic for a given SEED. SIZES (like
 1,2,3,5,7) replaces the dim sizes drawn from: sizes below a mesh dim's size
 give empty shards.
+
+With --narrow (for dtensor-narrow-moves), each function first computes one
+or two f32 values element-wise from arguments of narrow dtypes (i8 times a
+per-row or per-column f32 scale, i8 by sitofp, bf16 by extf; in random
+specs without Partial, most of them 256 to 640 on a side), sometimes
+through a second element-wise op, and moves them by a redistribute or
+full_tensor to a random spec or uses them in a matmul (see dequantized());
+those values are results too. The random ops above then follow, on small
+values only where they sum (a sum of hundreds in another order, then tanh,
+can differ by more than the comparison's tolerance). The programs differ
+from those without --narrow.
 """
 import random
 import sys
 
 SIZES = [3, 4, 5, 6, 8]
+# Dim sizes of most narrow-mode values: large enough that moving an int8
+# weight and its scale instead of the f32 value can pay for the extra
+# collective's latency; some of them uneven on every mesh.
+LARGE = [256, 257, 384, 510, 512, 640]
 
 
-def spec(rng, mesh_rank, allow_partial):
+def placements(rng, mesh_rank, allow_partial, rank=2):
     out = []
     for _ in range(mesh_rank):
         r = rng.random()
@@ -31,39 +46,59 @@ def spec(rng, mesh_rank, allow_partial):
         elif r < 0.45:
             out.append("R")
         else:
-            out.append(f"S({rng.randrange(2)})")
-    return "[" + ", ".join(out) + "]"
+            out.append(f"S({rng.randrange(rank)})")
+    return out
 
 
-def ty(shape, s=None):
+def spec(rng, mesh_rank, allow_partial, rank=2):
+    return fmt(placements(rng, mesh_rank, allow_partial, rank))
+
+
+def large(shape):
+    return max(shape) >= min(LARGE)
+
+
+def fmt(ps):
+    return "[" + ", ".join(ps) + "]"
+
+
+def swap(p):
+    """A placement of a 2-D tensor, for its transpose."""
+    return {"S(0)": "S(1)", "S(1)": "S(0)"}.get(p, p)
+
+
+def ty(shape, s=None, elem="f32"):
     dims = "x".join(str(d) for d in shape)
     if s is None:
-        return f"tensor<{dims}xf32>"
-    return f"tensor<{dims}xf32, #dtensor.spec<@mesh, {s}>>"
+        return f"tensor<{dims}x{elem}>"
+    return f"tensor<{dims}x{elem}, #dtensor.spec<@mesh, {s}>>"
 
 
 class Function:
-    def __init__(self, rng, name, mesh_rank):
+    def __init__(self, rng, name, mesh_rank, narrow=False):
         self.rng = rng
         self.name = name
         self.mesh_rank = mesh_rank
-        self.args = []  # (name, shape, spec)
+        self.narrow = narrow
+        self.args = []  # (name, shape, spec, element type)
         self.body = []
         self.values = []  # (ssa, shape, type text)
         self.n = 0
         self.trips = set()
         self.uses_flag = False
         self.callees = []
+        self.outputs = []  # (value, type): more results (narrow mode)
 
     def fresh(self, prefix="v"):
         self.n += 1
         return f"%{prefix}{self.n}"
 
-    def arg(self, shape, allow_partial=True):
+    def arg(self, shape, allow_partial=True, elem="f32", s=None):
         name = f"%a{len(self.args)}"
-        s = spec(self.rng, self.mesh_rank, allow_partial)
-        self.args.append((name, shape, s))
-        return name, ty(shape, s)
+        if s is None:
+            s = spec(self.rng, self.mesh_rank, allow_partial, len(shape))
+        self.args.append((name, shape, s, elem))
+        return name, ty(shape, s, elem)
 
     def empty(self, shape):
         e = self.fresh("e")
@@ -77,8 +112,16 @@ class Function:
             f"  {z} = linalg.fill ins(%zero : f32) outs({e} : {ty(shape)}) -> {ty(shape)}")
         return z
 
-    def pick(self):
-        return self.rng.choice(self.values)
+    def pick(self, small=False):
+        """A value to compute from; with `small`, one whose dims are all
+        below LARGE's (a new argument if there is none)."""
+        pool = [x for x in self.values if not small or not large(x[1])]
+        if not pool:
+            shape = [self.rng.choice(SIZES), self.rng.choice(SIZES)]
+            v, t = self.arg(shape)
+            self.add_value(v, shape, t)
+            pool = self.values[-1:]
+        return self.rng.choice(pool)
 
     def add_value(self, v, shape, t=None):
         self.values.append((v, shape, t or ty(shape)))
@@ -97,6 +140,12 @@ class Function:
                            "flatten", "insert", "window"])
         a, shape, at = self.pick()
         m, k = shape
+        if self.narrow and large(shape) and kind in ("matmul", "softmax", "sum"):
+            # Large values take the ops that round as the global program
+            # does: a sum of hundreds of terms in another order, then
+            # softmax or tanh, can differ by more than the tolerance.
+            kind = rng.choice(["unary", "binary", "transpose", "hint", "slice",
+                               "pad", "concat", "flatten", "insert", "window"])
         if kind == "hint" and "#dtensor" not in at:
             # A user hint with a random priority on a computed value.
             t = ty(shape, spec(rng, self.mesh_rank, False))
@@ -243,6 +292,147 @@ class Function:
                 f"  {v} = linalg.broadcast ins({sname} : {ty([kept])}) outs({e} : {ty(shape)}) dimensions = [{d}]")
         return v, ty(shape)
 
+    def generic(self, ins, shape, rspec, body):
+        """A linalg.generic with loops (i, j), all parallel, computing an f32
+        value of `shape` in spec `rspec` (a list; None: plain) from `ins`
+        (value, type, map results, element type) without reading its init:
+        `body` computes it from the block arguments %b0, %b1, ..."""
+        t = ty(shape, None if rspec is None else fmt(rspec))
+        e = self.fresh("e")
+        self.body.append(f"  {e} = tensor.empty() : {t}")
+        maps = ", ".join(f"affine_map<(i, j) -> {m}>" for _, _, m, _ in ins)
+        bbargs = ", ".join(f"%b{n}: {el}" for n, (_, _, _, el) in enumerate(ins))
+        lines = "".join(f"    {line}\n" for line in body[:-1])
+        v = self.fresh("q")
+        self.body.append(
+            f"  {v} = linalg.generic {{indexing_maps = [{maps}, "
+            "affine_map<(i, j) -> (i, j)>], iterator_types = "
+            "[\"parallel\", \"parallel\"]} "
+            f"ins({', '.join(x for x, _, _, _ in ins)} : "
+            f"{', '.join(xt for _, xt, _, _ in ins)}) outs({e} : {t}) {{\n"
+            f"  ^bb0({bbargs}, %bo: f32):\n{lines}"
+            f"    linalg.yield {body[-1]} : f32\n  }} -> {t}")
+        return v, t
+
+    def result_spec(self, natural, needed):
+        """The spec of an element-wise op's result: its input's mapped
+        (`natural`, when it has one), a random one, or (unless `needed`)
+        none."""
+        rng = self.rng
+        r = rng.random()
+        if not needed and r < 0.4:
+            return None
+        if natural is not None and r < 0.75:
+            return natural
+        return placements(rng, self.mesh_rank, False)
+
+    def dequantized(self):
+        """An f32 value computed element-wise from a narrow argument, what
+        dtensor-narrow-moves may move instead of the value: an i8 weight
+        times a per-row or per-column f32 scale ([M, 1], [1, N] or 1-D,
+        broadcast along the other dim), i8 by sitofp alone, or a bf16 cast
+        by extf (now and then with a scale); stored as is or transposed.
+        The i8 ones also times a per-tensor constant: generated i8 inputs
+        are in [-8, 8]. In a third of them a second element-wise op follows
+        (a transpose, a broadcast bf16 or f32 vector added or multiplied, or
+        for a square value v - v^T: one value read in two specs). Results
+        carry their input's spec, a random one, or none. The last one is
+        then moved to another spec by an explicit redistribute, gathered by
+        full_tensor, or left to a following matmul for propagation to
+        decide; a moved one is sometimes also used by a matmul."""
+        rng = self.rng
+        if rng.random() < 0.6:
+            shape = [rng.choice(LARGE), rng.choice(LARGE)]
+        else:
+            shape = [rng.choice(SIZES), rng.choice(SIZES)]
+        chain = rng.random() < 0.35
+        anchor = rng.choice(["redistribute", "redistribute", "full_tensor", "use"])
+        elem = rng.choice(["i8", "i8", "bf16"])
+        transposed = rng.random() < 0.25
+        wps = placements(rng, self.mesh_rank, False)
+        w, wt = self.arg(shape[::-1] if transposed else list(shape), elem=elem,
+                         s=fmt(wps))
+        ins = [(w, wt, "(j, i)" if transposed else "(i, j)", elem)]
+        body = [f"%t0 = arith.{'sitofp' if elem == 'i8' else 'extf'} %b0 : "
+                f"{elem} to f32", "%t0"]
+        if elem == "i8":
+            # Sums of hundreds of values up to 8 would round beyond the
+            # tolerance of the comparison.
+            body[-1:] = ["%k = arith.constant 0.0625 : f32",
+                         "%t1 = arith.mulf %t0, %k : f32", "%t1"]
+        if rng.random() < (0.7 if elem == "i8" else 0.2):
+            d = rng.randrange(2)  # the result dim the scale follows
+            one_d = rng.random() < 0.3
+            sshape = [shape[d]] if one_d else [shape[0], 1] if d == 0 else [1, shape[1]]
+            smap = ("(i)", "(j)")[d] if one_d else ("(i, 0)", "(0, j)")[d]
+            if rng.random() < 0.5:  # sharded as its weight's dim is
+                wd = 1 - d if transposed else d
+                sps = [f"S({0 if one_d else d})" if p == f"S({wd})" else "R"
+                       for p in wps]
+            else:
+                sps = placements(rng, self.mesh_rank, False, len(sshape))
+            sc, sct = self.arg(sshape, s=fmt(sps))
+            ins.append((sc, sct, smap, "f32"))
+            body[-1:] = [f"%t2 = arith.mulf {body[-1]}, %b1 : f32", "%t2"]
+        natural = [swap(p) if transposed else p for p in wps]
+        rspec = self.result_spec(natural, not chain and anchor != "use")
+        v, vt = self.generic(ins, shape, rspec, body)
+        if chain:
+            flip = rng.random() < 0.5
+            out = shape[::-1] if flip else list(shape)
+            ins = [(v, vt, "(j, i)" if flip else "(i, j)", "f32")]
+            body = ["%t0 = arith.negf %b0 : f32", "%t0"]
+            if out[0] == out[1] and rng.random() < 0.7:
+                # The value read twice, once transposed: v - v^T.
+                ins.append((v, vt, "(i, j)" if flip else "(j, i)", "f32"))
+                body = ["%t1 = arith.subf %b0, %b1 : f32", "%t1"]
+            elif rng.random() < 0.6:
+                d = rng.randrange(2)
+                el = rng.choice(["bf16", "f32"])
+                x, xt = self.arg([out[d]], allow_partial=False, elem=el)
+                ins.append((x, xt, ("(i)", "(j)")[d], el))
+                op = rng.choice(["addf", "mulf"])
+                body = (["%t0 = arith.extf %b1 : bf16 to f32"] if el == "bf16" else []) + [
+                    f"%t1 = arith.{op} %b0, {'%t0' if el == 'bf16' else '%b1'} : f32",
+                    "%t1"]
+            natural = rspec and [swap(p) if flip else p for p in rspec]
+            rspec = self.result_spec(natural, anchor != "use")
+            v, vt = self.generic(ins, out, rspec, body)
+            shape = out
+        self.add_value(v, shape, vt)
+        if anchor == "redistribute":
+            for _ in range(3):
+                target = placements(rng, self.mesh_rank, False)
+                if target != rspec:
+                    break
+            t = ty(shape, fmt(target))
+            v = self.emit(f"dtensor.redistribute {v}, %m : {vt}, "
+                          f"!dtensor.device_mesh<@mesh> -> {t}", shape, t, "r")
+            vt = t
+        elif anchor == "full_tensor":
+            v = self.emit(f"dtensor.full_tensor {v}, %m : {vt}, "
+                          f"!dtensor.device_mesh<@mesh> -> {ty(shape)}", shape,
+                          prefix="r")
+            vt = ty(shape)
+        if anchor != "use":
+            self.outputs.append((v, vt))
+        if anchor == "use" or rng.random() < 0.5:
+            # x @ v, or x @ v^T as nn.Linear computes with v stored [out, in].
+            b = rng.choice(SIZES)
+            rows = rng.randrange(2)
+            x, xt = self.arg([b, shape[rows]])
+            out = [b, shape[1 - rows]]
+            z = self.zeros(out)
+            maps = ("" if rows == 0 else
+                    "indexing_maps = [affine_map<(b, o, i) -> (b, i)>, "
+                    "affine_map<(b, o, i) -> (o, i)>, "
+                    "affine_map<(b, o, i) -> (b, o)>] ")
+            y = self.emit(f"linalg.matmul {maps}ins({x}, {v} : {xt}, {vt}) "
+                          f"outs({z} : {ty(out)}) -> {ty(out)}", out)
+            self.outputs.append((y, ty(out)))
+            if large([shape[rows]]):
+                self.values.pop()  # a sum of hundreds: returned, not used
+
     def region(self, a, at, shape, pool, steps):
         """Steps in a nested region; returns (lines, last value)."""
         outer, self.body = self.body, []
@@ -255,7 +445,7 @@ class Function:
     def structured(self, kind):
         """A loop, a branch or a call around a few steps."""
         rng = self.rng
-        a, shape, at = self.pick()
+        a, shape, at = self.pick(small=self.narrow)
         t = ty(shape)
         pool = [(x[0], x[2]) for x in self.values if x[1] == shape]
         v = self.fresh("y")
@@ -321,9 +511,9 @@ class Function:
             last = v
         added = self.args[before:]
         lines, self.body = self.body, outer
-        params = "".join(f", {n}: {ty(sh, sp)}" for n, sh, sp in added)
-        actual = "".join(f", {n}" for n, _, _ in added)
-        types = "".join(f", {ty(sh, sp)}" for n, sh, sp in added)
+        params = "".join(f", {n}: {ty(sh, sp, el)}" for n, sh, sp, el in added)
+        actual = "".join(f", {n}" for n, _, _, _ in added)
+        types = "".join(f", {ty(sh, sp, el)}" for n, sh, sp, el in added)
         self.callees[slot] = (
             f"func.func private @{name}(%m: !dtensor.device_mesh<@mesh>, "
             f"%cx: {t}{params}) -> {t} {{\n  %zero = arith.constant 0.0 : f32\n"
@@ -332,10 +522,15 @@ class Function:
 
     def build(self, steps):
         rng = self.rng
-        for _ in range(rng.randint(1, 2)):
-            shape = [rng.choice(SIZES), rng.choice(SIZES)]
-            v, t = self.arg(shape)
-            self.add_value(v, shape, t)
+        if self.narrow:
+            for _ in range(rng.randint(1, 2)):
+                self.dequantized()
+            steps -= 2
+        else:
+            for _ in range(rng.randint(1, 2)):
+                shape = [rng.choice(SIZES), rng.choice(SIZES)]
+                v, t = self.arg(shape)
+                self.add_value(v, shape, t)
         for _ in range(steps):
             r = rng.random()
             if r < 0.1:
@@ -359,38 +554,45 @@ class Function:
         lines += self.body
         if rng.random() < 0.5:
             result = ty(shape)
-            lines.append(f"  return {out} : {outt}")
+            ret = out
             if outt != result:
-                d = self.fresh("d")
-                lines[-1] = (f"  {d} = dtensor.full_tensor {out}, %m : {outt}, "
-                             f"!dtensor.device_mesh<@mesh> -> {result}\n"
-                             f"  return {d} : {result}")
+                ret = self.fresh("d")
+                lines.append(f"  {ret} = dtensor.full_tensor {out}, %m : {outt}, "
+                             f"!dtensor.device_mesh<@mesh> -> {result}")
         else:
             result = ty(shape, spec(rng, self.mesh_rank, False))
-            d = self.fresh("d")
+            ret = self.fresh("d")
             op = "redistribute" if "#dtensor" in outt else "distribute_tensor"
-            lines.append(f"  {d} = dtensor.{op} {out}, %m : {outt}, "
+            lines.append(f"  {ret} = dtensor.{op} {out}, %m : {outt}, "
                          f"!dtensor.device_mesh<@mesh> -> {result}")
-            lines.append(f"  return {d} : {result}")
+        # The values narrow mode moved are results too (so they stay live).
+        rets = [(ret, result)] + [x for x in self.outputs if x[0] != out]
+        lines.append(f"  return {', '.join(v for v, _ in rets)} : "
+                     f"{', '.join(t for _, t in rets)}")
+        if len(rets) > 1:
+            result = f"({', '.join(t for _, t in rets)})"
         args = ", ".join(["%m: !dtensor.device_mesh<@mesh>"] +
                          (["%flagin: tensor<1xf32>"] if self.uses_flag else []) +
-                         [f"{n}: {ty(s, sp)}" for n, s, sp in self.args])
+                         [f"{n}: {ty(s, sp, el)}" for n, s, sp, el in self.args])
         return ("".join(self.callees) +
                 f"func.func @{self.name}({args}) -> {result} {{\n" +
                 "\n".join(lines) + "\n}\n")
 
 
 def main():
-    mesh = [int(x) for x in sys.argv[1].split("x")]
-    count, seed = int(sys.argv[2]), int(sys.argv[3])
-    if len(sys.argv) > 4:
-        SIZES[:] = [int(x) for x in sys.argv[4].split(",")]
+    narrow = "--narrow" in sys.argv
+    argv = [a for a in sys.argv if a != "--narrow"]
+    mesh = [int(x) for x in argv[1].split("x")]
+    count, seed = int(argv[2]), int(argv[3])
+    if len(argv) > 4:
+        SIZES[:] = [int(x) for x in argv[4].split(",")]
     rng = random.Random(seed)
     names = ", ".join(f'"d{i}"' for i in range(len(mesh)))
-    print(f"// Generated by gen_compile_programs.py {sys.argv[1]} {count} {seed}.")
+    print(f"// Generated by gen_compile_programs.py {argv[1]} {count} {seed}"
+          f"{' --narrow' if narrow else ''}.")
     print(f"dtensor.mesh @mesh shape = [{', '.join(map(str, mesh))}] names = [{names}]\n")
     for i in range(count):
-        print(Function(rng, f"p{i}", len(mesh)).build(rng.randint(2, 6)))
+        print(Function(rng, f"p{i}", len(mesh), narrow).build(rng.randint(2, 6)))
 
 
 if __name__ == "__main__":

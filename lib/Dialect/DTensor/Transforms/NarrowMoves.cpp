@@ -174,10 +174,19 @@ private:
 
   /// The planner's cost of moving `v` as it is to `target`; 0 for a plain
   /// value (each rank slices its shard) or one already there.
+  /// The plain value `v` distributes when each rank slices its own shard
+  /// of it (so distributing it again, in any spec, costs nothing), or null.
+  static Value plainSource(Value v) {
+    auto dist = v.getDefiningOp<DistributeTensorOp>();
+    if (!dist || dist.getSrcRankAttr() || getSpec(dist.getSource().getType()))
+      return {};
+    return dist.getSource();
+  }
+
   double moveCost(Value v, SpecAttr target) {
     auto type = llvm::cast<RankedTensorType>(v.getType());
     SpecAttr have = getSpec(type);
-    if (!have)
+    if (!have || plainSource(v))
       return 0;
     if (!sameView(have, like))
       return kInfinity;
@@ -197,6 +206,10 @@ private:
 
   Value move(OpBuilder &b, Location loc, Value v, SpecAttr target) {
     RankedTensorType want = typeIn(v, target);
+    if (v.getType() == want)
+      return v;
+    if (Value plain = plainSource(v))
+      v = plain; // sliced again from the plain value
     if (v.getType() == want)
       return v;
     if (!getSpec(v.getType()))

@@ -294,3 +294,35 @@ func.func @other_block(%m: !dtensor.device_mesh<@g>,
   }
   return %out : tensor<1024x512xf32, #dtensor.spec<@g, [R]>>
 }
+
+// -----
+
+dtensor.mesh @g shape = [4]
+
+#w = affine_map<(o, i) -> (o, i)>
+#col = affine_map<(o, i) -> (i)>
+
+// A plain constant distributed for the op is sliced again in the target's
+// spec, for free, not moved.
+// CHECK-LABEL: func.func @plain_constant
+// CHECK:         %[[W:.+]] = dtensor.redistribute %arg1, %arg0 {{.*}} -> tensor<1024x512xi8, #dtensor.spec<@g, [S(1)]>>
+// CHECK:         %[[K:.+]] = dtensor.distribute_tensor %[[C:.+]], %arg0 : tensor<512xf32>, !dtensor.device_mesh<@g> -> tensor<512xf32, #dtensor.spec<@g, [S(0)]>>
+// CHECK:         linalg.generic {{.*}} ins(%[[W]], %[[K]] :
+// CHECK-NOT:     dtensor.redistribute
+func.func @plain_constant(%m: !dtensor.device_mesh<@g>,
+    %w: tensor<1024x512xi8, #dtensor.spec<@g, [S(0)]>>)
+    -> tensor<1024x512xf32, #dtensor.spec<@g, [S(1)]>> {
+  %k = arith.constant dense<0.5> : tensor<512xf32>
+  %kd = dtensor.distribute_tensor %k, %m : tensor<512xf32>, !dtensor.device_mesh<@g> -> tensor<512xf32, #dtensor.spec<@g, [R]>>
+  %e = tensor.empty() : tensor<1024x512xf32, #dtensor.spec<@g, [S(0)]>>
+  %f = linalg.generic {indexing_maps = [#w, #col, #w], iterator_types = ["parallel", "parallel"]}
+      ins(%w, %kd : tensor<1024x512xi8, #dtensor.spec<@g, [S(0)]>>, tensor<512xf32, #dtensor.spec<@g, [R]>>)
+      outs(%e : tensor<1024x512xf32, #dtensor.spec<@g, [S(0)]>>) {
+  ^bb0(%q: i8, %c: f32, %o: f32):
+    %x = arith.sitofp %q : i8 to f32
+    %y = arith.mulf %x, %c : f32
+    linalg.yield %y : f32
+  } -> tensor<1024x512xf32, #dtensor.spec<@g, [S(0)]>>
+  %r = dtensor.redistribute %f, %m : tensor<1024x512xf32, #dtensor.spec<@g, [S(0)]>>, !dtensor.device_mesh<@g> -> tensor<1024x512xf32, #dtensor.spec<@g, [S(1)]>>
+  return %r : tensor<1024x512xf32, #dtensor.spec<@g, [S(1)]>>
+}
