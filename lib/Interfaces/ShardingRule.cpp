@@ -132,6 +132,35 @@ bool mlir::dtensor::divisibilityHolds(const ShardingRule &rule,
   return true;
 }
 
+std::optional<std::vector<Placements>>
+mlir::dtensor::operandPlacementsForResult(const ShardingRule &rule,
+                                          const Placements &result) {
+  if (rule.numResults() != 1 || !rule.windows.empty())
+    return std::nullopt;
+  for (const RuleFactor &f : rule.factors)
+    if (f.kind != RuleFactor::Kind::Parallel || f.windowed ||
+        !f.mustDivide.empty())
+      return std::nullopt;
+  const std::vector<int64_t> &out = rule.resultDims[0];
+  for (int64_t f = 0; f < int64_t(rule.factors.size()); ++f)
+    if (std::find(out.begin(), out.end(), f) == out.end())
+      return std::nullopt;
+  for (const Placement &p : result)
+    if (p.isPartial() || (p.isShard() && p.order >= 0) ||
+        (p.isShard() && (p.dim < 0 || p.dim >= int64_t(out.size()))))
+      return std::nullopt;
+  std::vector<Placements> operands(rule.numOperands(),
+                                   Placements(result.size()));
+  for (size_t o = 0; o < rule.numOperands(); ++o)
+    for (size_t m = 0; m < result.size(); ++m) {
+      if (!result[m].isShard())
+        continue;
+      if (std::optional<int64_t> dim = rule.dimOf(o, out[result[m].dim]))
+        operands[o][m] = Placement::shard(*dim);
+    }
+  return operands;
+}
+
 ShardingRule mlir::dtensor::elementwiseRule(unsigned numOperands, int64_t rank) {
   ShardingRule rule;
   rule.factors.resize(rank);

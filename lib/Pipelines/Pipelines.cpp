@@ -20,6 +20,7 @@ void mlir::dtensor::buildCompilePipeline(OpPassManager &pm,
   DTensorPropagatePassOptions propagate;
   propagate.devicesPerHost = options.devicesPerHost;
   propagate.explain = options.explain;
+  propagate.narrow = options.narrow;
   pm.addPass(createDTensorPropagatePass(propagate));
   pm.addPass(createDTensorInsertRedistributePass());
   if (options.narrow) {

@@ -173,3 +173,37 @@ TEST(ShardingRule, ReshapeRuleIsExact) {
 }
 
 } // namespace
+
+TEST(ShardingRule, OperandPlacementsForResult) {
+  auto R = Placement::replicate();
+  auto S = [](int64_t d) { return Placement::shard(d); };
+  // A broadcast-and-transpose op: out[i, j] = a[j, i] * s[i] (operands a,
+  // s, then the init, tied to the result).
+  ShardingRule rule;
+  rule.factors.resize(2);
+  rule.operands = {0, 1, 2};
+  rule.operandDims = {{1, 0}, {0}, {0, 1}};
+  rule.resultDims = {{0, 1}};
+  rule.tied = {2};
+  // Result rows over mesh dim 0, columns over mesh dim 1: a's dims swap, s
+  // follows the rows only, the init is the result.
+  auto need = operandPlacementsForResult(rule, {S(0), S(1)});
+  ASSERT_TRUE(need);
+  EXPECT_EQ((*need)[0], (Placements{S(1), S(0)}));
+  EXPECT_EQ((*need)[1], (Placements{S(0), R}));
+  EXPECT_EQ((*need)[2], (Placements{S(0), S(1)}));
+  // Replicated result: every operand replicated.
+  need = operandPlacementsForResult(rule, {R, R});
+  ASSERT_TRUE(need);
+  EXPECT_EQ((*need)[1], (Placements{R, R}));
+  // No Partial result, no explicit shard order.
+  EXPECT_FALSE(operandPlacementsForResult(
+      rule, {Placement::partial(ReduceKind::Sum), R}));
+  EXPECT_FALSE(
+      operandPlacementsForResult(rule, {Placement::shard(0, 1), Placement::shard(0, 0)}));
+  // A reduction (a matmul), a blocked factor: no such mapping.
+  EXPECT_FALSE(operandPlacementsForResult(matmulRule(), {S(0), R}));
+  ShardingRule blocked = elementwiseRule(1, 2);
+  blocked.factors[1].kind = RuleFactor::Kind::Blocked;
+  EXPECT_FALSE(operandPlacementsForResult(blocked, {S(0), R}));
+}

@@ -125,6 +125,16 @@ bool divisibilityHolds(const ShardingRule &rule,
                        llvm::ArrayRef<int64_t> factorOfMeshDim,
                        llvm::ArrayRef<int64_t> meshShape, std::string &error);
 
+/// For an op with one result whose factors are all parallel, exact at any
+/// shard count and all indexed by the result (element-wise ops,
+/// broadcasts, transposes): the placements every placed operand has when
+/// the result has `result` (no Partial, default shard orders). A mesh dim
+/// sharding result dim d shards the operand dim d's factor indexes; an
+/// operand that does not index it is replicated there (inits take the
+/// result's). std::nullopt for other rules or results.
+std::optional<std::vector<Placements>>
+operandPlacementsForResult(const ShardingRule &rule, const Placements &result);
+
 /// Element-wise rule for `numOperands` operands and one result of rank
 /// `rank`: one parallel factor per dim, shared by all.
 ShardingRule elementwiseRule(unsigned numOperands, int64_t rank);

@@ -37,6 +37,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -219,6 +220,15 @@ private:
     return RedistributeOp::create(b, loc, want, v, mesh);
   }
 
+  /// Whether `op`'s regions read a distributed value defined outside (a
+  /// table looked up in a linalg body): where it is placed depends on the
+  /// op's own spec, which a recomputation would change.
+  static bool readsDistributedFromAbove(Operation *op) {
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(op->getRegions(), above);
+    return llvm::any_of(above, [](Value v) { return bool(getSpec(v.getType())); });
+  }
+
   /// How `v` could be computed in `target` from its producer's operands,
   /// when its producer allows it.
   std::optional<Recompute> recomputation(Value v, SpecAttr target) {
@@ -230,33 +240,19 @@ private:
         !isMemoryEffectFree(op))
       return std::nullopt;
     auto iface = llvm::dyn_cast<ShardingRuleOpInterface>(op);
-    if (!iface)
+    if (!iface || readsDistributedFromAbove(op))
       return std::nullopt;
     std::string reason;
     FailureOr<ShardingRule> ruleOr = iface.getShardingRule(reason);
     if (failed(ruleOr))
       return std::nullopt;
     const ShardingRule &rule = *ruleOr;
-    if (rule.numResults() != 1 || !rule.windows.empty())
-      return std::nullopt;
-    // Every loop parallel, exact at any shard count, and indexing the
-    // result: the result's spec then fixes every operand's.
-    for (const RuleFactor &f : rule.factors)
-      if (f.kind != RuleFactor::Kind::Parallel || f.windowed ||
-          !f.mustDivide.empty())
-        return std::nullopt;
-    const std::vector<int64_t> &out = rule.resultDims[0];
-    for (int64_t f = 0; f < int64_t(rule.factors.size()); ++f)
-      if (!llvm::is_contained(out, f))
-        return std::nullopt;
     auto resultType = llvm::cast<RankedTensorType>(v.getType());
-    Placements want = placementsOf(target, resultType.getRank());
-    if (hasPartial(want))
-      return std::nullopt;
     // Partitioning computes a loop sharded by several mesh dims in their
-    // default order only.
-    if (llvm::any_of(dropDefaultOrders(want),
-                     [](const Placement &p) { return p.isShard() && p.order >= 0; }))
+    // default order only: the target's orders must be default.
+    std::optional<std::vector<Placements>> needed = operandPlacementsForResult(
+        rule, dropDefaultOrders(placementsOf(target, resultType.getRank())));
+    if (!needed)
       return std::nullopt;
 
     auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
@@ -278,19 +274,8 @@ private:
         if (!sameView(have, like) ||
             hasPartial(have.getNormalizedPlacements(type.getRank())))
           return std::nullopt;
-      // The operand's placements: per mesh dim, the operand dim the
-      // sharded result dim's loop indexes.
-      Placements ps(want.size(), Placement::replicate());
-      bool sharded = false;
-      for (size_t m = 0; m < want.size(); ++m) {
-        if (!want[m].isShard())
-          continue;
-        std::optional<int64_t> dim = rule.dimOf(o, out[want[m].dim]);
-        if (!dim)
-          continue;
-        ps[m] = Placement::shard(*dim);
-        sharded = true;
-      }
+      const Placements &ps = (*needed)[o];
+      bool sharded = llvm::any_of(ps, [](const Placement &p) { return p.isShard(); });
       SpecAttr spec;
       if (target)
         spec = SpecAttr::get(like.getContext(), like.getMesh(),

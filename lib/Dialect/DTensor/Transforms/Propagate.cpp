@@ -30,6 +30,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -440,6 +442,69 @@ struct DTensorPropagatePass
     if (it == patterns.end())
       patterns.emplace(std::move(key), plan->steps);
     return plan->timeUs();
+  }
+
+  /// The cost of giving `v`, an operand of `consumer`, placements `to` by
+  /// moving the inputs of its element-wise producer and computing it again,
+  /// as dtensor-narrow-moves will where that is cheaper (an int8 weight and
+  /// its scale instead of the f32 they dequantize to); infinity when the
+  /// producer does not allow it. One producer deep.
+  double narrowPrice(const ResolvedMeshView &view, Operation *consumer, Value v,
+                     SpecAttr like, const Placements &to) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    auto res = llvm::dyn_cast<OpResult>(v);
+    if (!res)
+      return kInf;
+    Operation *producer = res.getOwner();
+    if (producer->getBlock() != consumer->getBlock() ||
+        producer->getNumResults() != 1 || !isMemoryEffectFree(producer))
+      return kInf;
+    auto iface = llvm::dyn_cast<ShardingRuleOpInterface>(producer);
+    if (!iface)
+      return kInf;
+    // A producer reading a distributed table in its body is not recomputed.
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(producer->getRegions(), above);
+    if (llvm::any_of(above, [&](Value t) { return bool(specOf(t)); }))
+      return kInf;
+    std::string reason;
+    FailureOr<ShardingRule> rule = iface.getShardingRule(reason);
+    if (failed(rule))
+      return kInf;
+    std::optional<std::vector<Placements>> need =
+        operandPlacementsForResult(*rule, dropDefaultOrders(to));
+    if (!need)
+      return kInf;
+    auto specs = producer->getAttrOfType<ArrayAttr>(kOperandSpecsAttr);
+    auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(producer);
+    double sum = 0;
+    for (size_t o = 0; o < rule->numOperands(); ++o) {
+      OpOperand &operand = producer->getOpOperand(rule->operands[o]);
+      if (rule->isInit(o)) {
+        if (!linalgOp || linalgOp.payloadUsesValueFromOperand(&operand))
+          return kInf;
+        continue;
+      }
+      auto type = llvm::dyn_cast<RankedTensorType>(operand.get().getType());
+      if (!type || !type.hasStaticShape())
+        return kInf;
+      SpecAttr have;
+      if (specs && operand.getOperandNumber() < specs.size())
+        have = llvm::dyn_cast<SpecAttr>(specs[operand.getOperandNumber()]);
+      if (!have)
+        have = specOf(operand.get());
+      if (!have)
+        continue; // a plain input: each rank slices it
+      if (have.getView() != like.getView())
+        return kInf;
+      Placements from = have.getNormalizedPlacements(type.getRank());
+      if (llvm::any_of(from, [](const Placement &p) { return p.isPartial(); }))
+        return kInf;
+      sum += priceOf(view, type, from, (*need)[o]);
+      if (!(sum < kInf))
+        return kInf;
+    }
+    return sum;
   }
 
   std::optional<Plan> planFor(const ResolvedMeshView &view, RankedTensorType type,
@@ -1174,10 +1239,15 @@ struct DTensorPropagatePass
       c.priced = true;
       for (size_t o = 0; o < numPlaced; ++o)
         if (pays[o] && c.placed[o] != canonical[o])
-          c.moveCost += priceOf(
-              *view,
-              llvm::cast<RankedTensorType>(op->getOperand(rule.operands[o]).getType()),
-              current[o], c.placed[o]);
+        {
+          Value v = op->getOperand(rule.operands[o]);
+          double move = priceOf(*view, llvm::cast<RankedTensorType>(v.getType()),
+                                current[o], c.placed[o]);
+          // dtensor-narrow-moves may move the producer's inputs instead.
+          if (narrow && move > 0)
+            move = std::min(move, narrowPrice(*view, op, v, like, c.placed[o]));
+          c.moveCost += move;
+        }
       c.cost = c.moveCost;
       for (size_t r = 0; r < numResults; ++r)
         if (targets[r]) {

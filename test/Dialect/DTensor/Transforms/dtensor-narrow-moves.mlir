@@ -326,3 +326,28 @@ func.func @plain_constant(%m: !dtensor.device_mesh<@g>,
   %r = dtensor.redistribute %f, %m : tensor<1024x512xf32, #dtensor.spec<@g, [S(0)]>>, !dtensor.device_mesh<@g> -> tensor<1024x512xf32, #dtensor.spec<@g, [S(1)]>>
   return %r : tensor<1024x512xf32, #dtensor.spec<@g, [S(1)]>>
 }
+
+// -----
+
+dtensor.mesh @g shape = [2, 2]
+
+// A lookup reading a distributed table in its body is not computed again:
+// where the table is placed follows the op's own spec.
+// CHECK-LABEL: func.func @table_lookup
+// CHECK:         %[[L:.+]] = linalg.generic
+// CHECK:         dtensor.redistribute %[[L]]
+func.func @table_lookup(%m: !dtensor.device_mesh<@g>,
+    %t: tensor<4096x512xf32, #dtensor.spec<@g, [R, S(1)]>>,
+    %ids: tensor<512xindex, #dtensor.spec<@g, [S(0), R]>>)
+    -> tensor<512x512xf32, #dtensor.spec<@g, [S(0), R]>> {
+  %e = tensor.empty() : tensor<512x512xf32, #dtensor.spec<@g, [S(0), S(1)]>>
+  %l = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<512xindex, #dtensor.spec<@g, [S(0), R]>>) outs(%e : tensor<512x512xf32, #dtensor.spec<@g, [S(0), S(1)]>>) {
+  ^bb0(%id: index, %o: f32):
+    %j = linalg.index 1 : index
+    %v = tensor.extract %t[%id, %j] : tensor<4096x512xf32, #dtensor.spec<@g, [R, S(1)]>>
+    linalg.yield %v : f32
+  } -> tensor<512x512xf32, #dtensor.spec<@g, [S(0), S(1)]>>
+  %r = dtensor.redistribute %l, %m : tensor<512x512xf32, #dtensor.spec<@g, [S(0), S(1)]>>, !dtensor.device_mesh<@g> -> tensor<512x512xf32, #dtensor.spec<@g, [S(0), R]>>
+  return %r : tensor<512x512xf32, #dtensor.spec<@g, [S(0), R]>>
+}

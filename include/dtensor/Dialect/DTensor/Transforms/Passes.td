@@ -119,6 +119,10 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
            "Devices per host in the cost model">,
     Option<"explain", "explain", "bool", /*default=*/"false",
            "Print why each redistribution is needed">,
+    Option<"narrow", "narrow", "bool", /*default=*/"true",
+           "Price a move of an element-wise value as the cheaper of moving "
+           "it and moving its producer's inputs (what dtensor-narrow-moves "
+           "does after)">,
     Option<"lookahead", "lookahead", "bool", /*default=*/"true",
            "Re-analyse each function with its users' first-pass specs as "
            "targets; keep the cheaper analysis">,
