@@ -308,9 +308,7 @@ struct DTensorInsertRedistributePass
     SmallVector<int64_t> loops;
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     auto record = [&](SpecAttr spec, int64_t rank, AffineMap map) {
-      if (spec.getMesh() != like.getMesh() ||
-          spec.getMeshDims() != like.getMeshDims() ||
-          spec.getFlattened() != like.getFlattened())
+      if (spec.getView() != like.getView())
         return false;
       Placements ps = spec.getNormalizedPlacements(rank);
       if (loops.empty())

@@ -30,6 +30,7 @@
 #include "dtensor/Core/Redistribute.h"
 #include "dtensor/Dialect/DTensor/IR/DTensor.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
+#include "dtensor/Dialect/DTensor/Transforms/Propagation.h"
 #include "dtensor/Interfaces/ShardingRuleOpInterface.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -37,7 +38,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -57,11 +57,6 @@ using namespace mlir::dtensor;
 namespace {
 
 constexpr double kInfinity = std::numeric_limits<double>::infinity();
-
-bool sameView(SpecAttr a, SpecAttr b) {
-  return a.getMesh() == b.getMesh() && a.getMeshDims() == b.getMeshDims() &&
-         a.getFlattened() == b.getFlattened();
-}
 
 bool hasPartial(const Placements &ps) {
   return llvm::any_of(ps, [](const Placement &p) { return p.isPartial(); });
@@ -189,7 +184,7 @@ private:
     SpecAttr have = getSpec(type);
     if (!have || plainSource(v))
       return 0;
-    if (!sameView(have, like))
+    if (have.getView() != like.getView())
       return kInfinity;
     std::optional<int64_t> bytes = getElementByteSize(type.getElementType());
     if (!bytes || !type.hasStaticShape())
@@ -220,15 +215,6 @@ private:
     return RedistributeOp::create(b, loc, want, v, mesh);
   }
 
-  /// Whether `op`'s regions read a distributed value defined outside (a
-  /// table looked up in a linalg body): where it is placed depends on the
-  /// op's own spec, which a recomputation would change.
-  static bool readsDistributedFromAbove(Operation *op) {
-    llvm::SetVector<Value> above;
-    getUsedValuesDefinedAbove(op->getRegions(), above);
-    return llvm::any_of(above, [](Value v) { return bool(getSpec(v.getType())); });
-  }
-
   /// How `v` could be computed in `target` from its producer's operands,
   /// when its producer allows it.
   std::optional<Recompute> recomputation(Value v, SpecAttr target) {
@@ -236,15 +222,11 @@ private:
     if (!result)
       return std::nullopt;
     Operation *op = result.getOwner();
-    if (op->getBlock() != block || op->getNumResults() != 1 ||
-        !isMemoryEffectFree(op))
+    if (op->getBlock() != block)
       return std::nullopt;
-    auto iface = llvm::dyn_cast<ShardingRuleOpInterface>(op);
-    if (!iface || readsDistributedFromAbove(op))
-      return std::nullopt;
-    std::string reason;
-    FailureOr<ShardingRule> ruleOr = iface.getShardingRule(reason);
-    if (failed(ruleOr))
+    std::optional<ShardingRule> ruleOr = recomputableRule(
+        op, [](Value t) { return bool(getSpec(t.getType())); });
+    if (!ruleOr)
       return std::nullopt;
     const ShardingRule &rule = *ruleOr;
     auto resultType = llvm::cast<RankedTensorType>(v.getType());
@@ -255,15 +237,10 @@ private:
     if (!needed)
       return std::nullopt;
 
-    auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
     Recompute r;
     for (size_t o = 0; o < rule.numOperands(); ++o) {
-      OpOperand &operand = op->getOpOperand(rule.operands[o]);
-      Value value = operand.get();
-      if (rule.isInit(o)) {
-        // Only an init whose contents the op never reads can be made anew.
-        if (!linalgOp || linalgOp.payloadUsesValueFromOperand(&operand))
-          return std::nullopt;
+      Value value = op->getOperand(rule.operands[o]);
+      if (rule.isInit(o)) { // unread (recomputableRule): made anew
         r.inits.emplace_back(rule.operands[o], value);
         continue;
       }
@@ -271,7 +248,7 @@ private:
       if (!type)
         return std::nullopt;
       if (SpecAttr have = getSpec(type))
-        if (!sameView(have, like) ||
+        if (have.getView() != like.getView() ||
             hasPartial(have.getNormalizedPlacements(type.getRank())))
           return std::nullopt;
       const Placements &ps = (*needed)[o];

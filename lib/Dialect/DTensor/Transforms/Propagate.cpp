@@ -59,6 +59,31 @@ bool mlir::dtensor::isFreshTensor(Value v) {
   return false;
 }
 
+std::optional<ShardingRule>
+mlir::dtensor::recomputableRule(Operation *op,
+                                llvm::function_ref<bool(Value)> distributed) {
+  if (op->getNumResults() != 1 || !isMemoryEffectFree(op))
+    return std::nullopt;
+  auto iface = llvm::dyn_cast<ShardingRuleOpInterface>(op);
+  if (!iface)
+    return std::nullopt;
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(op->getRegions(), above);
+  if (llvm::any_of(above, distributed))
+    return std::nullopt;
+  std::string reason;
+  FailureOr<ShardingRule> rule = iface.getShardingRule(reason);
+  if (failed(rule))
+    return std::nullopt;
+  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
+  for (size_t o = 0; o < rule->numOperands(); ++o)
+    if (rule->isInit(o) &&
+        (!linalgOp || linalgOp.payloadUsesValueFromOperand(
+                          &op->getOpOperand(rule->operands[o]))))
+      return std::nullopt;
+  return std::move(*rule);
+}
+
 void mlir::dtensor::appendStructuralKey(std::string &key, Operation *op) {
   auto put = [&](int64_t v) { key.append(reinterpret_cast<char *>(&v), 8); };
   auto ptr = [&](const void *p) { put(reinterpret_cast<intptr_t>(p)); };
@@ -456,35 +481,23 @@ struct DTensorPropagatePass
     if (!res)
       return kInf;
     Operation *producer = res.getOwner();
-    if (producer->getBlock() != consumer->getBlock() ||
-        producer->getNumResults() != 1 || !isMemoryEffectFree(producer))
+    if (producer->getBlock() != consumer->getBlock())
       return kInf;
-    auto iface = llvm::dyn_cast<ShardingRuleOpInterface>(producer);
-    if (!iface)
-      return kInf;
-    // A producer reading a distributed table in its body is not recomputed.
-    llvm::SetVector<Value> above;
-    getUsedValuesDefinedAbove(producer->getRegions(), above);
-    if (llvm::any_of(above, [&](Value t) { return bool(specOf(t)); }))
-      return kInf;
-    std::string reason;
-    FailureOr<ShardingRule> rule = iface.getShardingRule(reason);
-    if (failed(rule))
+    std::optional<ShardingRule> rule = recomputableRule(
+        producer, [&](Value t) { return bool(specOf(t)); });
+    if (!rule)
       return kInf;
     std::optional<std::vector<Placements>> need =
         operandPlacementsForResult(*rule, dropDefaultOrders(to));
     if (!need)
       return kInf;
     auto specs = producer->getAttrOfType<ArrayAttr>(kOperandSpecsAttr);
-    auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(producer);
     double sum = 0;
     for (size_t o = 0; o < rule->numOperands(); ++o) {
       OpOperand &operand = producer->getOpOperand(rule->operands[o]);
-      if (rule->isInit(o)) {
-        if (!linalgOp || linalgOp.payloadUsesValueFromOperand(&operand))
-          return kInf;
-        continue;
-      }
+      if (rule->isInit(o))
+        continue; // unread: made fresh
+
       auto type = llvm::dyn_cast<RankedTensorType>(operand.get().getType());
       if (!type || !type.hasStaticShape())
         return kInf;

@@ -100,3 +100,43 @@ func.func @detour(%m: !dtensor.device_mesh<@mesh>, %y: tensor<8x8xf32, #dtensor.
   %r = linalg.negf {dtensor.operand_specs = [#dtensor.spec<@mesh, [S(0), P(sum)]>, #dtensor.spec<@mesh, [S(0), P(sum)]>], dtensor.result_specs = [#dtensor.spec<@mesh, [S(0), P(sum)]>]} ins(%y : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %r : tensor<8x8xf32>
 }
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 2]
+
+#id = affine_map<(i, j) -> (i, j)>
+
+// A table read in a linalg body at a sharded loop's own index (row = loop
+// i, split over mesh dim 0) moves to that loop's sharding, replicated
+// elsewhere ([S(0), R], not gathered whole); one read at a computed row
+// makes another table plain (full_tensor).
+// CHECK-LABEL: func.func @aligned_table
+// CHECK-DAG:     %[[T:.+]] = dtensor.redistribute %arg1, %arg0 {{.*}} -> tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
+// CHECK-DAG:     %[[U:.+]] = dtensor.full_tensor %arg2, %arg0 {{.*}} -> tensor<8x4xf32>
+// CHECK:         linalg.generic
+// CHECK:           tensor.extract %[[T]][
+// CHECK:           tensor.extract %[[U]][
+func.func @aligned_table(%m: !dtensor.device_mesh<@mesh>,
+    %t: tensor<8x4xf32, #dtensor.spec<@mesh, [R, S(1)]>>,
+    %u: tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), R]>>,
+    %x: tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), R]>>)
+    -> tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  %c7 = arith.constant 7 : index
+  %e = tensor.empty() : tensor<8x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), R]>>) outs(%e : tensor<8x4xf32>)
+      attrs = {dtensor.operand_specs = [#dtensor.spec<@mesh, [S(0), R]>, #dtensor.spec<@mesh, [S(0), R]>],
+               dtensor.result_specs = [#dtensor.spec<@mesh, [S(0), R]>]} {
+  ^bb0(%a: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %t[%i, %j] : tensor<8x4xf32, #dtensor.spec<@mesh, [R, S(1)]>>
+    %k = arith.subi %c7, %i : index
+    %w = tensor.extract %u[%k, %j] : tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
+    %s = arith.addf %v, %w : f32
+    linalg.yield %s : f32
+  } -> tensor<8x4xf32>
+  %d = dtensor.distribute_tensor %r, %m : tensor<8x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %d : tensor<8x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}

@@ -184,7 +184,8 @@ def DTensorNarrowMovesPass
     view (after `dtensor-insert-redistribute`, before partitioning); the
     producers are ops with a sharding rule whose loops are all parallel and
     all index the result (element-wise ops, broadcasts, transposes), free of
-    memory effects, whose init is not read. Runs in `dtensor-compile`
+    memory effects, whose init is not read and whose body reads no
+    distributed table (its placement follows the producer's spec). Runs in `dtensor-compile`
     (`narrow=0` turns it off).
   }];
   let options = [

@@ -21,6 +21,7 @@
 #ifndef DTENSOR_DIALECT_DTENSOR_TRANSFORMS_PROPAGATION_H
 #define DTENSOR_DIALECT_DTENSOR_TRANSFORMS_PROPAGATION_H
 
+#include "dtensor/Interfaces/ShardingRule.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 
@@ -53,6 +54,15 @@ bool sameProperties(Operation *a, Operation *b);
 /// Whether `v` is a fresh output: tensor.empty, or a fill of one. Such an
 /// init is made in the spec it is needed in rather than redistributed.
 bool isFreshTensor(Value v);
+
+/// The sharding rule of `op` when the value it computes may be computed
+/// again from its operands in another spec (dtensor-narrow-moves, and
+/// propagation pricing it): one result, no memory effects, no value for
+/// which `distributed` holds read from above in its regions (a table whose
+/// placement follows the op's own spec), and every init unread.
+/// operandPlacementsForResult then gives the operands' placements.
+std::optional<ShardingRule>
+recomputableRule(Operation *op, llvm::function_ref<bool(Value)> distributed);
 
 } // namespace dtensor
 } // namespace mlir
