@@ -19,6 +19,7 @@
 #include "dtensor/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -32,9 +33,11 @@ namespace mlir {
 namespace dtensor {
 
 /// Our dialect and the upstream ones programs use: func, arith, math, tensor,
-/// linalg, scf, with the sharding rules of their ops.
+/// linalg, scf (and cf for `cf.assert`, the run-time checks partitioning
+/// makes), with the sharding rules of their ops.
 inline void registerAllDialects(DialectRegistry &registry) {
   registry.insert<DTensorDialect, func::FuncDialect, arith::ArithDialect,
+                  cf::ControlFlowDialect,
                   math::MathDialect, tensor::TensorDialect,
                   linalg::LinalgDialect, scf::SCFDialect>();
   registerShardingRuleModels(registry);

@@ -142,6 +142,7 @@ std::optional<MValue> Interpreter::shardsOf(const Tensor &global,
                                             const Layout &layout,
                                             const Placements &ps,
                                             std::string &error) const {
+  const Shape &mesh = layout.mesh();
   std::vector<int64_t> partialDims = dimsOfKind(ps, PlacementKind::Partial);
   bool anyShard = !dimsOfKind(ps, PlacementKind::Shard).empty();
   if (!anyShard && partialDims.empty())
@@ -150,13 +151,13 @@ std::optional<MValue> Interpreter::shardsOf(const Tensor &global,
   out.uniform = false;
   int64_t partialSize = 1;
   for (int64_t m : partialDims)
-    partialSize *= meshShape[m];
+    partialSize *= mesh[m];
   // Replicas hold equal shards: one copy each, keyed by the shard's box
   // (an empty one's offset says nothing) and, for Partial, whether the rank
   // is the one that keeps an integer sum or product.
   std::map<std::tuple<Shape, Shape, bool>, Tensor> made;
   for (int64_t r = 0; r < numRanks(); ++r) {
-    Shape coord = rankToCoord(meshShape, r);
+    Shape coord = rankToCoord(mesh, r);
     Shard s = layout.shardAt(global.shape(), coord);
     Shape offset = boxOffset(s);
     bool first = llvm::all_of(partialDims,
@@ -184,6 +185,7 @@ std::optional<Tensor> Interpreter::assemble(const MValue &local,
                                             const Layout &layout, DType dtype,
                                             const Shape &global,
                                             std::string &error) const {
+  const Shape &mesh = layout.mesh();
   const Placements &ps = layout.placements();
   std::vector<int64_t> partialDims = dimsOfKind(ps, PlacementKind::Partial);
   std::optional<Tensor> made = Tensor::create(dtype, global, error);
@@ -193,7 +195,7 @@ std::optional<Tensor> Interpreter::assemble(const MValue &local,
   }
   Tensor &out = *made;
   for (int64_t r = 0; r < numRanks(); ++r) {
-    Shape coord = rankToCoord(meshShape, r);
+    Shape coord = rankToCoord(mesh, r);
     Shard s = layout.shardAt(global, coord);
     const RValue &v = local.on(r);
     if (v.kind != RValue::Kind::Tensor) {
@@ -223,7 +225,7 @@ std::optional<Tensor> Interpreter::assemble(const MValue &local,
     if (!partialDims.empty()) {
       std::vector<const Tensor *> terms;
       for (const std::vector<int64_t> &group :
-           meshGroups(meshShape, partialDims))
+           meshGroups(mesh, partialDims))
         if (group.front() == r)
           for (int64_t member : group)
             terms.push_back(&local.on(member).tensor);
@@ -300,10 +302,11 @@ std::optional<Tensor> replicateToPartial(const Tensor &value, ReduceKind kind,
 std::optional<std::vector<Tensor>>
 Interpreter::termsFromLocals(const MValue &local, const Layout &layout,
                              const Tensor &global, std::string &error) const {
+  const Shape &mesh = layout.mesh();
   std::vector<int64_t> pdims =
       dimsOfKind(layout.placements(), PlacementKind::Partial);
   std::vector<Tensor> terms;
-  for (int64_t c = 0, n = termCount(meshShape, pdims); c < n; ++c) {
+  for (int64_t c = 0, n = termCount(mesh, pdims); c < n; ++c) {
     std::optional<Tensor> t =
         Tensor::create(global.dtype(), global.shape(), error);
     if (!t)
@@ -311,10 +314,10 @@ Interpreter::termsFromLocals(const MValue &local, const Layout &layout,
     terms.push_back(std::move(*t));
   }
   for (int64_t r = 0; r < numRanks(); ++r) {
-    Shape coord = rankToCoord(meshShape, r);
+    Shape coord = rankToCoord(mesh, r);
     Shard s = layout.shardAt(global.shape(), coord);
     if (!emptyBox(s))
-      terms[termIndex(meshShape, pdims, coord)].write(local.on(r).tensor,
+      terms[termIndex(mesh, pdims, coord)].write(local.on(r).tensor,
                                                       boxOffset(s));
   }
   return terms;
@@ -337,6 +340,7 @@ static bool termsMatter(const DistTensor &d, const Layout &target) {
 std::optional<std::shared_ptr<const std::vector<Tensor>>>
 Interpreter::redistributeTerms(const DistTensor &d, const Layout &target,
                                std::string &error) const {
+  const Shape &mesh = d.layout.mesh();
   using Terms = std::shared_ptr<const std::vector<Tensor>>;
   if (!termsMatter(d, target))
     return Terms();
@@ -353,7 +357,7 @@ Interpreter::redistributeTerms(const DistTensor &d, const Layout &target,
   if (d.terms) {
     source = *d.terms;
   } else {
-    int64_t n = termCount(meshShape, ps);
+    int64_t n = termCount(mesh, ps);
     for (int64_t c = 0; c < n; ++c) {
       std::optional<Tensor> t =
           ps.empty() ? std::optional<Tensor>(d.global)
@@ -371,12 +375,12 @@ Interpreter::redistributeTerms(const DistTensor &d, const Layout &target,
   for (int64_t m : pt)
     if (!from[m].isPartial())
       fresh.push_back(m);
-  std::vector<Tensor> base(termCount(meshShape, kept));
+  std::vector<Tensor> base(termCount(mesh, kept));
   {
     std::vector<std::vector<const Tensor *>> groups(base.size());
-    for (int64_t c = 0, n = termCount(meshShape, ps); c < n; ++c) {
-      Shape coord = termCoord(meshShape, ps, c);
-      groups[termIndex(meshShape, kept, coord)].push_back(&source[c]);
+    for (int64_t c = 0, n = termCount(mesh, ps); c < n; ++c) {
+      Shape coord = termCoord(mesh, ps, c);
+      groups[termIndex(mesh, kept, coord)].push_back(&source[c]);
     }
     for (size_t k = 0; k < base.size(); ++k) {
       if (groups[k].size() == 1) {
@@ -395,17 +399,17 @@ Interpreter::redistributeTerms(const DistTensor &d, const Layout &target,
   std::vector<int64_t> padded, replicated;
   for (int64_t m : fresh)
     (isNewShard(m) ? padded : replicated).push_back(m);
-  int64_t replicatedSize = termCount(meshShape, replicated);
+  int64_t replicatedSize = termCount(mesh, replicated);
   auto terms = std::make_shared<std::vector<Tensor>>();
-  for (int64_t c = 0, n = termCount(meshShape, pt); c < n; ++c) {
-    Shape coord = termCoord(meshShape, pt, c);
-    Tensor value = base[termIndex(meshShape, kept, coord)];
+  for (int64_t c = 0, n = termCount(mesh, pt); c < n; ++c) {
+    Shape coord = termCoord(mesh, pt, c);
+    Tensor value = base[termIndex(mesh, kept, coord)];
     if (!padded.empty()) {
       std::optional<Tensor> out = Tensor::create(value.dtype(), shape, error);
       if (!out)
         return std::nullopt;
       for (int64_t r = 0; r < numRanks(); ++r) {
-        Shape rc = rankToCoord(meshShape, r);
+        Shape rc = rankToCoord(mesh, r);
         if (!llvm::all_of(padded, [&](int64_t m) { return rc[m] == coord[m]; }))
           continue;
         Shard s = d.layout.shardAt(shape, rc);
@@ -431,6 +435,7 @@ Interpreter::redistributeTerms(const DistTensor &d, const Layout &target,
 std::optional<std::shared_ptr<const std::vector<Tensor>>>
 Interpreter::plannedTerms(const DistTensor &d, const Layout &target,
                           std::string &error) const {
+  const Shape &mesh = d.layout.mesh();
   if (target.placements() == d.layout.placements())
     return d.terms;
   if (!termsMatter(d, target))
@@ -438,7 +443,7 @@ Interpreter::plannedTerms(const DistTensor &d, const Layout &target,
   // Where a transition has several ways (R -> P, our extension, may be
   // reached through a zero-padded shard), the terms are the compiled
   // program's: the planner's steps (default cost model) replayed.
-  RedistributeRequest req{meshShape, d.global.shape(),
+  RedistributeRequest req{mesh, d.global.shape(),
                           byteWidth(d.global.dtype()), d.layout.placements(),
                           target.placements()};
   std::string planError;
@@ -447,7 +452,7 @@ Interpreter::plannedTerms(const DistTensor &d, const Layout &target,
     bool replayed = true;
     for (const Step &step : plan->steps) {
       std::optional<Layout> next =
-          Layout::create(meshShape, d.global.rank(), step.after, planError);
+          Layout::create(mesh, d.global.rank(), step.after, planError);
       if (!next) {
         replayed = false;
         break;
@@ -467,6 +472,7 @@ Interpreter::plannedTerms(const DistTensor &d, const Layout &target,
 std::optional<MValue> Interpreter::localsOf(const DistTensor &d,
                                             const Layout &layout,
                                             std::string &error) const {
+  const Shape &mesh = layout.mesh();
   auto made = plannedTerms(d, layout, error);
   if (!made)
     return std::nullopt;
@@ -478,9 +484,9 @@ std::optional<MValue> Interpreter::localsOf(const DistTensor &d,
   MValue out;
   out.uniform = false;
   for (int64_t r = 0; r < numRanks(); ++r) {
-    Shape coord = rankToCoord(meshShape, r);
+    Shape coord = rankToCoord(mesh, r);
     Shard s = layout.shardAt(d.global.shape(), coord);
-    std::optional<Tensor> t = (*terms)[termIndex(meshShape, pdims, coord)]
+    std::optional<Tensor> t = (*terms)[termIndex(mesh, pdims, coord)]
                                   .slice(boxOffset(s), s.shape, error);
     if (!t) {
       error = "the shard of rank " + std::to_string(r) + ": " + error;
@@ -510,6 +516,22 @@ std::string dimsText(const std::vector<int64_t> &dims,
   return s + "]";
 }
 
+/// Group `i` of `stat` as text: its dims by name, after its mesh's name
+/// when the program has several meshes.
+std::string groupText(const CommReport &report, const CommStat &stat,
+                      size_t i, bool json) {
+  static const std::vector<std::string> none;
+  auto it = report.meshDimNames.find(stat.meshes[i]);
+  std::string dims = dimsText(
+      stat.meshDims[i], it == report.meshDimNames.end() ? none : it->second,
+      true);
+  if (report.meshDimNames.size() <= 1)
+    return dims;
+  if (json)
+    return "{\"mesh\": \"" + stat.meshes[i] + "\", \"dims\": " + dims + "}";
+  return "@" + stat.meshes[i] + dims;
+}
+
 const char *kKindOrder[] = {"all_gather", "all_reduce", "reduce_scatter",
                             "all_to_all", "broadcast",  "permute"};
 } // namespace
@@ -527,8 +549,8 @@ void CommReport::print(llvm::raw_ostream &os) const {
     if (it == byKind.end())
       continue;
     std::string groups;
-    for (const std::vector<int64_t> &dims : it->second.meshDims)
-      groups += (groups.empty() ? "" : ", ") + dimsText(dims, meshDimNames, true);
+    for (size_t i = 0; i < it->second.meshDims.size(); ++i)
+      groups += (i ? ", " : "") + groupText(*this, it->second, i, false);
     os << llvm::format("  %-15s %4lld %10lld bytes  mesh dims %s\n", kind,
                        (long long)it->second.count,
                        (long long)it->second.bytes, groups.c_str());
@@ -549,8 +571,7 @@ void CommReport::printJson(llvm::raw_ostream &os) const {
        << it->second.count << ", \"bytes\": " << it->second.bytes
        << ", \"mesh_dims\": [";
     for (size_t i = 0; i < it->second.meshDims.size(); ++i)
-      os << (i ? ", " : "")
-         << dimsText(it->second.meshDims[i], meshDimNames, true);
+      os << (i ? ", " : "") << groupText(*this, it->second, i, true);
     os << "]}";
     first = false;
   }
@@ -584,7 +605,7 @@ LogicalResult runCollective(
   std::vector<int64_t> meshDims(coll.getMeshDims().begin(),
                                 coll.getMeshDims().end());
   GroupContext ctx;
-  ctx.groups = meshGroups(I.mesh(), meshDims);
+  ctx.groups = meshGroups(I.meshShapeOf(coll.getMesh()), meshDims);
   const MValue &in = I.lookup(coll.getInput());
   int64_t n = I.numRanks();
   ctx.outputs.resize(n);
@@ -611,9 +632,15 @@ LogicalResult runCollective(
   CommStat &stat = I.report().byKind[kind];
   ++stat.count;
   stat.bytes += bytes;
-  if (std::find(stat.meshDims.begin(), stat.meshDims.end(), meshDims) ==
-      stat.meshDims.end())
+  std::string meshName =
+      llvm::cast<DeviceMeshType>(coll.getMesh().getType()).getMesh().getValue().str();
+  bool seen = false;
+  for (size_t i = 0; i < stat.meshDims.size() && !seen; ++i)
+    seen = stat.meshDims[i] == meshDims && stat.meshes[i] == meshName;
+  if (!seen) {
     stat.meshDims.push_back(meshDims);
+    stat.meshes.push_back(meshName);
+  }
   bool async = llvm::isa<FutureType>(op->getResult(0).getType());
   MValue out;
   out.uniform = false;
@@ -778,8 +805,9 @@ void registerQueries(Kernels &k) {
                   llvm::function_ref<int64_t(const Shape &)> fn) {
     MValue out;
     out.uniform = false;
+    const Shape &mesh = I.meshShapeOf(op->getOperand(0));
     for (int64_t r = 0; r < I.numRanks(); ++r)
-      out.values.push_back(RValue::ofInt(fn(rankToCoord(I.mesh(), r))));
+      out.values.push_back(RValue::ofInt(fn(rankToCoord(mesh, r))));
     I.bind(op->getResult(0), std::move(out));
     return success();
   };
@@ -789,7 +817,7 @@ void registerQueries(Kernels &k) {
     return query(I, op, [&](const Shape &coord) {
       int64_t index = 0;
       for (int64_t m : dims)
-        index = index * I.mesh()[m] + coord[m];
+        index = index * I.meshShapeOf(op->getOperand(0))[m] + coord[m];
       return index;
     });
   };
@@ -797,14 +825,14 @@ void registerQueries(Kernels &k) {
     auto q = llvm::cast<ShardSizeOp>(op);
     return query(I, op, [&](const Shape &coord) {
       std::vector<int64_t> dims(q.getMeshDims().begin(), q.getMeshDims().end());
-      return nestedChunk(q.getSize(), I.mesh(), dims, coord).size;
+      return nestedChunk(q.getSize(), I.meshShapeOf(q.getMesh()), dims, coord).size;
     });
   };
   k["dtensor.shard_offset"] = [query](Interpreter &I, Operation *op) -> LogicalResult {
     auto q = llvm::cast<ShardOffsetOp>(op);
     return query(I, op, [&](const Shape &coord) {
       std::vector<int64_t> dims(q.getMeshDims().begin(), q.getMeshDims().end());
-      return nestedChunk(q.getSize(), I.mesh(), dims, coord).offset;
+      return nestedChunk(q.getSize(), I.meshShapeOf(q.getMesh()), dims, coord).offset;
     });
   };
 }
@@ -861,7 +889,7 @@ void registerApi(Kernels &k) {
       // Each rank distributes its own copy: from the source rank's copy, or
       // every rank keeps its chunk of its own.
       if (std::optional<int64_t> k = dist.getSrcRank()) {
-        global = src.on(coordToRank(I.mesh(), Shape(I.mesh().size(), *k))).tensor;
+        global = src.on(coordToRank(layout->mesh(), Shape(layout->mesh().size(), *k))).tensor;
       } else {
         MValue chunks;
         chunks.uniform = false;

@@ -15,6 +15,7 @@
 #include "BodyProgram.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -34,7 +35,6 @@
 // OpenBLAS (the library the interpreter links): its thread count.
 extern "C" {
 void openblas_set_num_threads(int numThreads);
-int openblas_get_num_threads(void);
 }
 
 using namespace mlir;
@@ -88,19 +88,18 @@ thread_local int64_t diagnosticRank = -1;
 /// chunk: work it starts runs on it, serially.
 thread_local bool onRankThread = false;
 
-/// Keeps OpenBLAS to one thread per call while ranks run on several
-/// threads (each rank's matmul is one BLAS call on its own thread).
-struct BlasSingleThread {
-  int previous = openblas_get_num_threads();
-  BlasSingleThread() {
-    if (previous != 1)
-      openblas_set_num_threads(1);
-  }
-  ~BlasSingleThread() {
-    if (previous != 1)
-      openblas_set_num_threads(previous);
-  }
-};
+/// OpenBLAS runs each call on one thread, always: the interpreter's own pool
+/// runs ranks and tiles in parallel, and a result must not depend on how
+/// many threads computed it (OpenBLAS's threaded kernels split and round
+/// differently: a 128x256x64 sgemm on 2 threads differs from 1 thread in
+/// the last bits, so `--rank-threads 1` and `4` would disagree).
+void blasOnOneThread() {
+  static bool once = [] {
+    openblas_set_num_threads(1);
+    return true;
+  }();
+  (void)once;
+}
 } // namespace
 
 void interp::setRankThreads(unsigned threads) {
@@ -133,7 +132,6 @@ void interp::parallelChunks(int64_t n, int64_t grain,
     return;
   }
   llvm::StdThreadPool &pool = getRankPool(threads);
-  BlasSingleThread blas;
   llvm::ThreadPoolTaskGroup group(pool);
   for (int64_t c = 0; c < chunks; ++c) {
     int64_t begin = n * c / chunks, end = n * (c + 1) / chunks;
@@ -171,8 +169,7 @@ Interpreter::forEachRank(int64_t n, bool parallel,
       held[r].push_back(std::move(diag));
       return success();
     });
-    BlasSingleThread blas;
-    auto work = [&] {
+      auto work = [&] {
       for (;;) {
         int64_t r = next.fetch_add(1);
         if (r >= n || r > firstFailed.load())
@@ -947,6 +944,21 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
 }
 
 void registerFuncKernels(llvm::StringMap<Interpreter::Kernel> &k) {
+  // A failed assertion stops the run at the op, naming the first rank it
+  // failed on (partitioning checks from_local's shapes this way).
+  k["cf.assert"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    auto check = llvm::cast<cf::AssertOp>(op);
+    const MValue &cond = I.lookup(check.getArg());
+    int64_t ranks = cond.uniform ? 1 : I.numRanks();
+    for (int64_t r = 0; r < ranks; ++r)
+      if (!cond.on(r).i)
+        return op->emitError()
+               << "assertion failed "
+               << (cond.uniform ? std::string("on every rank")
+                                : "on rank " + std::to_string(r))
+               << ": " << check.getMsg();
+    return success();
+  };
   k["func.call"] = [](Interpreter &I, Operation *op) -> LogicalResult {
     auto call = llvm::cast<func::CallOp>(op);
     auto callee = I.symbols().lookupNearestSymbolFrom<func::FuncOp>(
@@ -972,11 +984,12 @@ void registerFuncKernels(llvm::StringMap<Interpreter::Kernel> &k) {
 //===----------------------------------------------------------------------===//
 
 Interpreter::Interpreter(ModuleOp module) : module(module) {
+  blasOnOneThread();
   for (MeshOp mesh : module.getOps<MeshOp>()) {
-    if (!meshDecl) {
-      meshDecl = mesh;
-      meshShape.assign(mesh.getShape().begin(), mesh.getShape().end());
-    }
+    Shape shape(mesh.getShape().begin(), mesh.getShape().end());
+    if (meshShape.empty())
+      meshShape = shape;
+    meshShapes[mesh.getSymName()] = std::move(shape);
   }
   if (meshShape.empty())
     meshShape = {1};
@@ -988,18 +1001,37 @@ Interpreter::Interpreter(ModuleOp module) : module(module) {
   registerLinalgKernels(kernels);
 }
 
+const Shape &Interpreter::meshShapeOf(StringRef name) const {
+  auto it = meshShapes.find(name);
+  return it == meshShapes.end() ? meshShape : it->second;
+}
+
+const Shape &Interpreter::meshShapeOf(Value handle) const {
+  if (auto type = llvm::dyn_cast<DeviceMeshType>(handle.getType()))
+    return meshShapeOf(type.getMesh().getValue());
+  return meshShape;
+}
+
 LogicalResult Interpreter::run(func::FuncOp entry, std::vector<MValue> args,
                                std::vector<MValue> &results) {
-  int64_t meshes = llvm::range_size(module.getOps<MeshOp>());
-  if (meshes > 1)
-    return entry.emitError()
-           << "the interpreter runs the ranks of one mesh; this module "
-              "declares "
-           << meshes;
   comm = CommReport();
-  if (meshDecl)
-    for (int64_t d = 0; d < meshDecl.getRank(); ++d)
-      comm.meshDimNames.push_back(meshDecl.getDimName(d));
+  MeshOp first;
+  for (MeshOp mesh : module.getOps<MeshOp>()) {
+    int64_t size = meshSize(meshShapeOf(mesh.getSymName()));
+    if (first && size != numRanks())
+      return mesh.emitOpError()
+             << "has " << size << " ranks and mesh @" << first.getSymName()
+             << " has " << numRanks()
+             << "; meshes of one program are arrangements of the same ranks "
+                "(as init_device_mesh over one world), so each needs as many "
+                "ranks. For a group of some ranks, take a sub-mesh "
+                "(dtensor.submesh) of a mesh of all of them";
+    if (!first)
+      first = mesh;
+    std::vector<std::string> &names = comm.meshDimNames[mesh.getSymName().str()];
+    for (int64_t d = 0; d < mesh.getRank(); ++d)
+      names.push_back(mesh.getDimName(d));
+  }
   events.clear();
   return callFunction(entry, std::move(args), results);
 }

@@ -557,6 +557,12 @@ Tensor Session::input(int index, const InputLayout &layout,
       file.replace(at, 6, std::to_string(rank_));
     if (!readNpy(file, layout.dtype, out, error))
       fail(nullptr, "@" + entry_ + " " + where + ": " + error);
+  } else if (std::any_of(layout.globalShape.begin(), layout.globalShape.end(),
+                         [](int64_t n) { return n < 0; })) {
+    // A plain argument of dynamic shape: the file is the value, on every
+    // rank (its static dims are checked below).
+    if (!readNpy(*path, layout.dtype, out, error))
+      fail(nullptr, "@" + entry_ + " " + where + ": " + error);
   } else {
     size_t rank = layout.globalShape.size();
     const int64_t *box = layout.boxes + rank_ * 2 * rank;

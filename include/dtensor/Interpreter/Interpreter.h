@@ -92,14 +92,18 @@ struct MValue {
 struct CommStat {
   int64_t count = 0;
   int64_t bytes = 0;
-  /// Distinct groups used, as mesh dim lists.
+  /// Distinct groups used, as mesh dim lists, each with the mesh symbol
+  /// they are dims of (`meshes[i]` for `meshDims[i]`).
   std::vector<std::vector<int64_t>> meshDims;
+  std::vector<std::string> meshes;
 };
 
 /// What ran: collectives by kind, like CommDebugMode.
 struct CommReport {
   std::map<std::string, CommStat> byKind;
-  std::vector<std::string> meshDimNames;
+  /// Each mesh's dim names. With several meshes, groups are printed with
+  /// the mesh they belong to (`@flat["x"]`).
+  std::map<std::string, std::vector<std::string>> meshDimNames;
   void print(llvm::raw_ostream &os) const;
   void printJson(llvm::raw_ostream &os) const;
 };
@@ -115,7 +119,10 @@ struct TraceEvent {
 
 class Interpreter {
 public:
-  /// Interprets functions of `module`; the ranks are those of its mesh.
+  /// Interprets functions of `module`; the ranks are those of its meshes.
+  /// Several meshes are several arrangements of one world of ranks (as
+  /// DTensor's `init_device_mesh` called twice over the same processes), so
+  /// each must have as many ranks; run() says so at the mesh op otherwise.
   explicit Interpreter(ModuleOp module);
 
   /// Runs `entry` on `args` (one per function argument; mesh handles may be
@@ -124,8 +131,11 @@ public:
                     std::vector<MValue> &results);
 
   int64_t numRanks() const { return meshSize(meshShape); }
-  const Shape &mesh() const { return meshShape; }
-  MeshOp meshOp() const { return meshDecl; }
+  /// The shape of mesh `name` (declared in the module; the verifier saw to
+  /// that), or of the mesh a handle of type `!dtensor.device_mesh<@name..>`
+  /// belongs to.
+  const Shape &meshShapeOf(StringRef name) const;
+  const Shape &meshShapeOf(Value handle) const;
   CommReport &report() { return comm; }
   /// Events of the last run, when tracing was enabled.
   std::vector<TraceEvent> &trace() { return events; }
@@ -229,8 +239,10 @@ private:
   void analyzeLiveness(Block &block);
 
   ModuleOp module;
-  MeshOp meshDecl;
+  /// The world: the first mesh's shape ([1] without meshes); every mesh has
+  /// as many ranks.
   Shape meshShape;
+  llvm::StringMap<Shape> meshShapes;
   SymbolTableCollection symbolTable;
   llvm::DenseMap<Value, MValue> env;
   /// Liveness: the values to release after each op, and each value's last

@@ -36,6 +36,7 @@
 #include "dtensor/InitAll.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -281,6 +282,14 @@ std::string quoted(StringRef s) {
       out += '\\';
     if (c == '\n') {
       out += "\\n";
+      continue;
+    }
+    // Other control bytes as three-digit octal escapes, which cannot run
+    // into the characters after them as hex escapes would.
+    if ((unsigned char)c < 0x20 || c == 0x7f) {
+      char octal[5];
+      snprintf(octal, sizeof(octal), "\\%03o", (unsigned char)c);
+      out += octal;
       continue;
     }
     out += c;
@@ -1572,6 +1581,13 @@ LogicalResult CppEmitter::emitOp(Operation *op) {
   }
   if (isa<MeshCoordOp, ShardSizeOp, ShardOffsetOp>(op))
     return emitQuery(op);
+  if (auto check = dyn_cast<cf::AssertOp>(op)) {
+    // Every rank stops (rt::fail aborts the job) with the op's location.
+    o << "if (!" << name(check.getArg()) << ") rt::fail(" << where(op)
+      << ", " << quoted("assertion failed: " + check.getMsg().str())
+      << ");\n";
+    return success();
+  }
   if (op->getDialect() && isa<tensor::TensorDialect>(op->getDialect()))
     return emitTensorOp(op);
   if (isa<scf::ForOp, scf::IfOp, scf::WhileOp>(op))
@@ -1720,7 +1736,10 @@ LogicalResult CppEmitter::emitMain(raw_ostream &out) {
       auto global = fn.getArgAttrOfType<TypeAttr>(i, kGlobalTypeAttrName);
       RankedTensorType globalType =
           global ? cast<RankedTensorType>(global.getValue()) : local;
-      if (!globalType.hasStaticShape())
+      // A plain argument (the same on every rank, or one file per rank)
+      // takes its shape from its file; a distributed one needs its global
+      // shape for the boxes each rank reads.
+      if (!globalType.hasStaticShape() && getSpec(globalType))
         return fn.emitOpError("entry argument ")
                << i << " has a dynamic global shape, which the generated "
                        "driver cannot read",
@@ -1731,6 +1750,9 @@ LogicalResult CppEmitter::emitMain(raw_ostream &out) {
       int partialMode = 0;
       double divisor = 1, identity = 0;
       Shape gshape(globalType.getShape().begin(), globalType.getShape().end());
+      for (int64_t &n : gshape)
+        if (ShapedType::isDynamic(n))
+          n = -1;
       if (SpecAttr spec = getSpec(globalType)) {
         FailureOr<DistributedType> dist =
             resolveDistributedType(globalType, fn, symbols);

@@ -494,6 +494,7 @@ void resetCommStats();
 /// as the compiler computed it with the layout core (see Session::input).
 struct InputLayout {
   DType dtype;
+  /// -1 in a dim of a plain argument whose size its file gives.
   Shape globalShape;
   /// Per world rank, 2 * rank(globalShape) values: the box's offsets, then
   /// its sizes (an empty shard has size 0 on some dim).

@@ -64,3 +64,19 @@ func.func @yield_type(%m: !dtensor.device_mesh<@mesh>, %x: tensor<9x4xf32, #dten
   } : (tensor<9x4xf32, #dtensor.spec<@mesh, [S(0), R]>>) -> tensor<9x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
   return %r : tensor<9x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
 }
+
+// -----
+
+dtensor.mesh @world shape = [4]
+dtensor.mesh @grid shape = [2, 2]
+
+// An input on another mesh is seen in placements on its own mesh: in_specs
+// on the handle's mesh would be a move between meshes.
+func.func @other_mesh(%g: !dtensor.device_mesh<@grid>, %x: tensor<8x4xf32, #dtensor.spec<@world, [S(0)]>>) -> tensor<8x4xf32, #dtensor.spec<@grid, [S(0), R]>> {
+  // expected-error@+1 {{in_specs entry 0 #dtensor.spec<@grid, [S(0), R]> is on another mesh view than input 0 'tensor<8x4xf32, #dtensor.spec<@world, [S(0)]>>'; give its placements on its own mesh (no redistribution moves a value between meshes)}}
+  %r = dtensor.local_map %x on %g : !dtensor.device_mesh<@grid> in_specs = [#dtensor.spec<@grid, [S(0), R]>] {
+  ^bb0(%l: tensor<4x4xf32>):
+    dtensor.yield %l : tensor<4x4xf32>
+  } : (tensor<8x4xf32, #dtensor.spec<@world, [S(0)]>>) -> tensor<8x4xf32, #dtensor.spec<@grid, [S(0), R]>>
+  return %r : tensor<8x4xf32, #dtensor.spec<@grid, [S(0), R]>>
+}

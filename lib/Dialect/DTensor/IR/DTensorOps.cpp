@@ -413,11 +413,18 @@ LogicalResult LocalMapOp::verify() {
   DeviceMeshType mesh = getMesh().getType();
   for (auto [i, input, attr] :
        llvm::enumerate(getInputs(), specs.getAsRange<SpecAttr>())) {
-    if (attr.getView() != mesh.getView())
-      return emitOpError() << "in_specs entry " << i
-                           << " is on another mesh view than the handle";
     auto type = llvm::cast<RankedTensorType>(input.getType());
     SpecAttr have = getSpec(type);
+    // Each input is seen in placements on its own mesh view, as DTensor
+    // applies in_placements to each input's own mesh: inputs may live on
+    // other meshes than the handle's (multi-mesh local_map inputs), and
+    // nothing moves a value between meshes.
+    if (attr.getView() != have.getView())
+      return emitOpError() << "in_specs entry " << i << " " << attr
+                           << " is on another mesh view than input " << i
+                           << " " << type
+                           << "; give its placements on its own mesh (no "
+                              "redistribution moves a value between meshes)";
     if (have.getNormalizedPlacements(type.getRank()) !=
             attr.getNormalizedPlacements(type.getRank()) &&
         !getRedistributeInputs())

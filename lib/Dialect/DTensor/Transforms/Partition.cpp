@@ -24,6 +24,7 @@
 #include "dtensor/Interfaces/ShardingRuleOpInterface.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -119,15 +120,64 @@ SmallVector<int64_t> meshDimsWhere(const DistributedType &t,
 /// below builds the local ops before `op` and returns the values replacing
 /// its results, or failure after emitting an error.
 
-/// from_local: the local value is this rank's shard already. With run_check,
-/// replicated mesh dims are broadcast from group rank 0, as DTensor does.
+/// Each rank's size of dim `d` of `t`, as text for a diagnostic: the sizes
+/// in rank order on small meshes, the distinct ones on big meshes.
+std::string shardSizesText(const DistributedType &t, int64_t d) {
+  Shape global(t.global.getShape().begin(), t.global.getShape().end());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (t.layout.numRanks() <= 16) {
+    for (auto [r, size] : llvm::enumerate(t.layout.sizeTable(global, d)))
+      os << (r ? ", " : "") << "rank " << r << ": " << size;
+    return text;
+  }
+  os << "one of ";
+  llvm::interleaveComma(t.layout.distinctSizes(global, d), os);
+  return text;
+}
+
+/// from_local's run-time shape check, as the global view makes it: each dim
+/// whose local size the types leave open (a dynamic local dim of a static
+/// global dim) must be this rank's shard size there, else every rank stops
+/// with the op's location. Dims the types fix need no check (the verifier
+/// saw them); a dynamic global dim has no size to check against.
+void emitFromLocalShapeCheck(FromLocalOp op, Value local, Value mesh,
+                             const DistributedType &t, OpBuilder &b) {
+  Location loc = op.getLoc();
+  auto localType = llvm::cast<RankedTensorType>(local.getType());
+  RankedTensorType shard = getLocalType(t.global, t.layout);
+  for (int64_t d = 0; d < localType.getRank(); ++d) {
+    if (!localType.isDynamicDim(d) || t.global.isDynamicDim(d))
+      continue;
+    Value expected =
+        shard.isDynamicDim(d)
+            ? emitShardExtent(b, loc, mesh, t, t.layout, d).second
+            : Value(arith::ConstantIndexOp::create(b, loc, shard.getDimSize(d)));
+    Value actual = tensor::DimOp::create(b, loc, local, d);
+    Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       actual, expected);
+    std::string message;
+    llvm::raw_string_ostream os(message);
+    os << "from_local: this rank's local tensor has the wrong size in dim "
+       << d << " for its shard of a ";
+    llvm::interleave(t.global.getShape(), os, "x");
+    os << " tensor as " << t.spec << " (" << shardSizesText(t, d) << ")";
+    cf::AssertOp::create(b, loc, same, message);
+  }
+}
+
+/// from_local: the local value is this rank's shard already (checked where
+/// its type leaves sizes open). With run_check, replicated mesh dims are
+/// broadcast from group rank 0, as DTensor does.
 FailureOr<SmallVector<Value>> lowerFromLocal(FromLocalOp op, OpBuilder &b,
                                              Context &c) {
   FailureOr<DistributedType> t = c.resolve(op.getType(), op);
   if (failed(t))
     return failure();
   Type localType = c.localOf(op.getType());
-  Value v = castTo(b, op.getLoc(), c.local(op.getLocal()), localType, c);
+  Value local = c.local(op.getLocal());
+  emitFromLocalShapeCheck(op, local, op.getMesh(), *t, b);
+  Value v = castTo(b, op.getLoc(), local, localType, c);
   SmallVector<int64_t> replicated = meshDimsWhere(*t, PlacementKind::Replicate);
   if (op.getRunCheck() && !replicated.empty())
     v = BroadcastOp::create(b, op.getLoc(), localType, v, op.getMesh(),
@@ -277,8 +327,22 @@ FailureOr<SmallVector<Value>> lowerLocalMap(LocalMapOp op, OpBuilder &b,
       return failure();
     Value v = c.local(input);
     Placements want = attr.getNormalizedPlacements(global.getRank());
-    if (want != from->layout.placements())
-      v = emitReshard(b, loc, v, op.getMesh(), *from, want);
+    if (want != from->layout.placements()) {
+      // An input on another mesh than the handle's is redistributed on its
+      // own mesh (the verifier saw to in_specs being there).
+      Value mesh = op.getMesh();
+      if (llvm::cast<DeviceMeshType>(mesh.getType()).getView() !=
+          from->spec.getView())
+        mesh = findMeshHandle(op, from->spec.getView());
+      if (!mesh)
+        return op->emitOpError()
+               << "redistributes input " << i << " on "
+               << from->spec.getMesh()
+               << ", whose handle its function does not take; pass it as an "
+                  "argument",
+               failure();
+      v = emitReshard(b, loc, v, mesh, *from, want);
+    }
     locals.push_back(castTo(b, loc, v, body.getArgument(i).getType(), c));
   }
   // Arguments first: a region may yield one of them.

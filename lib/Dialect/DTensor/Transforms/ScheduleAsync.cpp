@@ -196,8 +196,8 @@ struct DTensorScheduleAsyncPass
       start->getResult(0).setType(FutureType::get(
           op->getContext(), cast<RankedTensorType>(tensorType)));
       builder.setInsertionPoint(firstUse);
-      auto wait = builder.create<WaitOp>(op->getLoc(), tensorType,
-                                         start->getResult(0));
+      auto wait = WaitOp::create(builder, op->getLoc(), tensorType,
+                                 start->getResult(0));
       op->getResult(0).replaceAllUsesWith(wait.getResult());
       op->erase();
       barrier = start;

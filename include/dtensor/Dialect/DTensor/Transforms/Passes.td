@@ -229,11 +229,17 @@ def DTensorPartitionPass : Pass<"dtensor-partition", "::mlir::ModuleOp"> {
       offset; slices and reshapes get local sizes; `scf.for`/`if`/`while`
       carry local types.
 
+    A `from_local` whose local type leaves a size open (`?` for a static
+    global dim) checks it at run time with a `cf.assert`: a rank passing a
+    tensor that is not its shard stops every rank at the op's location, as
+    the global view does.
+
     Anything else on distributed values, and any spec the local computation
     could not honour exactly, is reported at the op.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect",
+    "::mlir::cf::ControlFlowDialect",
     "::mlir::tensor::TensorDialect",
   ];
 }
