@@ -30,16 +30,77 @@ using namespace mlir::dtensor::interp;
 
 FailureOr<Layout> Interpreter::layoutOf(RankedTensorType type, Operation *at) {
   SpecAttr spec = getSpec(type);
-  if (!spec.getMeshDims().empty())
-    return at->emitOpError()
-           << "holds " << type
-           << ": the interpreter's global view supports specs on a whole "
-              "mesh, not on a sub-mesh or flattened view, yet";
   if (!type.hasStaticShape())
     return at->emitOpError() << "holds " << type
                              << ": the global view needs static shapes";
   return verifySpecForMesh(at, spec, type.getRank(), symbolTable,
                            [&]() { return at->emitOpError(); });
+}
+
+const Interpreter::Groups &Interpreter::groupsOf(SpecAttr spec) const {
+  MeshViewRef view = spec.getView();
+  std::vector<int64_t> dims(view.dims.begin(), view.dims.end());
+  auto key = std::make_tuple(view.mesh.getValue().str(), dims, view.flattened);
+  std::lock_guard<std::mutex> lock(viewGroupsMutex);
+  auto it = viewGroups.find(key);
+  if (it != viewGroups.end())
+    return it->second;
+  const Shape &mesh = meshShapeOf(view.mesh.getValue());
+  // A whole mesh is its dims in order; a view lists its own (a flattened
+  // view's are its one dim's, row-major), which verification checked.
+  std::vector<int64_t> meshDims = dims;
+  if (meshDims.empty())
+    for (int64_t d = 0, e = mesh.size(); d < e; ++d)
+      meshDims.push_back(d);
+  return viewGroups.emplace(key, meshGroups(mesh, meshDims)).first->second;
+}
+
+MValue Interpreter::gatherGroup(const MValue &world,
+                                const std::vector<int64_t> &group) {
+  if (world.uniform)
+    return world;
+  MValue view;
+  view.uniform = false;
+  for (int64_t r : group)
+    view.values.push_back(world.on(r));
+  return view;
+}
+
+void Interpreter::scatterGroup(MValue &world, const std::vector<int64_t> &group,
+                               const MValue &view) const {
+  if (world.uniform) {
+    RValue fill = world.values.empty() ? RValue() : world.values[0];
+    world.uniform = false;
+    world.values.assign(numRanks(), fill);
+  }
+  for (auto [v, r] : llvm::enumerate(group))
+    world.values[r] = view.on(v);
+}
+
+std::optional<MValue> Interpreter::shardsOfDist(const MValue &v,
+                                                std::string &error) const {
+  const DistTensor &first = *v.on(0).dist;
+  const Groups &groups = groupsOf(first.spec);
+  if (groups.size() == 1 || v.uniform) {
+    std::optional<MValue> view =
+        shardsOf(first.global, first.layout, first.layout.placements(), error);
+    if (!view || groups.size() == 1)
+      return view;
+    MValue world;
+    for (const std::vector<int64_t> &group : groups)
+      scatterGroup(world, group, *view);
+    return world;
+  }
+  MValue world;
+  for (const std::vector<int64_t> &group : groups) {
+    const DistTensor &d = *v.on(group.front()).dist;
+    std::optional<MValue> view =
+        shardsOf(d.global, d.layout, d.layout.placements(), error);
+    if (!view)
+      return std::nullopt;
+    scatterGroup(world, group, *view);
+  }
+  return world;
 }
 
 namespace {
@@ -156,7 +217,7 @@ std::optional<MValue> Interpreter::shardsOf(const Tensor &global,
   // (an empty one's offset says nothing) and, for Partial, whether the rank
   // is the one that keeps an integer sum or product.
   std::map<std::tuple<Shape, Shape, bool>, Tensor> made;
-  for (int64_t r = 0; r < numRanks(); ++r) {
+  for (int64_t r = 0; r < layout.numRanks(); ++r) {
     Shape coord = rankToCoord(mesh, r);
     Shard s = layout.shardAt(global.shape(), coord);
     Shape offset = boxOffset(s);
@@ -194,7 +255,7 @@ std::optional<Tensor> Interpreter::assemble(const MValue &local,
     return std::nullopt;
   }
   Tensor &out = *made;
-  for (int64_t r = 0; r < numRanks(); ++r) {
+  for (int64_t r = 0; r < layout.numRanks(); ++r) {
     Shape coord = rankToCoord(mesh, r);
     Shard s = layout.shardAt(global, coord);
     const RValue &v = local.on(r);
@@ -313,7 +374,7 @@ Interpreter::termsFromLocals(const MValue &local, const Layout &layout,
       return std::nullopt;
     terms.push_back(std::move(*t));
   }
-  for (int64_t r = 0; r < numRanks(); ++r) {
+  for (int64_t r = 0; r < layout.numRanks(); ++r) {
     Shape coord = rankToCoord(mesh, r);
     Shard s = layout.shardAt(global.shape(), coord);
     if (!emptyBox(s))
@@ -408,7 +469,7 @@ Interpreter::redistributeTerms(const DistTensor &d, const Layout &target,
       std::optional<Tensor> out = Tensor::create(value.dtype(), shape, error);
       if (!out)
         return std::nullopt;
-      for (int64_t r = 0; r < numRanks(); ++r) {
+      for (int64_t r = 0; r < d.layout.numRanks(); ++r) {
         Shape rc = rankToCoord(mesh, r);
         if (!llvm::all_of(padded, [&](int64_t m) { return rc[m] == coord[m]; }))
           continue;
@@ -483,7 +544,7 @@ std::optional<MValue> Interpreter::localsOf(const DistTensor &d,
       dimsOfKind(layout.placements(), PlacementKind::Partial);
   MValue out;
   out.uniform = false;
-  for (int64_t r = 0; r < numRanks(); ++r) {
+  for (int64_t r = 0; r < layout.numRanks(); ++r) {
     Shape coord = rankToCoord(mesh, r);
     Shard s = layout.shardAt(d.global.shape(), coord);
     std::optional<Tensor> t = (*terms)[termIndex(mesh, pdims, coord)]
@@ -837,16 +898,126 @@ void registerQueries(Kernels &k) {
   };
 }
 
-/// Binds a distributed value of the global view.
-void bindDist(Interpreter &I, Value v, Tensor global, SpecAttr spec,
-              Layout layout,
-              std::shared_ptr<const std::vector<Tensor>> terms = nullptr) {
+/// A distributed value of the global view: its kind, its global tensor, its
+/// DistTensor.
+RValue distValue(Tensor global, SpecAttr spec, Layout layout,
+                 std::shared_ptr<const std::vector<Tensor>> terms = nullptr) {
   RValue r;
   r.kind = RValue::Kind::Dist;
   r.tensor = global;
   r.dist = std::make_shared<DistTensor>(
       DistTensor{std::move(global), spec, std::move(layout), std::move(terms)});
-  I.bind(v, MValue::same(std::move(r)));
+  return r;
+}
+
+/// Binds a distributed value of the global view, the same on every group.
+void bindDist(Interpreter &I, Value v, Tensor global, SpecAttr spec,
+              Layout layout,
+              std::shared_ptr<const std::vector<Tensor>> terms = nullptr) {
+  I.bind(v, MValue::same(distValue(std::move(global), spec, std::move(layout),
+                                   std::move(terms))));
+}
+
+/// Where a failure names a rank of a sub-mesh's group: which group.
+std::string groupText(const Interpreter::Groups &groups,
+                      const std::vector<int64_t> &group) {
+  if (groups.size() == 1)
+    return "";
+  std::string s = " (in the group of ranks [";
+  for (auto [i, r] : llvm::enumerate(group))
+    s += (i ? ", " : "") + std::to_string(r);
+  return s + "] of its sub-mesh, by their index there)";
+}
+
+/// The distributed value made per group of `spec`'s view by `make` (one
+/// DistTensor per group, from the group's ranks in view order): uniform
+/// when the view makes one group.
+FailureOr<MValue> perGroup(
+    Interpreter &I, SpecAttr spec,
+    llvm::function_ref<FailureOr<RValue>(const std::vector<int64_t> &)> make) {
+  const Interpreter::Groups &groups = I.groupsOf(spec);
+  if (groups.size() == 1) {
+    FailureOr<RValue> v = make(groups.front());
+    if (failed(v))
+      return failure();
+    return MValue::same(std::move(*v));
+  }
+  MValue out;
+  for (const std::vector<int64_t> &group : groups) {
+    FailureOr<RValue> v = make(group);
+    if (failed(v))
+      return failure();
+    I.scatterGroup(out, group, MValue::same(std::move(*v)));
+  }
+  return out;
+}
+
+/// `fn` of each group's instance of the distributed `in` (one call when
+/// every group holds the same instance: `in` is uniform), giving a
+/// distributed value per group.
+FailureOr<MValue>
+mapInstances(Interpreter &I, const MValue &in,
+             llvm::function_ref<FailureOr<RValue>(const DistTensor &)> fn) {
+  if (in.uniform) {
+    FailureOr<RValue> v = fn(*in.on(0).dist);
+    if (failed(v))
+      return failure();
+    return MValue::same(std::move(*v));
+  }
+  return perGroup(I, in.on(0).dist->spec,
+                  [&](const std::vector<int64_t> &group) {
+                    return fn(*in.on(group.front()).dist);
+                  });
+}
+
+/// Every rank's local tensor of the distributed `in` viewed in `layout` (on
+/// the same mesh view): `localsOf` of each group's instance.
+FailureOr<MValue> localsPerGroup(Interpreter &I, Operation *op,
+                                 const MValue &in, const Layout &layout) {
+  const Interpreter::Groups &groups = I.groupsOf(in.on(0).dist->spec);
+  MValue out;
+  for (const std::vector<int64_t> &group : groups) {
+    std::string error;
+    std::optional<MValue> view =
+        I.localsOf(*in.on(group.front()).dist, layout, error);
+    if (!view)
+      return op->emitOpError() << "cannot hold " << error
+                               << groupText(groups, group);
+    if (groups.size() == 1)
+      return std::move(*view);
+    I.scatterGroup(out, group, *view);
+  }
+  return out;
+}
+
+/// The distributed value whose ranks hold `local` under `type` (from_local,
+/// local_map's results): each group's logical tensor assembled from its
+/// ranks' locals, with their Partial terms.
+FailureOr<MValue> assemblePerGroup(Interpreter &I, Operation *op,
+                                   const MValue &local, RankedTensorType type,
+                                   const Layout &layout, StringRef what) {
+  std::optional<DType> dt = dtypeOf(type.getElementType());
+  if (!dt)
+    return op->emitOpError() << "element type is not supported";
+  SpecAttr spec = getSpec(type);
+  const Interpreter::Groups &groups = I.groupsOf(spec);
+  Shape shape(type.getShape().begin(), type.getShape().end());
+  return perGroup(I, spec, [&](const std::vector<int64_t> &group)
+                               -> FailureOr<RValue> {
+    MValue view = Interpreter::gatherGroup(local, group);
+    std::string error;
+    std::optional<Tensor> global = I.assemble(view, layout, *dt, shape, error);
+    if (!global)
+      return op->emitOpError() << what << error << groupText(groups, group);
+    std::shared_ptr<const std::vector<Tensor>> terms;
+    if (partialKind(layout.placements())) {
+      auto made = I.termsFromLocals(view, layout, *global, error);
+      if (!made)
+        return op->emitOpError() << "cannot hold the Partial terms: " << error;
+      terms = std::make_shared<const std::vector<Tensor>>(std::move(*made));
+    }
+    return distValue(std::move(*global), spec, layout, std::move(terms));
+  });
 }
 
 void registerApi(Kernels &k) {
@@ -856,25 +1027,11 @@ void registerApi(Kernels &k) {
     FailureOr<Layout> layout = I.layoutOf(type, op);
     if (failed(layout))
       return failure();
-    std::optional<DType> dt = dtypeOf(type.getElementType());
-    if (!dt)
-      return op->emitOpError() << "element type is not supported";
-    std::string error;
-    std::optional<Tensor> global =
-        I.assemble(I.lookup(from.getLocal()), *layout, *dt,
-                   Shape(type.getShape().begin(), type.getShape().end()), error);
-    if (!global)
-      return op->emitOpError() << error;
-    std::shared_ptr<const std::vector<Tensor>> terms;
-    if (partialKind(layout->placements())) {
-      auto made = I.termsFromLocals(I.lookup(from.getLocal()), *layout,
-                                    *global, error);
-      if (!made)
-        return op->emitOpError() << "cannot hold the Partial terms: " << error;
-      terms = std::make_shared<const std::vector<Tensor>>(std::move(*made));
-    }
-    bindDist(I, from.getResult(), std::move(*global), getSpec(type), *layout,
-             std::move(terms));
+    FailureOr<MValue> made = assemblePerGroup(I, op, I.lookup(from.getLocal()),
+                                              type, *layout, "");
+    if (failed(made))
+      return failure();
+    I.bind(from.getResult(), std::move(*made));
     return success();
   };
   k["dtensor.distribute_tensor"] = [](Interpreter &I, Operation *op) -> LogicalResult {
@@ -884,41 +1041,52 @@ void registerApi(Kernels &k) {
     if (failed(layout))
       return failure();
     const MValue &src = I.lookup(dist.getSource());
-    Tensor global = src.on(0).tensor;
-    if (!src.uniform) {
-      // Each rank distributes its own copy: from the source rank's copy, or
-      // every rank keeps its chunk of its own.
-      if (std::optional<int64_t> k = dist.getSrcRank()) {
-        global = src.on(coordToRank(layout->mesh(), Shape(layout->mesh().size(), *k))).tensor;
-      } else {
-        MValue chunks;
-        chunks.uniform = false;
-        std::string error;
-        for (int64_t r = 0; r < I.numRanks(); ++r) {
-          Shard s = layout->shardOf(src.on(r).tensor.shape(), r);
-          std::optional<Tensor> chunk =
-              src.on(r).tensor.slice(boxOffset(s), s.shape, error);
-          if (!chunk)
-            return emitCannotHold(op, r, error);
-          chunks.values.push_back(RValue::ofTensor(std::move(*chunk)));
-        }
-        std::optional<Tensor> g = I.assemble(chunks, *layout, global.dtype(),
-                                             global.shape(), error);
-        if (!g)
-          return op->emitOpError() << error;
-        global = std::move(*g);
-      }
+    SpecAttr spec = getSpec(type);
+    if (src.uniform) {
+      bindDist(I, dist.getResult(), src.on(0).tensor, spec, *layout);
+      return success();
     }
-    bindDist(I, dist.getResult(), std::move(global), getSpec(type), *layout);
+    // Each rank distributes its own copy: from the source rank's copy (group
+    // rank `src` on every view dim), or every rank keeps its chunk of its
+    // own.
+    FailureOr<MValue> made = perGroup(I, spec, [&](const std::vector<int64_t>
+                                                       &group)
+                                                   -> FailureOr<RValue> {
+      const Shape &view = layout->mesh();
+      if (std::optional<int64_t> k = dist.getSrcRank())
+        return distValue(
+            src.on(group[coordToRank(view, Shape(view.size(), *k))]).tensor,
+            spec, *layout);
+      MValue chunks;
+      chunks.uniform = false;
+      std::string error;
+      for (auto [v, r] : llvm::enumerate(group)) {
+        Shard s = layout->shardOf(src.on(r).tensor.shape(), v);
+        std::optional<Tensor> chunk =
+            src.on(r).tensor.slice(boxOffset(s), s.shape, error);
+        if (!chunk)
+          return emitCannotHold(op, r, error);
+        chunks.values.push_back(RValue::ofTensor(std::move(*chunk)));
+      }
+      const Tensor &first = src.on(group.front()).tensor;
+      std::optional<Tensor> g =
+          I.assemble(chunks, *layout, first.dtype(), first.shape(), error);
+      if (!g)
+        return op->emitOpError() << error;
+      return distValue(std::move(*g), spec, *layout);
+    });
+    if (failed(made))
+      return failure();
+    I.bind(dist.getResult(), std::move(*made));
     return success();
   };
   k["dtensor.to_local"] = [](Interpreter &I, Operation *op) -> LogicalResult {
-    const DistTensor &d = *I.lookup(op->getOperand(0)).on(0).dist;
-    std::string error;
-    std::optional<MValue> shards = I.localsOf(d, d.layout, error);
-    if (!shards)
-      return op->emitOpError() << "cannot hold " << error;
-    I.bind(op->getResult(0), std::move(*shards));
+    const MValue &in = I.lookup(op->getOperand(0));
+    FailureOr<MValue> locals =
+        localsPerGroup(I, op, in, in.on(0).dist->layout);
+    if (failed(locals))
+      return failure();
+    I.bind(op->getResult(0), std::move(*locals));
     return success();
   };
   k["dtensor.redistribute"] = [](Interpreter &I, Operation *op) -> LogicalResult {
@@ -926,13 +1094,20 @@ void registerApi(Kernels &k) {
     FailureOr<Layout> layout = I.layoutOf(re.getType(), op);
     if (failed(layout))
       return failure();
-    const DistTensor &d = *I.lookup(re.getSource()).on(0).dist;
-    std::string error;
-    auto terms = I.plannedTerms(d, *layout, error);
-    if (!terms)
-      return op->emitOpError() << "cannot hold the Partial terms: " << error;
-    bindDist(I, re.getResult(), d.global, getSpec(re.getType()), *layout,
-             std::move(*terms));
+    SpecAttr spec = getSpec(re.getType());
+    FailureOr<MValue> made = mapInstances(
+        I, I.lookup(re.getSource()),
+        [&](const DistTensor &d) -> FailureOr<RValue> {
+          std::string error;
+          auto terms = I.plannedTerms(d, *layout, error);
+          if (!terms)
+            return op->emitOpError()
+                   << "cannot hold the Partial terms: " << error;
+          return distValue(d.global, spec, *layout, std::move(*terms));
+        });
+    if (failed(made))
+      return failure();
+    I.bind(re.getResult(), std::move(*made));
     return success();
   };
   k["dtensor.hint"] = [](Interpreter &I, Operation *op) -> LogicalResult {
@@ -951,8 +1126,18 @@ void registerApi(Kernels &k) {
     return success();
   };
   k["dtensor.full_tensor"] = [](Interpreter &I, Operation *op) -> LogicalResult {
-    const DistTensor &d = *I.lookup(op->getOperand(0)).on(0).dist;
-    I.bind(op->getResult(0), MValue::same(RValue::ofTensor(d.global)));
+    const MValue &in = I.lookup(op->getOperand(0));
+    if (in.uniform) {
+      I.bind(op->getResult(0),
+             MValue::same(RValue::ofTensor(in.on(0).dist->global)));
+      return success();
+    }
+    // Each group's ranks get their group's logical tensor.
+    MValue out;
+    out.uniform = false;
+    for (int64_t r = 0; r < I.numRanks(); ++r)
+      out.values.push_back(RValue::ofTensor(in.on(r).dist->global));
+    I.bind(op->getResult(0), std::move(out));
     return success();
   };
   k["dtensor.local_map"] = [](Interpreter &I, Operation *op) -> LogicalResult {
@@ -960,8 +1145,8 @@ void registerApi(Kernels &k) {
     std::vector<MValue> args;
     for (auto [input, attr] :
          llvm::zip(lm.getInputs(), lm.getInSpecs().getAsRange<SpecAttr>())) {
-      const RValue &v = I.lookup(input).on(0);
-      if (v.kind != RValue::Kind::Dist)
+      const MValue &in = I.lookup(input);
+      if (in.on(0).kind != RValue::Kind::Dist)
         return op->emitOpError() << "expects distributed inputs (global view)";
       auto global = llvm::cast<RankedTensorType>(input.getType());
       auto type = RankedTensorType::get(global.getShape(),
@@ -971,10 +1156,9 @@ void registerApi(Kernels &k) {
         return failure();
       // The region sees each input in its in_specs entry (redistributed if
       // it came in another one: the logical value is the same).
-      std::string error;
-      std::optional<MValue> shards = I.localsOf(*v.dist, *layout, error);
-      if (!shards)
-        return op->emitOpError() << "cannot hold " << error;
+      FailureOr<MValue> shards = localsPerGroup(I, op, in, *layout);
+      if (failed(shards))
+        return failure();
       args.push_back(std::move(*shards));
     }
     std::vector<MValue> results;
@@ -985,14 +1169,11 @@ void registerApi(Kernels &k) {
       FailureOr<Layout> layout = I.layoutOf(type, op);
       if (failed(layout))
         return failure();
-      std::optional<DType> dt = dtypeOf(type.getElementType());
-      std::string error;
-      std::optional<Tensor> global = I.assemble(
-          local, *layout, *dt, Shape(type.getShape().begin(), type.getShape().end()),
-          error);
-      if (!global)
-        return op->emitOpError() << "output: " << error;
-      bindDist(I, res, std::move(*global), getSpec(type), *layout);
+      FailureOr<MValue> made =
+          assemblePerGroup(I, op, local, type, *layout, "output: ");
+      if (failed(made))
+        return failure();
+      I.bind(res, std::move(*made));
     }
     return success();
   };

@@ -336,9 +336,7 @@ interp::localArguments(const Interpreter &compiled,
   std::vector<MValue> local;
   for (auto [i, arg] : llvm::enumerate(args)) {
     if (!arg.values.empty() && arg.on(0).kind == RValue::Kind::Dist) {
-      const DistTensor &d = *arg.on(0).dist;
-      std::optional<MValue> shards =
-          compiled.shardsOf(d.global, d.layout, d.layout.placements(), error);
+      std::optional<MValue> shards = compiled.shardsOfDist(arg, error);
       if (!shards) {
         error = "argument " + std::to_string(i) +
                 " of the compiled program: cannot hold " + error;
@@ -370,14 +368,13 @@ interp::compareOutputs(const Interpreter &compiledRun, llvm::StringRef name,
     const MValue &got = localResults[i];
     std::string here = at + std::to_string(i);
     if (want.on(0).kind == RValue::Kind::Dist) {
-      const DistTensor &d = *want.on(0).dist;
+      const DistTensor &first = *want.on(0).dist;
       std::string error;
-      bool partial = llvm::any_of(d.layout.placements(), [](const Placement &p) {
-        return p.isPartial();
-      });
+      bool partial =
+          llvm::any_of(first.layout.placements(),
+                       [](const Placement &p) { return p.isPartial(); });
       if (!partial) {
-        std::optional<MValue> shards = compiledRun.shardsOf(
-            d.global, d.layout, d.layout.placements(), error);
+        std::optional<MValue> shards = compiledRun.shardsOfDist(want, error);
         if (!shards) {
           out.push_back(here + ": cannot hold " + error);
           continue;
@@ -392,14 +389,27 @@ interp::compareOutputs(const Interpreter &compiledRun, llvm::StringRef name,
         if (differs)
           continue;
       }
-      std::optional<Tensor> logical = compiledRun.assemble(
-          got, d.layout, d.global.dtype(), d.global.shape(), error);
-      if (!logical) {
-        out.push_back(here + ": " + error);
-        continue;
+      // Each group's logical value (one group on a whole mesh).
+      for (const std::vector<int64_t> &group :
+           compiledRun.groupsOf(first.spec)) {
+        const DistTensor &d = *want.on(group.front()).dist;
+        std::optional<Tensor> logical = compiledRun.assemble(
+            Interpreter::gatherGroup(got, group), d.layout, d.global.dtype(),
+            d.global.shape(), error);
+        if (!logical) {
+          out.push_back(here + ": " + error);
+          break;
+        }
+        if (auto diff = compare(*logical, d.global)) {
+          out.push_back(here + ": logical value differs" +
+                        (group.size() == size_t(ranks)
+                             ? std::string()
+                             : " in the group of rank " +
+                                   std::to_string(group.front())) +
+                        ": " + *diff);
+          break;
+        }
       }
-      if (auto diff = compare(*logical, d.global))
-        out.push_back(here + ": logical value differs: " + *diff);
       continue;
     }
     if (want.on(0).kind == RValue::Kind::Int ||
@@ -451,14 +461,20 @@ std::optional<OutputView> interp::viewOutput(Interpreter &I,
   if (first.kind == RValue::Kind::Dist) {
     const DistTensor &d = *first.dist;
     llvm::raw_string_ostream(view.spec) << d.spec;
-    std::optional<MValue> shards =
-        I.shardsOf(d.global, d.layout, d.layout.placements(), error);
+    std::optional<MValue> shards = I.shardsOfDist(m, error);
     if (!shards) {
       error = "output " + std::to_string(index) + ": cannot hold " + error;
       return std::nullopt;
     }
     for (int64_t r = 0; r < ranks; ++r)
       view.perRank.push_back(shards->on(r).tensor);
+    // Groups of a sub-mesh may hold different logical values: then there
+    // is no one global tensor to show, only every rank's shard.
+    if (!m.uniform && I.groupsOf(d.spec).size() > 1) {
+      view.spec.clear();
+      view.uniform = false;
+      return view;
+    }
     view.global = d.global;
     view.uniform = llvm::all_of(d.layout.placements(), [](const Placement &p) {
       return p.isReplicate();
@@ -478,7 +494,9 @@ std::optional<OutputView> interp::viewOutput(Interpreter &I,
                     : TypeAttr();
   auto globalType =
       global ? llvm::dyn_cast<RankedTensorType>(global.getValue()) : nullptr;
-  if (globalType && getSpec(globalType)) {
+  // On a sub-mesh each group has its own global value: shown per rank.
+  if (globalType && getSpec(globalType) &&
+      I.groupsOf(getSpec(globalType)).size() == 1) {
     llvm::raw_string_ostream(view.spec) << getSpec(globalType);
     FailureOr<Layout> layout = I.layoutOf(globalType, entry);
     if (failed(layout)) {

@@ -1201,19 +1201,44 @@ LogicalResult Interpreter::runBlock(Block &block,
         if (!type || !getSpec(type))
           continue;
         MValue &m = env[res];
-        if (!m.uniform)
-          return op.emitOpError()
-                 << "produced a distributed value that differs across ranks "
-                    "in the global view";
         if (m.values[0].kind != RValue::Kind::Tensor)
           continue;
         FailureOr<Layout> layout = layoutOf(type, &op);
         if (failed(layout))
           return failure();
-        RValue &v = m.values[0];
-        v.kind = RValue::Kind::Dist;
-        v.dist = std::make_shared<DistTensor>(
-            DistTensor{v.tensor, getSpec(type), std::move(*layout)});
+        if (m.uniform) {
+          RValue &v = m.values[0];
+          v.kind = RValue::Kind::Dist;
+          v.dist = std::make_shared<DistTensor>(
+              DistTensor{v.tensor, getSpec(type), std::move(*layout)});
+          continue;
+        }
+        // Per rank: on a sub-mesh, each group computes its own logical
+        // value, which its ranks must agree on.
+        const Groups &groups = groupsOf(getSpec(type));
+        if (groups.size() == 1)
+          return op.emitOpError()
+                 << "produced a distributed value that differs across ranks "
+                    "in the global view";
+        for (const std::vector<int64_t> &group : groups) {
+          const Tensor &first = m.values[group.front()].tensor;
+          for (int64_t r : group) {
+            const Tensor &t = m.values[r].tensor;
+            if (!t.isSameAs(first) && !t.sameContents(first))
+              return op.emitOpError()
+                     << "produced a distributed value that differs across "
+                        "the ranks of one group of its sub-mesh (ranks "
+                     << group.front() << " and " << r
+                     << ") in the global view";
+          }
+          RValue v;
+          v.kind = RValue::Kind::Dist;
+          v.tensor = first;
+          v.dist = std::make_shared<DistTensor>(
+              DistTensor{first, getSpec(type), *layout});
+          for (int64_t r : group)
+            m.values[r] = v;
+        }
       }
     if (observer)
       observer(&op);

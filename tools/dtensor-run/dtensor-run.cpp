@@ -330,10 +330,11 @@ static bool writeOutputs(const std::vector<MValue> &results, Interpreter &I,
     std::string base = outputDir + "/out" + std::to_string(i);
     if (m.on(0).kind == RValue::Kind::Dist) {
       const DistTensor &d = *m.on(0).dist;
-      if (!writeNpy(base + ".npy", d.global, error))
+      // One global tensor when every group holds the same (always on a
+      // whole mesh); the shards of every rank in any case.
+      if (m.uniform && !writeNpy(base + ".npy", d.global, error))
         return false;
-      std::optional<MValue> shards =
-          I.shardsOf(d.global, d.layout, d.layout.placements(), error);
+      std::optional<MValue> shards = I.shardsOfDist(m, error);
       if (!shards) {
         error = "output " + std::to_string(i) + ": cannot hold " + error;
         return false;

@@ -28,6 +28,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <tuple>
 
 namespace mlir {
 namespace dtensor {
@@ -188,8 +190,28 @@ public:
   std::optional<MValue> localsOf(const DistTensor &d, const Layout &layout,
                                  std::string &error) const;
 
-  /// Resolves a spec on this interpreter's mesh (whole mesh only).
+  /// Resolves a spec on its mesh view (a whole mesh, a sub-mesh or a
+  /// flattened view): the layout over the view's shape.
   FailureOr<Layout> layoutOf(RankedTensorType type, Operation *at);
+
+  /// The groups of world ranks a spec's mesh view makes: `groups[g][v]` is
+  /// the rank at view rank v of group g (meshGroups over the view's mesh
+  /// dims). A spec on a whole mesh makes one group of every rank, in order.
+  /// In the global view a value on a sub-mesh is one logical tensor per
+  /// group (each group holds its own DTensor, as each process group does in
+  /// DTensor), so a rank's RValue holds its group's instance.
+  using Groups = std::vector<std::vector<int64_t>>;
+  const Groups &groupsOf(SpecAttr spec) const;
+  /// Group `group`'s values of the per-world-rank `world`, by view rank.
+  static MValue gatherGroup(const MValue &world,
+                            const std::vector<int64_t> &group);
+  /// Writes a group's per-view-rank `view` into the per-world-rank `world`
+  /// (made per rank, with one value per world rank, first).
+  void scatterGroup(MValue &world, const std::vector<int64_t> &group,
+                    const MValue &view) const;
+  /// Every rank's shard of its group's logical value of the distributed
+  /// `v` (shardsOf per group, in the value's own layout).
+  std::optional<MValue> shardsOfDist(const MValue &v, std::string &error) const;
 
   using Kernel = std::function<LogicalResult(Interpreter &, Operation *)>;
 
@@ -243,6 +265,10 @@ private:
   /// as many ranks.
   Shape meshShape;
   llvm::StringMap<Shape> meshShapes;
+  /// groupsOf's answers, by mesh view.
+  mutable std::map<std::tuple<std::string, std::vector<int64_t>, bool>, Groups>
+      viewGroups;
+  mutable std::mutex viewGroupsMutex;
   SymbolTableCollection symbolTable;
   llvm::DenseMap<Value, MValue> env;
   /// Liveness: the values to release after each op, and each value's last
