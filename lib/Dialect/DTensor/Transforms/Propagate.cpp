@@ -239,10 +239,23 @@ struct DTensorPropagatePass
   /// analysis; a result whose uses all asked for one spec targets it in the
   /// second.
   llvm::DenseMap<OpOperand *, SpecAttr> demands;
+  /// What the caller does with the results of the call a private callee is
+  /// being analysed at, per result: the specs the results' uses asked for
+  /// in the caller's first analysis, and whether one is returned as a plain
+  /// (replicated) result of a public function. The callee's returned values
+  /// price their moves to them as the caller would make them.
+  struct ReturnDemand {
+    SmallVector<SpecAttr> specs;
+    bool whole = false;
+  };
+  llvm::DenseMap<Operation *, SmallVector<ReturnDemand>> returnDemands;
   /// Private functions in the order their analysis started (at a call).
   std::vector<Operation *> started;
   /// How many calls deep the function being analysed is.
   int64_t callDepth = 0;
+  /// Whether the private callees a function analysed on its own calls
+  /// directly look ahead too (visitFunction tries both).
+  bool calleeLookahead = false;
   /// The redistribution cost of each analysed function's kept analysis
   /// (callees included), added at each call of a private callee.
   llvm::DenseMap<Operation *, double> ownCost;
@@ -287,7 +300,8 @@ struct DTensorPropagatePass
   /// Everything a choice depends on, as bytes: the op (name, attributes,
   /// properties, body structure), its operands' types, chosen specs,
   /// strengths and freshness, its results' types and targets.
-  std::string decisionKey(Operation *op, int64_t meshRank) {
+  std::string decisionKey(Operation *op, SpecAttr like) {
+    int64_t meshRank = like.getPlacements().size();
     // The structural part does not change between analyses (it leaves out
     // the specs they record): built once per op.
     auto [cached, fresh] = structuralKeys.try_emplace(op);
@@ -310,7 +324,7 @@ struct DTensorPropagatePass
           put((int64_t(p.kind) << 48) | (int64_t(p.reduce) << 40) |
               ((p.dim & 0xff) << 8) | (p.order & 0xff));
       else
-        for (SpecAttr want : demandsOf(r))
+        for (SpecAttr want : demandsOf(r, like))
           put(reinterpret_cast<intptr_t>(want.getAsOpaquePointer()));
       put(hasDistributeUser(r));
       put(-3);
@@ -332,6 +346,8 @@ struct DTensorPropagatePass
     done.clear();
     active.clear();
     demands.clear();
+    returnDemands.clear();
+    calleeLookahead = false;
     started.clear();
     ownCost.clear();
     decided.clear();
@@ -537,6 +553,9 @@ struct DTensorPropagatePass
   struct Restart {
     func::FuncOp fn;
     size_t mark, logStart;
+    /// The alternatives recorded before the function (a callee's restart
+    /// keeps its caller's).
+    size_t alternativesStart;
   };
 
   /// Analyses `fn`; with lookahead twice (see the pass description),
@@ -551,39 +570,84 @@ struct DTensorPropagatePass
     // Every analysis of a function starts from the same state: the specs
     // chosen before it (its arguments'), nothing left from an earlier
     // analysis, so an analysis depends only on the demands and forced
-    // choices it is given. Only functions analysed on their own are
-    // analysed more than once.
-    Restart start{fn, started.size(), log.size()};
-    // The analysis kept records the local search's alternatives.
+    // choices it is given. Only functions analysed on their own and the
+    // callees they call directly are analysed more than once.
+    Restart start{fn, started.size(), log.size(), alternatives.size()};
     bool searching = searchBudget > 0 && callDepth == 0;
-    if (searching) {
-      recordAlternatives = true;
-      alternatives.clear();
-    }
     size_t decidedBefore = decided.size();
-    spent = 0;
-    analyseFunction(fn);
-    double first = spent + returnCost(fn);
-    // Callees analysed at a call are part of their caller's analyses (and
-    // analysed again in each): only functions analysed on their own look
-    // ahead, so a chain of calls costs a constant factor, not one per call.
-    if (lookahead && callDepth == 0 && !failedAny && collectDemands(fn)) {
+    constexpr double kEps = 1e-9;
+    // One analysis, then lookahead's second, kept where it costs less; the
+    // total of the analysis kept. Callees analysed at a call are part of
+    // their caller's analyses (and analysed again in each): functions
+    // analysed on their own look ahead, and (calleeLookahead) the callees
+    // they call directly, deeper callees do not, so a chain of calls costs
+    // a constant factor, not one per call (nested lookahead would analyse a
+    // callee at depth n 2^n times).
+    auto analyse = [&]() {
+      spent = 0;
+      analyseFunction(fn);
+      double first = spent + returnCost(fn) + returnDemandCost(fn);
+      bool looks = lookahead && !failedAny &&
+                   (callDepth == 0 || (callDepth == 1 && calleeLookahead));
+      if (!looks || !collectDemands(fn))
+        return first;
       restart(start);
       analyseFunction(fn);
-      double second = spent + returnCost(fn);
-      constexpr double kEps = 1e-9;
-      if (!(second < first - kEps)) {
-        demands.clear();
+      double second = spent + returnCost(fn) + returnDemandCost(fn);
+      if (second < first - kEps)
+        return second;
+      demands.clear();
+      restart(start);
+      analyseFunction(fn);
+      return first;
+    };
+    // The analyses with lookahead, then the local search from the one kept
+    // (which records the search's alternatives): the total reached.
+    auto plan = [&](bool callees) {
+      if (callDepth == 0)
+        calleeLookahead = callees;
+      demands.clear();
+      if (searching) {
+        recordAlternatives = true;
+        alternatives.clear();
+      }
+      double total = analyse();
+      if (searching) {
+        recordAlternatives = false;
+        if (!failedAny)
+          total = search(fn, start, spent + returnCost(fn),
+                         decided.size() - decidedBefore);
+        alternatives.clear();
+      }
+      return total;
+    };
+    double total = plan(false);
+    // With callees that look ahead themselves, pricing their results' moves
+    // to what this function does with them (a layer called twice reduces
+    // its sum once instead of scattering it and having the caller gather
+    // it): tried silently, search included, and kept only if this
+    // function's total drops, so it never costs more than callees deciding
+    // alone.
+    if (lookahead && callDepth == 0 && !failedAny && callsPrivateFunction(fn)) {
+      restart(start);
+      bool trialFailed = false;
+      double with;
+      {
+        ScopedDiagnosticHandler quiet(fn.getContext(), [&](Diagnostic &d) {
+          trialFailed |= d.getSeverity() == DiagnosticSeverity::Error;
+          return success();
+        });
+        with = plan(true);
+      }
+      trialFailed |= failedAny;
+      failedAny = false;
+      if (trialFailed || !(with < total - kEps)) {
         restart(start);
-        analyseFunction(fn);
+        plan(false);
       }
     }
-    if (searching) {
-      recordAlternatives = false;
-      if (!failedAny)
-        search(fn, start, spent + returnCost(fn), decided.size() - decidedBefore);
-      alternatives.clear();
-    }
+    if (callDepth == 0)
+      calleeLookahead = false;
     demands = std::move(outerDemands);
     decided = std::move(outerDecided);
     // A function's cost is its own. Its calls add it to their caller's
@@ -596,8 +660,8 @@ struct DTensorPropagatePass
 
   /// Local search over forced choices (see the pass description). The
   /// function has just been analysed as lookahead left it.
-  void search(func::FuncOp fn, const Restart &start, double total,
-              size_t analysed) {
+  double search(func::FuncOp fn, const Restart &start, double total,
+                size_t analysed) {
     auto reanalyse = [&]() {
       restart(start);
       analyseFunction(fn);
@@ -633,7 +697,7 @@ struct DTensorPropagatePass
     double best = total;
     std::vector<Alternative> alts = collect();
     if (alts.empty())
-      return;
+      return total;
     // Each trial re-analyses the whole function (mostly from the decision
     // cache): fewer on large ones, at least two.
     int64_t budget = std::min<int64_t>(
@@ -676,6 +740,7 @@ struct DTensorPropagatePass
     if (!current)
       reanalyse();
     forced.clear();
+    return best;
   }
 
   /// Private callees analysed since `mark` (at their first call, with that
@@ -684,7 +749,9 @@ struct DTensorPropagatePass
   void restart(const Restart &start) {
     log.resize(start.logStart);
     spent = 0;
-    alternatives.clear();
+    alternatives.erase(alternatives.begin() + std::min(start.alternativesStart,
+                                                       alternatives.size()),
+                       alternatives.end());
     // Forget the specs chosen inside the function and in the callees first
     // analysed from it (their arguments too: the call chooses them again).
     auto forget = [&](Value v) {
@@ -733,6 +800,38 @@ struct DTensorPropagatePass
         demands[&op->getOpOperand(i)] = spec;
       }
     }
+    // With callees that look ahead, a call asks for its callee's argument
+    // specs (a private callee's are its first call's, which later calls are
+    // moved to).
+    if (calleeLookahead)
+      fn.walk([&](func::CallOp call) {
+      auto callee = symbolTables->lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (!callee || callee.isExternal())
+        return;
+      auto inferred =
+          llvm::dyn_cast_or_null<ArrayAttr>(callee->getAttr(kArgSpecsAttr));
+      for (auto [i, arg] : llvm::enumerate(callee.getArguments())) {
+        SpecAttr spec = getSpec(arg.getType());
+        if (!spec && inferred && i < inferred.size())
+          spec = llvm::dyn_cast<SpecAttr>(inferred[i]);
+        Value v = call.getOperand(i);
+        SpecAttr have = specOf(v);
+        if (!have)
+          continue;
+        // A plain argument takes the value whole on every rank.
+        if (!spec) {
+          auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+          if (!type)
+            continue;
+          spec = specWith(have, Placements(have.getNormalizedPlacements(
+                                                   type.getRank()).size(),
+                                               Placement::replicate()));
+        }
+        anyMove |= have != spec;
+        demands[&call->getOpOperand(i)] = spec;
+      }
+    });
     return anyMove;
   }
 
@@ -744,6 +843,29 @@ struct DTensorPropagatePass
       if (fn.isPrivate() && !getSpec(type))
         continue; // the result takes the value's spec
       total += boundaryCost(v, getSpec(type), ret);
+    }
+    return total;
+  }
+
+  /// What moving `fn`'s returned values to the specs its call's results
+  /// are wanted in costs the caller (ReturnDemand): a private callee's
+  /// analyses are compared with it, so a choice that costs the callee more
+  /// but saves its caller a move wins.
+  double returnDemandCost(func::FuncOp fn) {
+    auto it = returnDemands.find(fn);
+    if (it == returnDemands.end())
+      return 0;
+    auto ret = llvm::cast<func::ReturnOp>(fn.getBody().front().getTerminator());
+    double total = 0;
+    for (auto [v, want] : llvm::zip(ret.getOperands(), it->second)) {
+      SpecAttr have = specOf(v);
+      if (!have)
+        continue;
+      for (SpecAttr spec : want.specs)
+        if (spec.getView() == have.getView())
+          total += boundaryCost(v, spec, ret);
+      if (want.whole)
+        total += boundaryCost(v, SpecAttr(), ret);
     }
     return total;
   }
@@ -961,6 +1083,39 @@ struct DTensorPropagatePass
     return product ? specWith(s, ps) : s;
   }
 
+  /// Whether `fn` calls a private function with a body.
+  bool callsPrivateFunction(func::FuncOp fn) {
+    bool found = false;
+    fn.walk([&](func::CallOp call) {
+      auto callee = symbolTables->lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      found |= callee && callee.isPrivate() && !callee.isExternal();
+    });
+    return found;
+  }
+
+  /// What the caller does with `call`'s results (ReturnDemand): the specs
+  /// their uses asked for in its first analysis, and plain results of a
+  /// public function they are returned as.
+  SmallVector<ReturnDemand> returnDemandsOf(func::CallOp call) {
+    SmallVector<ReturnDemand> out(call.getNumResults());
+    for (auto [i, res] : llvm::enumerate(call.getResults())) {
+      out[i].specs = demandsOf(res);
+      for (OpOperand &use : res.getUses())
+        if (auto ret = llvm::dyn_cast<func::ReturnOp>(use.getOwner())) {
+          auto fn = ret->getParentOfType<func::FuncOp>();
+          Type want = fn.getResultTypes()[use.getOperandNumber()];
+          if (SpecAttr s = getSpec(want)) {
+            if (!llvm::is_contained(out[i].specs, s))
+              out[i].specs.push_back(s);
+          } else if (fn.isPublic()) {
+            out[i].whole = true;
+          }
+        }
+    }
+    return out;
+  }
+
   /// A call to a private function whose arguments have no specs gives them
   /// the specs of its first call's operands; the function is analysed then,
   /// and its calls' results take the specs it returns.
@@ -983,10 +1138,13 @@ struct DTensorPropagatePass
         for (auto [arg, v] : llvm::zip(callee.getArguments(), call.getOperands()))
           choose(arg, argumentSpec(v), strengthOf(v));
         started.push_back(callee);
+        if (calleeLookahead)
+          returnDemands[callee] = returnDemandsOf(call);
       }
       ++callDepth;
       visitFunction(callee);
       --callDepth;
+      returnDemands.erase(callee);
     }
     // Every call of a private callee pays its redistributions (the callee
     // is analysed at its first call, with that call's specs).
@@ -1054,13 +1212,32 @@ struct DTensorPropagatePass
   /// Lookahead: the distinct specs the uses of `result` asked for in the
   /// first analysis, when it has no target (targetOf). Each is priced as a
   /// move the result's users would make.
-  SmallVector<SpecAttr> demandsOf(Value result) {
+  SmallVector<SpecAttr> demandsOf(Value result, SpecAttr like = {}) {
     SmallVector<SpecAttr> out;
+    auto add = [&](SpecAttr want) {
+      if (want && !llvm::is_contained(out, want))
+        out.push_back(want);
+    };
+    if (!returnDemands.empty())
+      for (OpOperand &use : result.getUses())
+        if (auto ret = llvm::dyn_cast<func::ReturnOp>(use.getOwner())) {
+          auto it = returnDemands.find(ret->getParentOfType<func::FuncOp>());
+          if (it == returnDemands.end())
+            continue;
+          const ReturnDemand &want = it->second[use.getOperandNumber()];
+          for (SpecAttr s : want.specs)
+            add(s);
+          if (want.whole && like) {
+            auto type = llvm::cast<RankedTensorType>(result.getType());
+            add(specWith(like, Placements(like.getNormalizedPlacements(
+                                                  type.getRank()).size(),
+                                          Placement::replicate())));
+          }
+        }
     if (demands.empty())
       return out;
     for (OpOperand &use : result.getUses())
-      if (SpecAttr want = demands.lookup(&use); want && !llvm::is_contained(out, want))
-        out.push_back(want);
+      add(demands.lookup(&use));
     return out;
   }
 
@@ -1089,7 +1266,7 @@ struct DTensorPropagatePass
              << "; its function needs that mesh's handle as an argument";
     std::string key;
     if (!explain || searchBudget > 0)
-      key = decisionKey(op, like.getPlacements().size());
+      key = decisionKey(op, like);
     auto forcedIt = forced.find(key);
     const std::vector<int64_t> *force =
         forcedIt == forced.end() ? nullptr : &forcedIt->second;
@@ -1182,8 +1359,9 @@ struct DTensorPropagatePass
     for (size_t r = 0; r < numResults; ++r)
       if (!targets[r]) {
         auto type = llvm::cast<RankedTensorType>(op->getResult(r).getType());
-        for (SpecAttr want : demandsOf(op->getResult(r)))
-          demanded[r].push_back(want.getNormalizedPlacements(type.getRank()));
+        for (SpecAttr want : demandsOf(op->getResult(r), like))
+          if (want.getView() == like.getView())
+            demanded[r].push_back(want.getNormalizedPlacements(type.getRank()));
       }
     auto outType = llvm::cast<RankedTensorType>(op->getResult(0).getType());
 

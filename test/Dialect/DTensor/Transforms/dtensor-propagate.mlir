@@ -171,6 +171,37 @@ func.func @lookahead_chain(%m: !dtensor.device_mesh<@mesh>,
   return %od : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
 }
 
+// A private callee looks ahead too, and prices its result's moves to what
+// its caller does with it (here: the next call takes a plain argument, and
+// the public function returns the result plain). So the row-parallel sum is
+// reduced once to R in the callee (one all_reduce per call) instead of
+// reduce-scattered there and gathered again by the caller at every call.
+// CHECK-LABEL: func.func private @mlp_callee
+// CHECK:         dtensor.redistribute {{.*}} [R, P(sum)]>>, !dtensor.device_mesh<@mesh> -> tensor<4x8xf32, #dtensor.spec<@mesh, [R, R]>>
+// CHECK-LABEL: func.func @callee_chain
+// CHECK-NOT:     dtensor.redistribute
+// CHECK:         return
+// GREEDY-LABEL: func.func private @mlp_callee
+// GREEDY:         dtensor.redistribute {{.*}} [R, P(sum)]>>, !dtensor.device_mesh<@mesh> -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>
+func.func private @mlp_callee(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4x8xf32>,
+    %w1: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>,
+    %w2: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<4x8xf32>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %y = linalg.matmul ins(%h, %w2 : tensor<4x8xf32>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%z : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = linalg.map { arith.addf } ins(%y, %x : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>)
+  return %r : tensor<4x8xf32>
+}
+func.func @callee_chain(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4x8xf32>,
+    %w1: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>,
+    %w2: tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> tensor<4x8xf32> {
+  %a = call @mlp_callee(%m, %x, %w1, %w2) : (!dtensor.device_mesh<@mesh>, tensor<4x8xf32>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> tensor<4x8xf32>
+  %b = call @mlp_callee(%m, %a, %w1, %w2) : (!dtensor.device_mesh<@mesh>, tensor<4x8xf32>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(1)]>>, tensor<8x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> tensor<4x8xf32>
+  return %b : tensor<4x8xf32>
+}
+
 // Explain lines from a loop body are printed once, for the carry the loop
 // keeps (it analyses the body once per carry it tries).
 // EXPLAIN: dtensor-propagate: math.tanh at loc({{.*}}:[[@LINE+13]]:10): loops [d0, d0] need operand 0 as [S(0), S(0)], it is [S(0), P(sum)]

@@ -102,6 +102,13 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     functions of more than a few thousand ops), so the search never costs
     more than a constant factor, and by the cost model never loses.
 
+    Callees that look ahead: a function that calls private functions is
+    planned again (lookahead and search) with the callees it calls directly
+    looking ahead themselves and pricing their returned values' moves to
+    what the caller does with the call's results (a layer called twice
+    all-reduces its sum once instead of reduce-scattering it for the caller
+    to gather). That plan is kept only if the function's total cost drops.
+
     Loop-carried values take the init's spec unless the body turns them into
     another, which the loop then carries (the init is redistributed once,
     not every iteration). A private function's unannotated arguments take the
