@@ -1002,8 +1002,7 @@ FailureOr<MValue> assemblePerGroup(Interpreter &I, Operation *op,
   SpecAttr spec = getSpec(type);
   const Interpreter::Groups &groups = I.groupsOf(spec);
   Shape shape(type.getShape().begin(), type.getShape().end());
-  return perGroup(I, spec, [&](const std::vector<int64_t> &group)
-                               -> FailureOr<RValue> {
+  auto make = [&](const std::vector<int64_t> &group) -> FailureOr<RValue> {
     MValue view = Interpreter::gatherGroup(local, group);
     std::string error;
     std::optional<Tensor> global = I.assemble(view, layout, *dt, shape, error);
@@ -1017,7 +1016,16 @@ FailureOr<MValue> assemblePerGroup(Interpreter &I, Operation *op,
       terms = std::make_shared<const std::vector<Tensor>>(std::move(*made));
     }
     return distValue(std::move(*global), spec, layout, std::move(terms));
-  });
+  };
+  // The same locals on every rank make the same value in every group: one
+  // instance, shared (the value stays uniform).
+  if (local.uniform) {
+    FailureOr<RValue> v = make(groups.front());
+    if (failed(v))
+      return failure();
+    return MValue::same(std::move(*v));
+  }
+  return perGroup(I, spec, make);
 }
 
 void registerApi(Kernels &k) {
@@ -1117,12 +1125,35 @@ void registerApi(Kernels &k) {
     if (failed(layout))
       return failure();
     const MValue &src = I.lookup(hint.getSource());
-    if (!src.uniform)
+    SpecAttr spec = getSpec(hint.getType());
+    if (src.uniform) {
+      const RValue &v = src.on(0);
+      Tensor global = v.kind == RValue::Kind::Dist ? v.dist->global : v.tensor;
+      bindDist(I, hint.getResult(), std::move(global), spec, *layout);
+      return success();
+    }
+    // On a sub-mesh each group's value (the ranks of a group hold one).
+    const Interpreter::Groups &groups = I.groupsOf(spec);
+    if (groups.size() == 1)
       return op->emitOpError() << "hints a value that differs across ranks";
-    const RValue &v = src.on(0);
-    Tensor global = v.kind == RValue::Kind::Dist ? v.dist->global : v.tensor;
-    bindDist(I, hint.getResult(), std::move(global), getSpec(hint.getType()),
-             *layout);
+    FailureOr<MValue> made = perGroup(
+        I, spec, [&](const std::vector<int64_t> &group) -> FailureOr<RValue> {
+          const RValue &v = src.on(group.front());
+          Tensor global = v.kind == RValue::Kind::Dist ? v.dist->global : v.tensor;
+          for (int64_t r : group) {
+            const RValue &w = src.on(r);
+            const Tensor &t = w.kind == RValue::Kind::Dist ? w.dist->global : w.tensor;
+            if (!t.isSameAs(global) && !t.sameContents(global))
+              return op->emitOpError()
+                     << "hints a value that differs across the ranks of one "
+                        "group of its sub-mesh (ranks "
+                     << group.front() << " and " << r << ")";
+          }
+          return distValue(std::move(global), spec, *layout);
+        });
+    if (failed(made))
+      return failure();
+    I.bind(hint.getResult(), std::move(*made));
     return success();
   };
   k["dtensor.full_tensor"] = [](Interpreter &I, Operation *op) -> LogicalResult {

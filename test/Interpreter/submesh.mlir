@@ -39,6 +39,8 @@ func.func @tp_mlp(%m: !dtensor.device_mesh<@mesh>, %tp: !dtensor.device_mesh<@me
   %z1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4x32xf32>) -> tensor<4x32xf32>
   %h = linalg.matmul ins(%xt, %w1 : tensor<4x16xf32, #dtensor.spec<@mesh[1], [R]>>, tensor<16x32xf32, #dtensor.spec<@mesh[1], [S(1)]>>)
                      outs(%z1 : tensor<4x32xf32>) -> tensor<4x32xf32>
+  // A hint on a value that differs per dp group: each group's own.
+  %hh = dtensor.hint %h, %tp priority 0 : tensor<4x32xf32>, !dtensor.device_mesh<@mesh[1]> -> tensor<4x32xf32, #dtensor.spec<@mesh[1], [S(1)]>>
   %g = math.tanh %h : tensor<4x32xf32>
   %e2 = tensor.empty() : tensor<4x16xf32>
   %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4x16xf32>) -> tensor<4x16xf32>

@@ -126,9 +126,11 @@ std::string shardSizesText(const DistributedType &t, int64_t d) {
   Shape global(t.global.getShape().begin(), t.global.getShape().end());
   std::string text;
   llvm::raw_string_ostream os(text);
+  // On a sub-mesh or flattened view, ranks are indices in the group.
+  const char *who = t.spec.getMeshDims().empty() ? "rank " : "group index ";
   if (t.layout.numRanks() <= 16) {
     for (auto [r, size] : llvm::enumerate(t.layout.sizeTable(global, d)))
-      os << (r ? ", " : "") << "rank " << r << ": " << size;
+      os << (r ? ", " : "") << who << r << ": " << size;
     return text;
   }
   os << "one of ";

@@ -606,6 +606,9 @@ struct DTensorPropagatePass
     auto plan = [&](bool callees) {
       if (callDepth == 0)
         calleeLookahead = callees;
+      // Each plan counts its own analysed ops (the search's budget shrinks
+      // with them), so a plan made again is made alike.
+      decided.resize(decidedBefore);
       demands.clear();
       if (searching) {
         recordAlternatives = true;
@@ -857,9 +860,12 @@ struct DTensorPropagatePass
       return 0;
     auto ret = llvm::cast<func::ReturnOp>(fn.getBody().front().getTerminator());
     double total = 0;
-    for (auto [v, want] : llvm::zip(ret.getOperands(), it->second)) {
+    for (auto [v, want, type] :
+         llvm::zip(ret.getOperands(), it->second, fn.getResultTypes())) {
       SpecAttr have = specOf(v);
-      if (!have)
+      // An annotated result reaches the caller in its annotation, whatever
+      // the value's spec (returnCost prices that move).
+      if (!have || getSpec(type))
         continue;
       for (SpecAttr spec : want.specs)
         if (spec.getView() == have.getView())

@@ -32,6 +32,8 @@
 #include "dtensor/Dialect/DTensor/IR/DTensor.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/CallInterfaces.h"
@@ -152,7 +154,11 @@ struct DTensorScheduleAsyncPass
       ops.push_back(&op);
     for (Operation *op : ops) {
       if (!isSync(op)) {
-        if (isCollective(op) || communicatesInside(op))
+        // A check (from_local's shape assertion) stays before every
+        // collective after it: a rank holding a wrong shard stops there
+        // rather than entering a collective with it.
+        if (isCollective(op) || communicatesInside(op) ||
+            isa<cf::AssertOp>(op))
           barrier = op;
         continue;
       }

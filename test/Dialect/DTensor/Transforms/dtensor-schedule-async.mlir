@@ -124,3 +124,25 @@ func.func @in_loop(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8xf32>, %z: tenso
   }
   return %r : tensor<8xf32>
 }
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]
+
+// A check (from_local's shape assertion) is a barrier: a collective after it
+// starts after it, so a rank holding a wrong shard stops at the check rather
+// than entering the collective with it.
+// CHECK-LABEL: func.func @after_check
+// CHECK:         cf.assert
+// CHECK-NEXT:    %[[F:.+]] = dtensor.all_gather %arg1, %arg0 mesh_dims = [1] gather_dim = 0 : tensor<?x4xf32>, !dtensor.device_mesh<@mesh> -> !dtensor.future<tensor<?x4xf32>>
+// CHECK:         math.exp
+// CHECK:         dtensor.wait %[[F]]
+func.func @after_check(%m: !dtensor.device_mesh<@mesh>, %l: tensor<?x4xf32>, %n: index, %x: tensor<64xf32>) -> (tensor<?x4xf32>, tensor<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %l, %c0 : tensor<?x4xf32>
+  %ok = arith.cmpi eq, %d, %n : index
+  cf.assert %ok, "from_local: wrong size"
+  %g = dtensor.all_gather %l, %m mesh_dims = [1] gather_dim = 0 : tensor<?x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<?x4xf32>
+  %e = math.exp %x : tensor<64xf32>
+  return %g, %e : tensor<?x4xf32>, tensor<64xf32>
+}
