@@ -1143,7 +1143,7 @@ void registerApi(Kernels &k) {
           for (int64_t r : group) {
             const RValue &w = src.on(r);
             const Tensor &t = w.kind == RValue::Kind::Dist ? w.dist->global : w.tensor;
-            if (!t.isSameAs(global) && !t.sameContents(global))
+            if (!t.sameContents(global))
               return op->emitOpError()
                      << "hints a value that differs across the ranks of one "
                         "group of its sub-mesh (ranks "

@@ -1224,7 +1224,7 @@ LogicalResult Interpreter::runBlock(Block &block,
           const Tensor &first = m.values[group.front()].tensor;
           for (int64_t r : group) {
             const Tensor &t = m.values[r].tensor;
-            if (!t.isSameAs(first) && !t.sameContents(first))
+            if (!t.sameContents(first))
               return op.emitOpError()
                      << "produced a distributed value that differs across "
                         "the ranks of one group of its sub-mesh (ranks "

@@ -427,7 +427,8 @@ double Tensor::at(int64_t i) const {
 
 bool Tensor::sameContents(const Tensor &o) const {
   return type == o.type && dims == o.dims &&
-         (count == 0 || std::memcmp(bytes(), o.bytes(), numBytes()) == 0);
+         (count == 0 || storage == o.storage ||
+          std::memcmp(bytes(), o.bytes(), numBytes()) == 0);
 }
 
 //===----------------------------------------------------------------------===//
