@@ -18,10 +18,10 @@ build="${1:-build}"
 out=.gpu
 rm -rf "$out/stage" "$out/tools.tar.xz" "$out/bench" && mkdir -p "$out/stage/bin" "$out/stage/lib" "$out/stage/python"
 
-for t in dtensor-run; do
+for t in dtensor-run dtensor-opt dtensor-translate; do
   cp "$build/bin/$t" "$out/stage/bin/"
 done
-cp /usr/lib/llvm-22/bin/FileCheck /usr/lib/llvm-22/bin/not /usr/lib/llvm-22/bin/count "$out/stage/bin/"
+cp /usr/lib/llvm-22/bin/FileCheck /usr/lib/llvm-22/bin/split-file /usr/lib/llvm-22/bin/not /usr/lib/llvm-22/bin/count "$out/stage/bin/"
 cp -r /usr/lib/llvm-22/utils/lit/lit "$out/stage/python/"
 find "$out/stage/python" -name __pycache__ -prune -exec rm -rf {} +
 
@@ -48,6 +48,8 @@ rm "$out/stub.c" "$out/xml.map"
 # The bundle's dtensor-run must run on the stand-ins alone.
 LD_LIBRARY_PATH="$PWD/$out/stage/lib" "$out/stage/bin/dtensor-run" \
   examples/compile/megatron_mlp.mlir --verify --pipeline dtensor-compile --quiet >/dev/null
+LD_LIBRARY_PATH="$PWD/$out/stage/lib" "$out/stage/bin/dtensor-opt" \
+  examples/compile/megatron_mlp.mlir --dtensor-compile -o /dev/null
 
 tar -C "$out/stage" -cf - . | xz -T0 -6 > "$out/tools.tar.xz"
 rm -rf "$out/stage"
