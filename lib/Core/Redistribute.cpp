@@ -397,6 +397,16 @@ public:
             const State &after) const {
     if (budget)
       budget->charge();
+    if (only && !(only->meshDims == dims && only->fromDim == fromDim &&
+                  only->toDim == toDim && only->reduce == reduce &&
+                  (only->kind == kind || (only->kind == StepKind::LocalNoop &&
+                                          groupSize(dims) == 1)))) {
+      // Not the step a replay looks for: left unpriced (and unmatchable).
+      Step s;
+      s.kind = kind;
+      s.fromDim = -2;
+      return s;
+    }
     return build(kind, std::move(dims), fromDim, toDim, reduce, before, after,
                  detailed);
   }
@@ -482,6 +492,9 @@ public:
     int64_t rank = req.shape.size();
     std::optional<ReduceKind> partial = s.partialKind();
     for (int64_t m = 0; m < meshRank && !stopped(); ++m) {
+      // A replay needs the steps on its step's mesh dims only.
+      if (only && (only->meshDims.size() != 1 || only->meshDims[0] != m))
+        continue;
       const Placement &p = s.kinds[m];
       if (p.isShard()) {
         int64_t d = p.dim;
@@ -543,7 +556,7 @@ public:
         }
       }
     }
-    if (options.mergeGroups)
+    if (options.mergeGroups && (!only || only->meshDims.size() > 1))
       expandMerged(s, out);
   }
 
@@ -639,6 +652,9 @@ public:
   bool detailed = true;
   /// Counts priced steps and stops expansions when spent (the search's).
   SearchBudget *budget = nullptr;
+  /// When set (a replay), only steps that can equal it are priced; the
+  /// others come out of `make` unpriced, with fromDim -2.
+  const Step *only = nullptr;
   /// Set when a step's byte count did not fit in int64; checkRequest's bound
   /// should make this impossible, and the planners fail rather than use it.
   mutable bool overflowed = false;
@@ -825,31 +841,58 @@ std::optional<Plan> planThroughReplicate(const RedistributeRequest &req,
 }
 } // namespace
 
-std::optional<Plan> replayPlan(const RedistributeRequest &req,
-                               const CostModel &cost,
-                               const std::vector<Step> &steps,
-                               std::string &error) {
-  if (!checkRequest(req, error))
-    return std::nullopt;
+namespace {
+/// replayPlan and replayTimeUs: the plan (with details) into `out` when set,
+/// its time in any case.
+std::optional<double> replay(const RedistributeRequest &req,
+                             const CostModel &cost,
+                             const std::vector<Step> &steps, std::string &error,
+                             Plan *out) {
+  if (out) {
+    if (!checkRequest(req, error))
+      return std::nullopt;
+  } else {
+    // replayTimeUs: the placements were checked with the plan's own
+    // request (the same mesh, rank and placements); only what depends on
+    // the shape is checked again.
+    std::string why;
+    if (req.elementBytes <= 0 ||
+        !verifyGlobalShape(req.shape, req.elementBytes, why)) {
+      error = "tensor shape " + why;
+      return std::nullopt;
+    }
+    if (!checkPaddedBytes(req, error))
+      return std::nullopt;
+  }
   int64_t rank = req.shape.size();
   StepBuilder builder(req, cost);
   builder.detailed = false;
   PlanOptions all;
   all.prunePartials = false;
   State state = State::of(req.from, req.mesh, rank);
-  Plan plan;
+  double time = 0;
   int64_t bytes = 0;
   std::vector<std::pair<Step, State>> options;
   for (const Step &want : steps) {
     options.clear();
+    builder.only = &want;
     builder.expand(state, all, std::nullopt, options);
     bool found = false;
     for (auto &[step, next] : options)
       if (step.kind == want.kind && step.meshDims == want.meshDims &&
           step.fromDim == want.fromDim && step.toDim == want.toDim &&
           step.reduce == want.reduce) {
-        plan.steps.push_back(builder.withDetails(step, state, next));
-        state = next;
+        std::optional<int64_t> sum = checkedAdd(bytes, step.bytesPerRank);
+        if (!sum || builder.overflowed) {
+          error = "the replayed plan moves more bytes per rank than fit in a "
+                  "signed 64-bit integer";
+          return std::nullopt;
+        }
+        bytes = *sum;
+        time += step.timeUs;
+        if (out)
+          out->steps.push_back(builder.withDetails(step, state, next));
+        state = std::move(next);
         found = true;
         break;
       }
@@ -858,21 +901,31 @@ std::optional<Plan> replayPlan(const RedistributeRequest &req,
               " is not legal from " + state.format();
       return std::nullopt;
     }
-    std::optional<int64_t> sum =
-        checkedAdd(bytes, plan.steps.back().bytesPerRank);
-    if (!sum || builder.overflowed) {
-      error = "the replayed plan moves more bytes per rank than fit in a "
-              "signed 64-bit integer";
-      return std::nullopt;
-    }
-    bytes = *sum;
   }
   if (!(state == State::of(req.to, req.mesh, rank))) {
     error = "the replayed plan ends in " + state.format() + ", not " +
             formatPlacements(req.to);
     return std::nullopt;
   }
+  return time;
+}
+} // namespace
+
+std::optional<Plan> replayPlan(const RedistributeRequest &req,
+                               const CostModel &cost,
+                               const std::vector<Step> &steps,
+                               std::string &error) {
+  Plan plan;
+  if (!replay(req, cost, steps, error, &plan))
+    return std::nullopt;
   return plan;
+}
+
+std::optional<double> replayTimeUs(const RedistributeRequest &req,
+                                   const CostModel &cost,
+                                   const std::vector<Step> &steps,
+                                   std::string &error) {
+  return replay(req, cost, steps, error, nullptr);
 }
 
 std::optional<Plan> planGreedy(const RedistributeRequest &req,

@@ -996,6 +996,49 @@ TEST(PlannerReplay, NeverCheaperThanPlanningAndEqualOnEvenShapes) {
   EXPECT_GT(compared, 50);
 }
 
+TEST(PlannerReplay, TimeOnlyReplayEqualsThePlansTime) {
+  // replayTimeUs prices only the steps it replays; on random pairs of 2-D
+  // and 3-D meshes, uneven shapes and merged steps included, it gives
+  // exactly replayPlan's time, and fails exactly where replayPlan does.
+  std::mt19937 rng(11);
+  CostModel cost;
+  const char *pool[] = {"R", "S(0)", "S(1)", "S(2)", "P(sum)", "P(max)"};
+  int replayed = 0, failed = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    Shape mesh = {2, int64_t(2 + rng() % 2)};
+    if (trial % 3 == 0)
+      mesh.push_back(2);
+    std::string from = "[", to = "[";
+    for (size_t m = 0; m < mesh.size(); ++m) {
+      from += std::string(m ? ", " : "") + pool[rng() % 6];
+      to += std::string(m ? ", " : "") + pool[rng() % 5];
+    }
+    from += "]";
+    to += "]";
+    std::string error;
+    std::optional<Plan> base = planRedistribute(
+        request(mesh, {24, 12, 8}, from, to), cost, error);
+    if (!base)
+      continue;
+    RedistributeRequest other = request(
+        mesh, {int64_t(1 + rng() % 30), int64_t(1 + rng() % 30), 8}, from, to);
+    std::string planError, timeError;
+    std::optional<Plan> plan = replayPlan(other, cost, base->steps, planError);
+    std::optional<double> time = replayTimeUs(other, cost, base->steps, timeError);
+    ASSERT_EQ(bool(plan), bool(time)) << from << " -> " << to << ": "
+                                      << planError << " / " << timeError;
+    if (plan) {
+      EXPECT_EQ(plan->timeUs(), *time) << from << " -> " << to;
+      ++replayed;
+    } else {
+      EXPECT_EQ(planError, timeError);
+      ++failed;
+    }
+  }
+  EXPECT_GT(replayed, 100);
+  EXPECT_GT(failed, 0);
+}
+
 TEST(PlannerStates, TensorDimsBeyond255AreDistinct) {
   // States were keyed by one byte per dim: S(256) aliased S(0), and this
   // all_to_all was planned as nothing.

@@ -215,6 +215,16 @@ std::optional<Plan> replayPlan(const RedistributeRequest &request,
                                const std::vector<Step> &steps,
                                std::string &error);
 
+/// replayPlan's time (Plan::timeUs) without building the plan, for callers
+/// that price many shapes of one placement pattern. `steps` must come from a
+/// plan (planRedistribute or replayPlan) for a request with the same mesh,
+/// rank and placements, which checked those; the shape's own bounds are
+/// checked here.
+std::optional<double> replayTimeUs(const RedistributeRequest &request,
+                                   const CostModel &cost,
+                                   const std::vector<Step> &steps,
+                                   std::string &error);
+
 /// Whether two states are the same layout on `mesh` (placements and shard
 /// orders; where a size-1 mesh dim sits in an order does not matter).
 bool sameState(const Placements &a, const Placements &b, const Shape &mesh,

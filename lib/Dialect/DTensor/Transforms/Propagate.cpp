@@ -354,6 +354,7 @@ struct DTensorPropagatePass
     log.clear();
     decisions.clear();
     structuralKeys.clear();
+    recomputables.clear();
     forced.clear();
     alternatives.clear();
     cost.devicesPerHost = devicesPerHost;
@@ -449,8 +450,6 @@ struct DTensorPropagatePass
 
   double priceUncached(const ResolvedMeshView &view, RankedTensorType type,
                        const Placements &from, const Placements &to) {
-    if (sameState(from, to, view.shape, type.getRank()))
-      return 0;
     // One search per placement pattern and size class: a plan found for
     // one shape is replayed (re-priced exactly) on the others. Shapes
     // whose byte counts lie within a factor of two share the plan, so the
@@ -468,14 +467,22 @@ struct DTensorPropagatePass
       elements *= double(d);
     put(elements > 0 ? int64_t(std::ilogb(elements)) : -1);
     appendMoveKey(key, type, view, from, to);
+    // Whether the two are one state depends on the mesh and rank only: an
+    // empty plan records it per pattern.
     auto it = patterns.find(key);
+    if (it != patterns.end() && it->second.empty())
+      return 0;
+    if (it == patterns.end() && sameState(from, to, view.shape, type.getRank())) {
+      patterns.emplace(std::move(key), std::vector<Step>());
+      return 0;
+    }
     if (it != patterns.end()) {
       RedistributeRequest req{view.shape,
                               Shape(type.getShape().begin(), type.getShape().end()),
                               (type.getElementTypeBitWidth() + 7) / 8, from, to};
       std::string error;
-      if (std::optional<Plan> replayed = replayPlan(req, cost, it->second, error))
-        return replayed->timeUs();
+      if (std::optional<double> t = replayTimeUs(req, cost, it->second, error))
+        return *t;
     }
     std::optional<Plan> plan = planFor(view, type, from, to);
     if (!plan)
@@ -499,8 +506,7 @@ struct DTensorPropagatePass
     Operation *producer = res.getOwner();
     if (producer->getBlock() != consumer->getBlock())
       return kInf;
-    std::optional<ShardingRule> rule = recomputableRule(
-        producer, [&](Value t) { return bool(specOf(t)); });
+    const std::optional<ShardingRule> &rule = recomputableRuleOf(producer);
     if (!rule)
       return kInf;
     std::optional<std::vector<Placements>> need =
@@ -534,6 +540,33 @@ struct DTensorPropagatePass
         return kInf;
     }
     return sum;
+  }
+
+  /// recomputableRule of `producer` as propagation now sees it. Types and
+  /// rules do not change during the pass, so the rule is computed once per
+  /// op; only an op whose regions read outer values asks again (whether one
+  /// of those is distributed changes between analyses).
+  struct Recomputable {
+    bool readsOuter = false;
+    std::optional<ShardingRule> rule;
+  };
+  llvm::DenseMap<Operation *, Recomputable> recomputables;
+  std::optional<ShardingRule> scratchRule;
+  const std::optional<ShardingRule> &recomputableRuleOf(Operation *producer) {
+    auto distributed = [&](Value t) { return bool(specOf(t)); };
+    auto [it, fresh] = recomputables.try_emplace(producer);
+    if (fresh) {
+      llvm::SetVector<Value> above;
+      getUsedValuesDefinedAbove(producer->getRegions(), above);
+      it->second.readsOuter = !above.empty();
+      if (!it->second.readsOuter)
+        it->second.rule =
+            recomputableRule(producer, [](Value) { return false; });
+    }
+    if (!it->second.readsOuter)
+      return it->second.rule;
+    scratchRule = recomputableRule(producer, distributed);
+    return scratchRule;
   }
 
   std::optional<Plan> planFor(const ResolvedMeshView &view, RankedTensorType type,
@@ -1377,18 +1410,20 @@ struct DTensorPropagatePass
     std::string divisibilityError;
     std::function<void(int64_t)> enumerate = [&](int64_t m) {
       if (m == meshRank) {
+        // Legal rows and divisibility first: most combinations fail one.
+        for (int64_t d = 0; d < meshRank; ++d)
+          if (!rows[d][choice[d] - kReplicateAll])
+            return;
+        if (!divisibilityHolds(rule, choice, view->shape, divisibilityError))
+          return;
         Candidate c;
         c.factors = choice;
         c.placed.assign(numPlaced + numResults, Placements(meshRank));
         for (int64_t d = 0; d < meshRank; ++d) {
-          const auto &row = rows[d][choice[d] - kReplicateAll];
-          if (!row)
-            return;
+          const auto &row = *rows[d][choice[d] - kReplicateAll];
           for (size_t o = 0; o < numPlaced + numResults; ++o)
-            c.placed[o][d] = (*row)[o];
+            c.placed[o][d] = row[o];
         }
-        if (!divisibilityHolds(rule, choice, view->shape, divisibilityError))
-          return;
         for (size_t o = 0; o < numPlaced + numResults; ++o) {
           // One Partial kind per spec.
           std::optional<ReduceKind> kind;
