@@ -25,7 +25,10 @@
 // CHECK:      verified @small_table: 1 output(s)
 // CHECK-NEXT: communication: 1 collective, 64 bytes/rank
 // CHECK-NEXT:   all_gather         1         64 bytes  mesh dims ["tp"]
-// CHECK: verified 3 of 3 function(s)
+// CHECK:      verified @scaled: 1 output(s)
+// CHECK-NEXT: communication: 1 collective, 64 bytes/rank
+// CHECK-NEXT:   all_reduce         1         64 bytes  mesh dims ["tp"]
+// CHECK: verified 4 of 4 function(s)
 
 // IR-LABEL: func.func @vocab
 // IR:         %[[C:.+]] = dtensor.mesh_coord %arg0 mesh_dims = [1]
@@ -41,6 +44,14 @@
 // IR:         dtensor.all_reduce
 // IR-NOT:     dtensor.all_gather %arg1
 // IR-LABEL: func.func @small_table
+// IR-LABEL: func.func @scaled
+// IR:         linalg.generic
+// IR:           tensor.extract %arg1[
+// IR:           arith.mulf
+// IR:           arith.addf
+// IR:           %[[Y:.+]] = arith.addf
+// IR:           arith.select %{{.*}}, %[[Y]], %{{.*}} : f32
+// IR:         dtensor.all_reduce
 
 dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
 
@@ -113,4 +124,37 @@ func.func @small_table(%m: !dtensor.device_mesh<@mesh>,
   %d = dtensor.distribute_tensor %r, %m : tensor<4x4xf32>, !dtensor.device_mesh<@mesh>
       -> tensor<4x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
   return %d : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}
+
+// A scaled embedding plus a position row, computed in the lookup's body (as
+// an importer's fused embedding * sqrt(d) + positions is): still one
+// all_reduce of the result, the select taking what the body yields, so the
+// +1 and the positions of ranks without the row do not count.
+func.func @scaled(%m: !dtensor.device_mesh<@mesh>,
+                  %table: tensor<64x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>,
+                  %pos: tensor<8xf32, #dtensor.spec<@mesh, [R, R]>>,
+                  %ids: tensor<4xi64, #dtensor.spec<@mesh, [S(0), R]>>)
+    -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  %c64 = arith.constant 64 : i64
+  %scale = arith.constant 2.828427 : f32
+  %one = arith.constant 1.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#ids, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<4xi64, #dtensor.spec<@mesh, [S(0), R]>>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %m0 = arith.remsi %id, %c64 : i64
+    %m1 = arith.addi %m0, %c64 : i64
+    %m2 = arith.remsi %m1, %c64 : i64
+    %row = arith.index_cast %m2 : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<64x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+    %s = arith.mulf %v, %scale : f32
+    %p = tensor.extract %pos[%col] : tensor<8xf32, #dtensor.spec<@mesh, [R, R]>>
+    %a = arith.addf %s, %p : f32
+    %b = arith.addf %a, %one : f32
+    linalg.yield %b : f32
+  } -> tensor<4x8xf32>
+  %d = dtensor.distribute_tensor %r, %m : tensor<4x8xf32>, !dtensor.device_mesh<@mesh>
+      -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %d : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
 }

@@ -23,6 +23,13 @@
 //   %p = linalg.generic ... { %l = %i - %o; %in = 0 <= %l < size(t, d)
 //                             %v = tensor.extract %t[.., select(%in, %l, 0), ..]
 //                             linalg.yield select(%in, %v, 0) }
+//
+// The body may compute on the looked-up value before it yields (a scaled
+// embedding, a sum with another table's row): the select then takes what it
+// yields, so only the rank holding the row contributes. A rank that does
+// not hold it computes on its own first row, so the ops on that path must be
+// safe on any element: scalar arith and math, no integer division or
+// remainder, no read indexed by the value.
 //   %r = dtensor.all_reduce %p, %m mesh_dims = K reduce = sum
 //
 // Only even gathers (every shard of the same size) of one user are
@@ -45,6 +52,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir {
 namespace dtensor {
@@ -183,9 +191,12 @@ struct DTensorMaskLookupsPass
       rewrite(op, extract);
   }
 
-  /// The extract a pure lookup yields: every loop parallel, one result whose
-  /// init is not read, the yield the value of a tensor.extract of a tensor
-  /// defined outside the op.
+  /// The read of a gathered table in a lookup: every loop parallel, one
+  /// result whose init is not read, and a tensor.extract in the body of an
+  /// all_gather's result defined outside the op, whose value reaches the
+  /// yield only through ops that are safe on another element of the table
+  /// (masking selects zero at the yield, so a rank that does not hold the
+  /// row computes on its own first row and discards the result).
   static tensor::ExtractOp lookupOf(linalg::GenericOp op) {
     if (op->getNumResults() != 1 || op.getNumDpsInits() != 1 ||
         op.getNumReductionLoops() != 0)
@@ -193,14 +204,50 @@ struct DTensorMaskLookupsPass
     Block &body = op.getRegion().front();
     if (!body.getArguments().back().use_empty())
       return {};
-    auto yield = llvm::cast<linalg::YieldOp>(body.getTerminator());
-    auto extract = yield.getValues()[0].getDefiningOp<tensor::ExtractOp>();
-    if (!extract || extract->getBlock() != &body ||
-        op->isAncestor(extract.getTensor().getParentBlock()->getParentOp()))
-      return {};
-    if (!extract.getResult().hasOneUse())
-      return {};
-    return extract;
+    for (Operation &inner : body) {
+      auto extract = llvm::dyn_cast<tensor::ExtractOp>(inner);
+      if (!extract || !extract.getTensor().getDefiningOp<AllGatherOp>() ||
+          op->isAncestor(extract.getTensor().getParentBlock()->getParentOp()))
+        continue;
+      if (safeOnOtherRows(extract))
+        return extract;
+    }
+    return {};
+  }
+
+  /// Whether everything computed from `extract`'s value in its block is
+  /// scalar arithmetic that cannot trap or read memory whatever the value
+  /// (no integer division or remainder, no other read indexed by it), and
+  /// it stays in the block.
+  static bool safeOnOtherRows(tensor::ExtractOp extract) {
+    SmallVector<Value> work{extract.getResult()};
+    llvm::DenseSet<Operation *> seen;
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      for (Operation *user : v.getUsers()) {
+        if (user->getBlock() != extract->getBlock())
+          return false;
+        if (llvm::isa<linalg::YieldOp>(user))
+          continue;
+        if (!seen.insert(user).second)
+          continue;
+        if (user->getNumRegions() || !isMemoryEffectFree(user) ||
+            llvm::isa<tensor::ExtractOp, arith::DivSIOp, arith::DivUIOp,
+                      arith::RemSIOp, arith::RemUIOp, arith::CeilDivSIOp,
+                      arith::CeilDivUIOp, arith::FloorDivSIOp>(user))
+          return false;
+        Dialect *dialect = user->getDialect();
+        if (!dialect || (dialect->getNamespace() != "arith" &&
+                         dialect->getNamespace() != "math"))
+          return false;
+        for (Value r : user->getResults()) {
+          if (llvm::isa<ShapedType>(r.getType()))
+            return false;
+          work.push_back(r);
+        }
+      }
+    }
+    return true;
   }
 
   void rewrite(linalg::GenericOp op, tensor::ExtractOp extract) {
@@ -241,9 +288,11 @@ struct DTensorMaskLookupsPass
     for (Value v : above)
       if (v != gather.getResult() && !uniform.of(v))
         return;
-    Type elem = extract.getType();
-    if (!llvm::isa<FloatType, IntegerType>(elem))
-      return;
+    auto yield = llvm::cast<linalg::YieldOp>(
+        op.getRegion().front().getTerminator());
+    Type elem = yield.getValues()[0].getType();
+    if (!llvm::isa<FloatType, IntegerType>(elem) || elem.isInteger(1))
+      return; // summed by the group: a number, not a flag
 
     Location loc = op.getLoc();
     OpBuilder b(op);
@@ -264,10 +313,14 @@ struct DTensorMaskLookupsPass
     Value in = arith::AndIOp::create(b, loc, ge, lt);
     indices[d] = arith::SelectOp::create(b, loc, in, mine, zeroIndex);
     Value read = tensor::ExtractOp::create(b, loc, gather.getInput(), indices);
-    Value zero = arith::ConstantOp::create(b, loc, elem, b.getZeroAttr(elem));
-    Value masked = arith::SelectOp::create(b, loc, in, read, zero);
-    extract.getResult().replaceAllUsesWith(masked);
+    extract.getResult().replaceAllUsesWith(read);
     extract.erase();
+    // What the body yields from it counts on the rank that holds the row.
+    b.setInsertionPoint(yield);
+    Value zero = arith::ConstantOp::create(b, loc, elem, b.getZeroAttr(elem));
+    Value masked =
+        arith::SelectOp::create(b, loc, in, yield.getValues()[0], zero);
+    yield->setOperand(0, masked);
 
     // The group sums its terms: one rank's value and zeros.
     b.setInsertionPointAfter(op);

@@ -72,15 +72,20 @@ dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
 #out = affine_map<(i, j) -> (i, j)>
 
 // A function without a contract (local code: its arguments may differ per
-// rank), a lookup in a loop around which the table was gathered once, and a
-// body that computes on the value: all keep the gather.
+// rank), a lookup in a loop around which the table was gathered once, a body
+// that divides by the value (a rank without the row would divide by its own
+// first row's value, maybe zero) and one that reads another table at the
+// value: all keep the gather.
 // CHECK-LABEL: func.func @no_contract
 // CHECK:         dtensor.all_gather
 // CHECK-NOT:     dtensor.all_reduce
 // CHECK-LABEL: func.func @in_loop
 // CHECK:         dtensor.all_gather
 // CHECK-NOT:     dtensor.all_reduce
-// CHECK-LABEL: func.func @computes
+// CHECK-LABEL: func.func @divides
+// CHECK:         dtensor.all_gather
+// CHECK-NOT:     dtensor.all_reduce
+// CHECK-LABEL: func.func @reads_at_value
 // CHECK:         dtensor.all_gather
 // CHECK-NOT:     dtensor.all_reduce
 func.func @no_contract(%m: !dtensor.device_mesh<@mesh>, %t: tensor<32x8xf32>, %ids: tensor<2xindex>) -> tensor<2x8xf32> {
@@ -118,9 +123,67 @@ func.func @in_loop(%m: !dtensor.device_mesh<@mesh>,
   return %r : tensor<2x8xf32>
 }
 
+func.func @divides(%m: !dtensor.device_mesh<@mesh>,
+                   %t: tensor<32x8xi32> {dtensor.global = tensor<64x8xi32, #dtensor.spec<@mesh, [R, S(0)]>>},
+                   %ids: tensor<2xindex> {dtensor.global = tensor<4xindex, #dtensor.spec<@mesh, [S(0), R]>>})
+    -> tensor<2x8xi32> {
+  %c7 = arith.constant 7 : i32
+  %g = dtensor.all_gather %t, %m mesh_dims = [1] gather_dim = 0 : tensor<32x8xi32>, !dtensor.device_mesh<@mesh> -> tensor<64x8xi32>
+  %e = tensor.empty() : tensor<2x8xi32>
+  %r = linalg.generic {indexing_maps = [#ids, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<2xindex>) outs(%e : tensor<2x8xi32>) {
+  ^bb0(%i: index, %o: i32):
+    %j = linalg.index 1 : index
+    %v = tensor.extract %g[%i, %j] : tensor<64x8xi32>
+    %x = arith.divsi %c7, %v : i32
+    linalg.yield %x : i32
+  } -> tensor<2x8xi32>
+  return %r : tensor<2x8xi32>
+}
+
+func.func @reads_at_value(%m: !dtensor.device_mesh<@mesh>,
+                          %t: tensor<32x8xindex> {dtensor.global = tensor<64x8xindex, #dtensor.spec<@mesh, [R, S(0)]>>},
+                          %u: tensor<100xf32> {dtensor.global = tensor<100xf32, #dtensor.spec<@mesh, [R, R]>>},
+                          %ids: tensor<2xindex> {dtensor.global = tensor<4xindex, #dtensor.spec<@mesh, [S(0), R]>>})
+    -> tensor<2x8xf32> {
+  %g = dtensor.all_gather %t, %m mesh_dims = [1] gather_dim = 0 : tensor<32x8xindex>, !dtensor.device_mesh<@mesh> -> tensor<64x8xindex>
+  %e = tensor.empty() : tensor<2x8xf32>
+  %r = linalg.generic {indexing_maps = [#ids, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<2xindex>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%i: index, %o: f32):
+    %j = linalg.index 1 : index
+    %v = tensor.extract %g[%i, %j] : tensor<64x8xindex>
+    %x = tensor.extract %u[%v] : tensor<100xf32>
+    linalg.yield %x : f32
+  } -> tensor<2x8xf32>
+  return %r : tensor<2x8xf32>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
+
+#ids = affine_map<(i, j) -> (i)>
+#out = affine_map<(i, j) -> (i, j)>
+
+// A body that computes on the looked-up value (a scaled exponential, plus a
+// row of another, replicated table): the select takes what it yields, so
+// exp(0) of a rank without the row does not count.
+// CHECK-LABEL: func.func @computes
+// CHECK-NOT:     dtensor.all_gather
+// CHECK:         %[[G:.+]] = linalg.generic
+// CHECK:           %[[IN:.+]] = arith.andi
+// CHECK:           %[[V:.+]] = tensor.extract %arg1[%{{.*}}, %{{.*}}] : tensor<32x8xf32>
+// CHECK:           %[[X:.+]] = math.exp %[[V]]
+// CHECK:           %[[Y:.+]] = arith.addf
+// CHECK:           %[[M:.+]] = arith.select %[[IN]], %[[Y]], %{{.*}} : f32
+// CHECK:           linalg.yield %[[M]]
+// CHECK:         %[[R:.+]] = dtensor.all_reduce %[[G]], %arg0 mesh_dims = [1] reduce = sum
+// CHECK:         return %[[R]]
 func.func @computes(%m: !dtensor.device_mesh<@mesh>,
                     %t: tensor<32x8xf32> {dtensor.global = tensor<64x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>},
-                    %ids: tensor<2xindex> {dtensor.global = tensor<4xindex, #dtensor.spec<@mesh, [S(0), R]>>})
+                    %ids: tensor<2xindex> {dtensor.global = tensor<4xindex, #dtensor.spec<@mesh, [S(0), R]>>},
+                    %pos: tensor<8xf32> {dtensor.global = tensor<8xf32, #dtensor.spec<@mesh, [R, R]>>})
     -> tensor<2x8xf32> {
   %g = dtensor.all_gather %t, %m mesh_dims = [1] gather_dim = 0 : tensor<32x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<64x8xf32>
   %e = tensor.empty() : tensor<2x8xf32>
@@ -130,7 +193,9 @@ func.func @computes(%m: !dtensor.device_mesh<@mesh>,
     %j = linalg.index 1 : index
     %v = tensor.extract %g[%i, %j] : tensor<64x8xf32>
     %x = math.exp %v : f32
-    linalg.yield %x : f32
+    %p = tensor.extract %pos[%j] : tensor<8xf32>
+    %y = arith.addf %x, %p : f32
+    linalg.yield %y : f32
   } -> tensor<2x8xf32>
   return %r : tensor<2x8xf32>
 }
