@@ -28,7 +28,14 @@
 // CHECK:      verified @scaled: 1 output(s)
 // CHECK-NEXT: communication: 1 collective, 64 bytes/rank
 // CHECK-NEXT:   all_reduce         1         64 bytes  mesh dims ["tp"]
-// CHECK: verified 4 of 4 function(s)
+// CHECK:      verified @uneven: 1 output(s)
+// CHECK-NEXT: communication: 1 collective, 64 bytes/rank
+// CHECK-NEXT:   all_reduce         1         64 bytes  mesh dims ["tp"]
+// CHECK:      verified @empty_shard: 1 output(s)
+// CHECK-NEXT: communication: 2 collectives, 768 bytes/rank
+// CHECK-NEXT:   all_gather         1        512 bytes  mesh dims ["tp"]
+// CHECK-NEXT:   all_reduce         1        256 bytes  mesh dims ["dp"]
+// CHECK: verified 6 of 6 function(s)
 
 // IR-LABEL: func.func @vocab
 // IR:         %[[C:.+]] = dtensor.mesh_coord %arg0 mesh_dims = [1]
@@ -157,4 +164,54 @@ func.func @scaled(%m: !dtensor.device_mesh<@mesh>,
   %d = dtensor.distribute_tensor %r, %m : tensor<4x8xf32>, !dtensor.device_mesh<@mesh>
       -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
   return %d : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}
+
+// Uneven tables: 63 rows over tp (32 and 31), gathered as padded pieces and
+// sliced; the masked lookup reads the rank's padded piece. Then 3 rows over
+// dp x tp (1, 1, 1 and an empty shard): the tp gather stays, the dp gather
+// is masked, and the rank with no rows reads its (zero) padding, masked.
+func.func @uneven(%m: !dtensor.device_mesh<@mesh>,
+                 %table: tensor<63x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>,
+                 %ids: tensor<4xi64, #dtensor.spec<@mesh, [S(0), R]>>)
+    -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>> {
+  %c64 = arith.constant 63 : i64
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#ids, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<4xi64, #dtensor.spec<@mesh, [S(0), R]>>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    // (id mod 64 + 64) mod 64: a row of the table whatever the generated id.
+    %m0 = arith.remsi %id, %c64 : i64
+    %m1 = arith.addi %m0, %c64 : i64
+    %m2 = arith.remsi %m1, %c64 : i64
+    %row = arith.index_cast %m2 : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<63x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  %d = dtensor.distribute_tensor %r, %m : tensor<4x8xf32>, !dtensor.device_mesh<@mesh>
+      -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+  return %d : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>
+}
+
+
+func.func @empty_shard(%m: !dtensor.device_mesh<@mesh>,
+                       %table: tensor<3x64xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>,
+                       %ids: tensor<1xi64, #dtensor.spec<@mesh, [R, R]>>)
+    -> tensor<1x64xf32, #dtensor.spec<@mesh, [R, R]>> {
+  %c3 = arith.constant 3 : i64
+  %e = tensor.empty() : tensor<1x64xf32>
+  %r = linalg.generic {indexing_maps = [#ids, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<1xi64, #dtensor.spec<@mesh, [R, R]>>) outs(%e : tensor<1x64xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %m0 = arith.remsi %id, %c3 : i64
+    %m1 = arith.addi %m0, %c3 : i64
+    %m2 = arith.remsi %m1, %c3 : i64
+    %row = arith.index_cast %m2 : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<3x64xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>
+    linalg.yield %v : f32
+  } -> tensor<1x64xf32>
+  %d = dtensor.distribute_tensor %r, %m : tensor<1x64xf32>, !dtensor.device_mesh<@mesh>
+      -> tensor<1x64xf32, #dtensor.spec<@mesh, [R, R]>>
+  return %d : tensor<1x64xf32, #dtensor.spec<@mesh, [R, R]>>
 }

@@ -23,6 +23,7 @@
 //   %p = linalg.generic ... { %l = %i - %o; %in = 0 <= %l < size(t, d)
 //                             %v = tensor.extract %t[.., select(%in, %l, 0), ..]
 //                             linalg.yield select(%in, %v, 0) }
+//   %r = dtensor.all_reduce %p, %m mesh_dims = K reduce = sum
 //
 // The body may compute on the looked-up value before it yields (a scaled
 // embedding, a sum with another table's row): the select then takes what it
@@ -30,9 +31,10 @@
 // not hold it computes on its own first row, so the ops on that path must be
 // safe on any element: scalar arith and math, no integer division or
 // remainder, no read indexed by the value.
-//   %r = dtensor.all_reduce %p, %m mesh_dims = K reduce = sum
 //
-// Only even gathers (every shard of the same size) of one user are
+// An uneven table is gathered as padded pieces and sliced to its rows; the
+// lookup then reads the rank's padded piece (never empty, so the clamped
+// read stays in bounds on a rank whose shard is). Gathers of one user are
 // rewritten, in functions whose uniformity across the group is known from
 // the compiled function's contract (`dtensor.global`: a distributed argument
 // replicated on the group, or a plain argument of a function that has a
@@ -206,13 +208,38 @@ struct DTensorMaskLookupsPass
       return {};
     for (Operation &inner : body) {
       auto extract = llvm::dyn_cast<tensor::ExtractOp>(inner);
-      if (!extract || !extract.getTensor().getDefiningOp<AllGatherOp>() ||
+      if (!extract || !gatherOf(extract.getTensor()) ||
           op->isAncestor(extract.getTensor().getParentBlock()->getParentOp()))
         continue;
       if (safeOnOtherRows(extract))
         return extract;
     }
     return {};
+  }
+
+  /// The gather a table comes from: an all_gather's result, or (an uneven
+  /// table, gathered as padded pieces) the leading rows of one along its
+  /// gather dim, the rest whole. Global row g is then row g - r * piece of
+  /// rank r's padded piece, as for an even table.
+  static AllGatherOp gatherOf(Value table) {
+    if (auto g = table.getDefiningOp<AllGatherOp>())
+      return g;
+    auto slice = table.getDefiningOp<tensor::ExtractSliceOp>();
+    if (!slice || !slice->hasOneUse())
+      return {};
+    auto g = slice.getSource().getDefiningOp<AllGatherOp>();
+    if (!g)
+      return {};
+    auto whole = g.getResultTensorType();
+    auto part = llvm::cast<RankedTensorType>(slice.getResult().getType());
+    if (!whole.hasStaticShape() || !part.hasStaticShape() ||
+        part.getRank() != whole.getRank() || slice.getDroppedDims().any())
+      return {};
+    for (int64_t d = 0; d < whole.getRank(); ++d)
+      if (slice.getStaticOffsets()[d] != 0 || slice.getStaticStrides()[d] != 1 ||
+          (d != g.getGatherDim() && part.getDimSize(d) != whole.getDimSize(d)))
+        return {};
+    return g;
   }
 
   /// Whether everything computed from `extract`'s value in its block is
@@ -251,9 +278,10 @@ struct DTensorMaskLookupsPass
   }
 
   void rewrite(linalg::GenericOp op, tensor::ExtractOp extract) {
-    auto gather = extract.getTensor().getDefiningOp<AllGatherOp>();
+    AllGatherOp gather = gatherOf(extract.getTensor());
     if (!gather || gather.isAsync() || !gather->hasOneUse())
       return;
+    auto slice = extract.getTensor().getDefiningOp<tensor::ExtractSliceOp>();
     // In one block: a lookup in a loop around which the table was gathered
     // once would all-reduce on every trip.
     if (gather->getBlock() != op->getBlock())
@@ -272,7 +300,7 @@ struct DTensorMaskLookupsPass
       return;
     int64_t parts = whole.getDimSize(d) / local.getDimSize(d);
     if (parts * local.getDimSize(d) != whole.getDimSize(d))
-      return; // an uneven gather pads its pieces
+      return; // (all_gather pieces are equal; uneven tables are padded)
     // It pays when the table moves more than the result would, twice.
     std::optional<int64_t> tableBytes = staticBytes(whole);
     std::optional<int64_t> resultBytes = staticBytes(op->getResult(0).getType());
@@ -286,7 +314,7 @@ struct DTensorMaskLookupsPass
     llvm::SetVector<Value> above;
     getUsedValuesDefinedAbove(op->getRegions(), above);
     for (Value v : above)
-      if (v != gather.getResult() && !uniform.of(v))
+      if (v != extract.getTensor() && !uniform.of(v))
         return;
     auto yield = llvm::cast<linalg::YieldOp>(
         op.getRegion().front().getTerminator());
@@ -328,6 +356,8 @@ struct DTensorMaskLookupsPass
                                     op->getResult(0), gather.getMesh(),
                                     gather.getMeshDims(), Reduction::Sum);
     op->getResult(0).replaceAllUsesExcept(sum, sum.getDefiningOp());
+    if (slice)
+      slice.erase();
     gather.erase();
     ++numMasked;
   }

@@ -199,3 +199,60 @@ func.func @computes(%m: !dtensor.device_mesh<@mesh>,
   } -> tensor<2x8xf32>
   return %r : tensor<2x8xf32>
 }
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
+
+#ids = affine_map<(i, j) -> (i)>
+#out = affine_map<(i, j) -> (i, j)>
+
+// An uneven table (63 rows: 32 and 31) gathered as padded pieces and sliced
+// to its rows: the lookup reads the padded piece, the slice and the gather
+// go. A slice that drops leading rows, or cuts another dim, keeps them.
+// CHECK-LABEL: func.func @uneven
+// CHECK-NOT:     dtensor.all_gather
+// CHECK-NOT:     tensor.extract_slice
+// CHECK:         linalg.generic
+// CHECK:           tensor.extract %[[P:.+]][%{{.*}}, %{{.*}}] : tensor<32x8xf32>
+// CHECK:         dtensor.all_reduce
+// CHECK-LABEL: func.func @offset_slice
+// CHECK:         dtensor.all_gather
+// CHECK-NOT:     dtensor.all_reduce
+func.func @uneven(%m: !dtensor.device_mesh<@mesh>,
+                  %t: tensor<?x8xf32> {dtensor.global = tensor<63x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>},
+                  %ids: tensor<2xindex> {dtensor.global = tensor<4xindex, #dtensor.spec<@mesh, [S(0), R]>>})
+    -> (tensor<2x8xf32> {dtensor.global = tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>}) {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant dense<0.0> : tensor<32x8xf32>
+  %n = tensor.dim %t, %c0 : tensor<?x8xf32>
+  %p = tensor.insert_slice %t into %z[0, 0] [%n, 8] [1, 1] : tensor<?x8xf32> into tensor<32x8xf32>
+  %g = dtensor.all_gather %p, %m mesh_dims = [1] gather_dim = 0 : tensor<32x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<64x8xf32>
+  %s = tensor.extract_slice %g[0, 0] [63, 8] [1, 1] : tensor<64x8xf32> to tensor<63x8xf32>
+  %e = tensor.empty() : tensor<2x8xf32>
+  %r = linalg.generic {indexing_maps = [#ids, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<2xindex>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%i: index, %o: f32):
+    %j = linalg.index 1 : index
+    %v = tensor.extract %s[%i, %j] : tensor<63x8xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x8xf32>
+  return %r : tensor<2x8xf32>
+}
+
+func.func @offset_slice(%m: !dtensor.device_mesh<@mesh>,
+                        %t: tensor<32x8xf32> {dtensor.global = tensor<64x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>},
+                        %ids: tensor<2xindex> {dtensor.global = tensor<4xindex, #dtensor.spec<@mesh, [S(0), R]>>})
+    -> (tensor<2x8xf32> {dtensor.global = tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), R]>>}) {
+  %g = dtensor.all_gather %t, %m mesh_dims = [1] gather_dim = 0 : tensor<32x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<64x8xf32>
+  %s = tensor.extract_slice %g[1, 0] [63, 8] [1, 1] : tensor<64x8xf32> to tensor<63x8xf32>
+  %e = tensor.empty() : tensor<2x8xf32>
+  %r = linalg.generic {indexing_maps = [#ids, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<2xindex>) outs(%e : tensor<2x8xf32>) {
+  ^bb0(%i: index, %o: f32):
+    %j = linalg.index 1 : index
+    %v = tensor.extract %s[%i, %j] : tensor<63x8xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x8xf32>
+  return %r : tensor<2x8xf32>
+}
