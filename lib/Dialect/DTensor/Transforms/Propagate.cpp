@@ -278,9 +278,51 @@ struct DTensorPropagatePass
     /// would avoid.
     std::vector<std::vector<int64_t>> alternatives;
     double moveCost;
+    /// The operands it moves (operand number, spec), marked paid again.
+    SmallVector<std::pair<unsigned, Attribute>> moved;
   };
   std::unordered_map<std::string, Decision> decisions;
   llvm::DenseMap<Operation *, std::string> structuralKeys;
+
+  /// Moves already paid in this analysis: a value moved to a spec for an op
+  /// in a block. A later op of the same block that needs the value in the
+  /// same spec reuses that redistribution (insert-redistribute makes one
+  /// per user and dtensor-optimize-collectives merges equal ones), so it
+  /// pays nothing for it. Only values with several users appear.
+  llvm::DenseMap<Value, SmallVector<std::pair<Attribute, Block *>, 2>> paidMoves;
+  bool alreadyPaid(Value v, Attribute spec, Block *block) const {
+    auto it = paidMoves.find(v);
+    return it != paidMoves.end() &&
+           llvm::is_contained(it->second, std::make_pair(spec, block));
+  }
+  /// The moves of `op`'s operands already paid in its block, as key bytes:
+  /// part of the decision cache's key (pricing depends on them), not of the
+  /// key the local search forces choices by (an earlier forced choice may
+  /// change what is paid, and the choice must still apply).
+  void appendPaidKey(std::string &key, Operation *op) const {
+    for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+      auto paid = paidMoves.find(v);
+      if (paid == paidMoves.end())
+        continue;
+      SmallVector<intptr_t> specs;
+      for (auto [spec, block] : paid->second)
+        if (block == op->getBlock())
+          specs.push_back(reinterpret_cast<intptr_t>(spec.getAsOpaquePointer()));
+      if (specs.empty())
+        continue;
+      llvm::sort(specs);
+      int64_t operand = int64_t(i);
+      key.append("\xfe paid");
+      key.append(reinterpret_cast<const char *>(&operand), 8);
+      for (intptr_t p : specs)
+        key.append(reinterpret_cast<const char *>(&p), 8);
+    }
+  }
+  void markPaid(Value v, Attribute spec, Block *block) {
+    if (v.hasOneUse() || alreadyPaid(v, spec, block))
+      return;
+    paidMoves[v].push_back({spec, block});
+  }
 
   /// Local search (see the pass description): the choice forced at every
   /// op with a decision key, and the alternatives recorded in the analysis
@@ -355,6 +397,7 @@ struct DTensorPropagatePass
     decisions.clear();
     structuralKeys.clear();
     recomputables.clear();
+    paidMoves.clear();
     forced.clear();
     alternatives.clear();
     cost.devicesPerHost = devicesPerHost;
@@ -793,6 +836,7 @@ struct DTensorPropagatePass
     auto forget = [&](Value v) {
       chosen.erase(v);
       strength.erase(v);
+      paidMoves.erase(v);
     };
     auto forgetInside = [&](Operation *root, bool arguments) {
       root->walk([&](Operation *op) {
@@ -1312,6 +1356,7 @@ struct DTensorPropagatePass
     // A forced choice is cached apart (the same op forced alike decides
     // alike).
     std::string cacheKey = key;
+    appendPaidKey(cacheKey, op);
     if (force) {
       cacheKey.append("\xff forced");
       for (int64_t f : *force)
@@ -1328,6 +1373,8 @@ struct DTensorPropagatePass
         // The key holds the op's attribute dictionary: this one is the
         // representative's with the same two specs set.
         op->setDiscardableAttrs(d.attrs);
+        for (auto [operand, spec] : d.moved)
+          markPaid(op->getOperand(operand), spec, op->getBlock());
         decided.push_back(op);
         for (auto [res, spec] : llvm::zip(op->getResults(), d.results))
           choose(res, spec, d.followed);
@@ -1473,6 +1520,9 @@ struct DTensorPropagatePass
         if (pays[o] && c.placed[o] != canonical[o])
         {
           Value v = op->getOperand(rule.operands[o]);
+          if (paidMoves.count(v) &&
+              alreadyPaid(v, specWith(like, c.placed[o]), op->getBlock()))
+            continue; // an earlier user's redistribution serves this one
           double move = priceOf(*view, llvm::cast<RankedTensorType>(v.getType()),
                                 current[o], c.placed[o]);
           // dtensor-narrow-moves may move the producer's inputs instead.
@@ -1580,6 +1630,16 @@ struct DTensorPropagatePass
       return diag;
     }
     spent += best->moveCost + best->targetCost;
+    SmallVector<std::pair<unsigned, Attribute>> movedOperands;
+    for (size_t o = 0; o < numPlaced; ++o)
+      if (pays[o] && best->placed[o] != canonical[o]) {
+        Value v = op->getOperand(rule.operands[o]);
+        if (v.hasOneUse())
+          continue;
+        SpecAttr spec = specWith(like, best->placed[o]);
+        movedOperands.push_back({rule.operands[o], spec});
+        markPaid(v, spec, op->getBlock());
+      }
     if (explain)
       for (size_t r = 0; r < numResults; ++r) {
         const Placements &have = best->placed[numPlaced + r];
@@ -1627,7 +1687,8 @@ struct DTensorPropagatePass
                  followed,
                  best->moveCost + best->targetCost,
                  std::move(offered),
-                 best->moveCost};
+                 best->moveCost,
+                 std::move(movedOperands)};
       for (size_t r = 0; r < numResults; ++r)
         d.results.push_back(specWith(like, best->placed[numPlaced + r]));
       decisions.emplace(std::move(cacheKey), std::move(d)); // keeps a first entry
