@@ -30,7 +30,7 @@
 // yields, so only the rank holding the row contributes. A rank that does
 // not hold it computes on its own first row, so the ops on that path must be
 // safe on any element: scalar arith and math, no integer division or
-// remainder, no read indexed by the value.
+// remainder, no float-to-integer conversion, no read indexed by the value.
 //
 // An uneven table is gathered as padded pieces and sliced to its rows; the
 // lookup then reads the rank's padded piece (never empty, so the clamped
@@ -244,8 +244,8 @@ struct DTensorMaskLookupsPass
 
   /// Whether everything computed from `extract`'s value in its block is
   /// scalar arithmetic that cannot trap or read memory whatever the value
-  /// (no integer division or remainder, no other read indexed by it), and
-  /// it stays in the block.
+  /// (no integer division or remainder, no float-to-integer conversion, no
+  /// other read indexed by it), and it stays in the block.
   static bool safeOnOtherRows(tensor::ExtractOp extract) {
     SmallVector<Value> work{extract.getResult()};
     llvm::DenseSet<Operation *> seen;
@@ -261,7 +261,9 @@ struct DTensorMaskLookupsPass
         if (user->getNumRegions() || !isMemoryEffectFree(user) ||
             llvm::isa<tensor::ExtractOp, arith::DivSIOp, arith::DivUIOp,
                       arith::RemSIOp, arith::RemUIOp, arith::CeilDivSIOp,
-                      arith::CeilDivUIOp, arith::FloorDivSIOp>(user))
+                      arith::CeilDivUIOp, arith::FloorDivSIOp,
+                      // out of range, undefined in the emitted C++
+                      arith::FPToSIOp, arith::FPToUIOp>(user))
           return false;
         Dialect *dialect = user->getDialect();
         if (!dialect || (dialect->getNamespace() != "arith" &&

@@ -74,8 +74,9 @@ dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
 // A function without a contract (local code: its arguments may differ per
 // rank), a lookup in a loop around which the table was gathered once, a body
 // that divides by the value (a rank without the row would divide by its own
-// first row's value, maybe zero) and one that reads another table at the
-// value: all keep the gather.
+// first row's value, maybe zero), one that converts it to an integer
+// (undefined out of range in the emitted C++) and one that reads another
+// table at the value: all keep the gather.
 // CHECK-LABEL: func.func @no_contract
 // CHECK:         dtensor.all_gather
 // CHECK-NOT:     dtensor.all_reduce
@@ -83,6 +84,9 @@ dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
 // CHECK:         dtensor.all_gather
 // CHECK-NOT:     dtensor.all_reduce
 // CHECK-LABEL: func.func @divides
+// CHECK:         dtensor.all_gather
+// CHECK-NOT:     dtensor.all_reduce
+// CHECK-LABEL: func.func @converts
 // CHECK:         dtensor.all_gather
 // CHECK-NOT:     dtensor.all_reduce
 // CHECK-LABEL: func.func @reads_at_value
@@ -136,6 +140,23 @@ func.func @divides(%m: !dtensor.device_mesh<@mesh>,
     %j = linalg.index 1 : index
     %v = tensor.extract %g[%i, %j] : tensor<64x8xi32>
     %x = arith.divsi %c7, %v : i32
+    linalg.yield %x : i32
+  } -> tensor<2x8xi32>
+  return %r : tensor<2x8xi32>
+}
+
+func.func @converts(%m: !dtensor.device_mesh<@mesh>,
+                    %t: tensor<32x8xf32> {dtensor.global = tensor<64x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>},
+                    %ids: tensor<2xindex> {dtensor.global = tensor<4xindex, #dtensor.spec<@mesh, [S(0), R]>>})
+    -> tensor<2x8xi32> {
+  %g = dtensor.all_gather %t, %m mesh_dims = [1] gather_dim = 0 : tensor<32x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<64x8xf32>
+  %e = tensor.empty() : tensor<2x8xi32>
+  %r = linalg.generic {indexing_maps = [#ids, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<2xindex>) outs(%e : tensor<2x8xi32>) {
+  ^bb0(%i: index, %o: i32):
+    %j = linalg.index 1 : index
+    %v = tensor.extract %g[%i, %j] : tensor<64x8xf32>
+    %x = arith.fptosi %v : f32 to i32
     linalg.yield %x : i32
   } -> tensor<2x8xi32>
   return %r : tensor<2x8xi32>

@@ -3,6 +3,7 @@
 // RUN: dtensor-opt %s --dtensor-compile="explain=true devices-per-host=4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: dtensor-opt %s --dtensor-propagate | FileCheck %s --check-prefix=ATTR
 // RUN: dtensor-opt %s --dtensor-propagate="lookahead=false search-budget=0" --dtensor-insert-redistribute | FileCheck %s --check-prefix=GREEDY
+// RUN: dtensor-run %s --entry shared_move --verify --pipeline dtensor-compile --report | FileCheck %s --check-prefix=SHARED
 
 dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
 
@@ -248,4 +249,32 @@ func.func @lookup(%m: !dtensor.device_mesh<@mesh>, %table: tensor<8x4xf32, #dten
     linalg.yield %s : f32
   } -> tensor<6x4xf32>
   return %r : tensor<6x4xf32>
+}
+
+// A value two ops of one block need in the same spec is moved once in the
+// compiled program (one redistribution per user, merged by
+// dtensor-optimize-collectives), so propagation charges it once: the second
+// matmul's Partial sum goes to [S(0), R] for the exp and, at no further
+// cost, for the add. Charged twice, the plan was 3 collectives of 4,096 B.
+// CHECK-LABEL: func.func @shared_move
+// CHECK:         %[[P:.+]] = linalg.matmul ins(%{{.*}}, %arg3 :
+// CHECK:         dtensor.redistribute %[[P]], %arg0 : tensor<16x16xf32, #dtensor.spec<@mesh, [S(0), P(sum)]>>, !dtensor.device_mesh<@mesh> -> tensor<16x16xf32, #dtensor.spec<@mesh, [S(0), R]>>
+// CHECK:         math.exp
+// CHECK:         dtensor.redistribute %[[P]], %arg0 : tensor<16x16xf32, #dtensor.spec<@mesh, [S(0), P(sum)]>>, !dtensor.device_mesh<@mesh> -> tensor<16x16xf32, #dtensor.spec<@mesh, [S(0), R]>>
+// CHECK:         linalg.add
+// SHARED:      verified @shared_move: 1 output(s)
+// SHARED-NEXT: communication: 3 collectives, 2560 bytes/rank
+func.func @shared_move(%m: !dtensor.device_mesh<@mesh>, %a0: tensor<16x16xf32, #dtensor.spec<@mesh, [R, S(1)]>>, %a1: tensor<16x32xf32, #dtensor.spec<@mesh, [R, S(0)]>>, %a2: tensor<32x16xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> tensor<16x16xf32, #dtensor.spec<@mesh, [R, R]>> {
+  %zero = arith.constant 0.0 : f32
+  %v1 = tensor.empty() : tensor<16x32xf32>
+  %v2 = linalg.fill ins(%zero : f32) outs(%v1 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %v3 = linalg.matmul ins(%a0, %a1 : tensor<16x16xf32, #dtensor.spec<@mesh, [R, S(1)]>>, tensor<16x32xf32, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%v2 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %v4 = tensor.empty() : tensor<16x16xf32>
+  %v5 = linalg.fill ins(%zero : f32) outs(%v4 : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %v6 = linalg.matmul ins(%v3, %a2 : tensor<16x32xf32>, tensor<32x16xf32, #dtensor.spec<@mesh, [R, S(0)]>>) outs(%v5 : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %v7 = math.exp %v6 : tensor<16x16xf32>
+  %v8 = tensor.empty() : tensor<16x16xf32>
+  %v9 = linalg.add ins(%v6, %v7 : tensor<16x16xf32>, tensor<16x16xf32>) outs(%v8 : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %dres = dtensor.distribute_tensor %v9, %m : tensor<16x16xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x16xf32, #dtensor.spec<@mesh, [R, R]>>
+  return %dres : tensor<16x16xf32, #dtensor.spec<@mesh, [R, R]>>
 }
