@@ -1,0 +1,219 @@
+//===- AssignmentTest.cpp - whole-function choice of strategies -----------===//
+//
+// Part of dtensor-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "dtensor/Core/Assignment.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+
+using namespace mlir::dtensor;
+
+namespace {
+
+constexpr double kInf = AssignmentProblem::kInfinity;
+
+AssignmentProblem::Node node(std::vector<double> cost) {
+  AssignmentProblem::Node n;
+  n.bytes.assign(cost.size(), 0);
+  n.cost = std::move(cost);
+  return n;
+}
+
+/// Every assignment, the cheapest within the bytes bound (ties: the first).
+std::vector<int> bruteForce(const AssignmentProblem &p) {
+  std::vector<int> choice(p.nodes.size(), 0), best;
+  double bestTime = kInf;
+  while (true) {
+    AssignmentValue v = evaluateAssignment(p, choice);
+    if (v.time < bestTime - 1e-9 && v.bytes <= p.bytesLimit + 1e-9) {
+      bestTime = v.time;
+      best = choice;
+    }
+    size_t n = 0;
+    while (n < choice.size() && ++choice[n] == int(p.nodes[n].cost.size()))
+      choice[n++] = 0;
+    if (n == choice.size())
+      break;
+  }
+  return best;
+}
+
+// The case a one-op-at-a-time choice loses: the first node's cheapest option
+// (0) forces both consumers to pay a large move; option 1 costs a little
+// more alone and nothing after.
+TEST(Assignment, FindsTheGlobalOptimumAGreedyChoiceMisses) {
+  AssignmentProblem p;
+  p.nodes = {node({0, 1}), node({0}), node({0})};
+  AssignmentProblem::Demand d;
+  d.producer = 0;
+  d.consumers = {{1, {0}}, {2, {0}}};
+  d.cost = {{5}, {0}};
+  d.bytes = {{100}, {0}};
+  p.demands.push_back(d);
+  std::string error;
+  auto s = solveAssignment(p, {0, 0, 0}, 10, error);
+  ASSERT_TRUE(s) << error;
+  EXPECT_EQ(s->choice, (std::vector<int>{1, 0, 0}));
+  EXPECT_DOUBLE_EQ(s->value.time, 1);
+  EXPECT_TRUE(s->optimal);
+}
+
+// One redistribution serves two consumers that need the same target.
+TEST(Assignment, ATargetSharedByTwoConsumersIsPaidOnce) {
+  AssignmentProblem p;
+  p.nodes = {node({0}), node({0, 3}), node({0, 3})};
+  AssignmentProblem::Demand d;
+  d.producer = 0;
+  // Option 0 of each consumer needs target 0 (a move of 4), option 1 needs
+  // nothing but costs 3 alone: together they pay the move once (4 < 6).
+  d.consumers = {{1, {0, -1}}, {2, {0, -1}}};
+  d.cost = {{4}};
+  d.bytes = {{8}};
+  p.demands.push_back(d);
+  std::string error;
+  auto s = solveAssignment(p, {0, 1, 1}, 10, error);
+  ASSERT_TRUE(s) << error;
+  EXPECT_EQ(s->choice, (std::vector<int>{0, 0, 0}));
+  EXPECT_DOUBLE_EQ(s->value.time, 4);
+  EXPECT_DOUBLE_EQ(s->value.bytes, 8);
+}
+
+// An illegal move (infinite price) forbids the pair; an illegal option is
+// never taken.
+TEST(Assignment, IllegalMovesAndOptionsAreNeverChosen) {
+  AssignmentProblem p;
+  p.nodes = {node({0, 2}), node({kInf, 1, 0})};
+  AssignmentProblem::Demand d;
+  d.producer = 0;
+  d.consumers = {{1, {-1, -1, 0}}};
+  d.cost = {{kInf}, {0}};
+  d.bytes = {{0}, {0}};
+  p.demands.push_back(d);
+  std::string error;
+  auto s = solveAssignment(p, {0, 1}, 10, error);
+  ASSERT_TRUE(s) << error;
+  // (0, 2) is illegal, (0, 1) costs 1, (1, 2) costs 2.
+  EXPECT_EQ(s->choice, (std::vector<int>{0, 1}));
+  EXPECT_DOUBLE_EQ(evaluateAssignment(p, {0, 2}).time, kInf);
+}
+
+// The bytes bound: the faster assignment moves more, so the start stays.
+TEST(Assignment, TheBytesBoundKeepsAFasterPlanThatMovesMore) {
+  AssignmentProblem p;
+  p.nodes = {node({0, 0}), node({0})};
+  AssignmentProblem::Demand d;
+  d.producer = 0;
+  d.consumers = {{1, {0}}};
+  d.cost = {{10}, {4}};   // option 1: faster
+  d.bytes = {{64}, {512}}; // but moves more
+  p.demands.push_back(d);
+  std::string error;
+  auto free = solveAssignment(p, {0, 0}, 10, error);
+  ASSERT_TRUE(free) << error;
+  EXPECT_EQ(free->choice[0], 1);
+  p.bytesLimit = 64;
+  auto bounded = solveAssignment(p, {0, 0}, 10, error);
+  ASSERT_TRUE(bounded) << error;
+  EXPECT_EQ(bounded->choice[0], 0);
+  EXPECT_DOUBLE_EQ(bounded->value.bytes, 64);
+}
+
+// A fixed state (an argument): the price sits on the target alone.
+TEST(Assignment, AFixedProducerPaysPerTarget) {
+  AssignmentProblem p;
+  p.nodes = {node({0, 0})};
+  AssignmentProblem::Demand d;
+  d.producer = -1;
+  d.consumers = {{0, {0, 1}}};
+  d.cost = {{3, 2}};
+  d.bytes = {{0, 0}};
+  p.demands.push_back(d);
+  std::string error;
+  auto s = solveAssignment(p, {0}, 10, error);
+  ASSERT_TRUE(s) << error;
+  EXPECT_EQ(s->choice, (std::vector<int>{1}));
+  EXPECT_DOUBLE_EQ(s->value.time, 2);
+}
+
+TEST(Assignment, MalformedProblemsAreErrors) {
+  AssignmentProblem p;
+  p.nodes = {node({0})};
+  AssignmentProblem::Demand d;
+  d.producer = 3;
+  p.demands.push_back(d);
+  std::string error;
+  EXPECT_FALSE(solveAssignment(p, {0}, 1, error));
+  EXPECT_NE(error.find("names no node"), std::string::npos);
+  p.demands.clear();
+  EXPECT_FALSE(solveAssignment(p, {2}, 1, error));
+  EXPECT_NE(error.find("out of range"), std::string::npos);
+}
+
+// Random chains and trees with fan-out against brute force: the solver's
+// assignment is optimal and never worse than the start.
+TEST(Assignment, RandomProblemsMatchBruteForce) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 60; ++trial) {
+    AssignmentProblem p;
+    int nodes = 2 + int(rng() % 5);
+    for (int n = 0; n < nodes; ++n) {
+      std::vector<double> cost;
+      int options = 1 + int(rng() % 3);
+      for (int o = 0; o < options; ++o)
+        cost.push_back(rng() % 7 == 0 ? kInf : double(rng() % 5));
+      AssignmentProblem::Node nd = node(cost);
+      for (double &b : nd.bytes)
+        b = double(rng() % 4);
+      p.nodes.push_back(nd);
+    }
+    for (int n = 1; n < nodes; ++n) {
+      AssignmentProblem::Demand d;
+      d.producer = rng() % 4 == 0 ? -1 : int(rng() % n);
+      int targets = 1 + int(rng() % 3);
+      size_t rows = d.producer < 0 ? 1 : p.nodes[d.producer].cost.size();
+      for (size_t a = 0; a < rows; ++a) {
+        std::vector<double> c, b;
+        for (int t = 0; t < targets; ++t) {
+          c.push_back(rng() % 9 == 0 ? kInf : double(rng() % 6));
+          b.push_back(double(rng() % 8));
+        }
+        d.cost.push_back(c);
+        d.bytes.push_back(b);
+      }
+      for (int c = n; c < nodes; ++c) {
+        if (c != n && rng() % 2)
+          continue;
+        std::vector<int> need;
+        for (size_t o = 0; o < p.nodes[c].cost.size(); ++o)
+          need.push_back(int(rng() % (targets + 1)) - 1);
+        d.consumers.push_back({c, need});
+      }
+      p.demands.push_back(d);
+    }
+    if (trial % 2)
+      p.bytesLimit = double(rng() % 20);
+    std::vector<int> best = bruteForce(p);
+    if (best.empty())
+      continue; // nothing legal within the bound
+    std::string error;
+    auto s = solveAssignment(p, best, 10, error);
+    ASSERT_TRUE(s) << error;
+    // From the optimum, nothing better exists.
+    EXPECT_DOUBLE_EQ(s->value.time, evaluateAssignment(p, best).time) << trial;
+    // From the all-zero start (when legal), the optimum is found.
+    std::vector<int> zero(p.nodes.size(), 0);
+    AssignmentValue z = evaluateAssignment(p, zero);
+    if (z.time < kInf && z.bytes <= p.bytesLimit) {
+      auto t = solveAssignment(p, zero, 10, error);
+      ASSERT_TRUE(t) << error;
+      EXPECT_NEAR(t->value.time, evaluateAssignment(p, best).time, 1e-6) << trial;
+      EXPECT_LE(t->value.bytes, p.bytesLimit + 1e-6) << trial;
+    }
+  }
+}
+
+} // namespace
