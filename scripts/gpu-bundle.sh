@@ -36,6 +36,10 @@ for l in /usr/lib/llvm-22/lib/libLLVM.so.22.1 \
          /lib/x86_64-linux-gnu/libbsd.so.0 /lib/x86_64-linux-gnu/libmd.so.0; do
   cp -L "$l" "$out/stage/lib/"
 done
+# COIN-OR CBC (propagation's integer programs) and what it loads: every
+# library dtensor-opt resolves from coinor-libcbc and LAPACK.
+ldd "$build/bin/dtensor-opt" | awk '/libCbc|libCgl|libOsi|libClp|libCoinUtils|liblapack|libblas|libbz2/ {print $3}' |
+  while read -r l; do cp -L "$l" "$out/stage/lib/"; done
 # libLLVM's one data reference into them is libxml2's xmlFree (a function
 # pointer; everything else goes through lazily bound PLT slots).
 printf 'void dtensor_gpu_bundle_stub(void) {}\nvoid *xmlFree;\n' > "$out/stub.c"

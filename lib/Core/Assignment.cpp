@@ -187,23 +187,29 @@ mlir::dtensor::solveAssignment(const AssignmentProblem &p,
             addRow({y[t], x[node][o]}, {1, -1}, 'G', 0);
       if (d.producer < 0)
         continue;
+      // w[a] <= x[a], sum_a w[a] = y[t]: the move to t is made from the
+      // producer's option (an illegal move has no w, so a producer option
+      // it would start from leaves t unreachable). Tighter than
+      // z >= x + y - 1: the relaxation routes y through the options x
+      // allows, so the solver's bounds are close to the optimum.
+      std::vector<int> cover{y[t]};
+      std::vector<double> coefs{-1};
       for (size_t a = 0; a < rows; ++a) {
         double price = d.cost[a][t], bytes = d.bytes[a][t];
+        if (!isLegal(price))
+          continue;
         int xa = x[d.producer][a];
-        if (!isLegal(price)) {
-          addRow({xa, y[t]}, {1, 1}, 'L', 1);
-          continue;
-        }
-        if (price == 0 && bytes == 0)
-          continue;
         bool on = neededAtStart && int(a) == a0;
-        int z = addColumn(0, 1, price, false, on ? 1 : 0);
-        addRow({z, xa, y[t]}, {1, -1, -1}, 'G', -1);
+        int w = addColumn(0, 1, price, false, on ? 1 : 0);
+        addRow({w, xa}, {1, -1}, 'L', 0);
+        cover.push_back(w);
+        coefs.push_back(1);
         if (bytes != 0) {
-          bytesCols.push_back(z);
+          bytesCols.push_back(w);
           bytesCoefs.push_back(bytes);
         }
       }
+      addRow(cover, coefs, 'E', 0);
     }
   }
   if (std::isfinite(p.bytesLimit) && !bytesCols.empty())

@@ -21,6 +21,8 @@ void mlir::dtensor::buildCompilePipeline(OpPassManager &pm,
   propagate.devicesPerHost = options.devicesPerHost;
   propagate.explain = options.explain;
   propagate.narrow = options.narrow;
+  propagate.wholeFunctionOps = options.wholeFunctionOps;
+  propagate.wholeFunctionSeconds = options.wholeFunctionSeconds;
   pm.addPass(createDTensorPropagatePass(propagate));
   pm.addPass(createDTensorInsertRedistributePass());
   if (options.narrow) {

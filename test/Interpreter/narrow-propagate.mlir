@@ -1,5 +1,6 @@
 // RUN: dtensor-run %s --verify --pipeline dtensor-compile --report | FileCheck %s
-// RUN: dtensor-run %s --verify --pipeline "dtensor-compile{narrow=0}" --report | FileCheck %s --check-prefix=WIDE
+// RUN: dtensor-run %s --verify --pipeline "dtensor-compile{narrow=0 whole-function-ops=0}" --report | FileCheck %s --check-prefix=WIDE
+// RUN: dtensor-run %s --verify --pipeline "dtensor-compile{narrow=0}" --report | FileCheck %s
 
 // Propagation prices the narrow form: a data-parallel linear layer (batch
 // 512 split over 4 ranks) whose int8 weight is stored sharded by output
@@ -8,6 +9,10 @@
 // gathering it as int8 with its scales (2 MiB) costs less: with narrow
 // pricing propagation keeps the batch split and gathers the weight, and
 // dtensor-narrow-moves moves it as int8. Verified on every rank.
+// Without narrow pricing the whole-function integer program finds the same
+// plan on its own: it gathers the int8 weight and its scales and
+// dequantizes them replicated (the plan propagation alone makes without
+// narrow pricing is WIDE).
 
 // CHECK:      verified @f: 1 output(s)
 // CHECK-NEXT: communication: 2 collectives, 2105344 bytes/rank

@@ -17,9 +17,10 @@
 // Solved exactly as a 0-1 integer program with COIN-OR CBC under a time limit,
 // from a given starting assignment (the greedy propagation's): x[n][o] = 1 when
 // node n takes option o; y[d][t] >= x[c][o] for every consumer option needing
-// target t; z[d][a][t] >= x[p][a] + y[d][t] - 1 carries the price of moving
-// from the producer's option a to t; an illegal move (infinite price) forbids
-// the pair instead. An optional bound on the bytes moved (per rank) keeps a
+// target t; w[d][a][t] <= x[p][a] with sum over a of w[d][a][t] = y[d][t]
+// carries the price of moving from the producer's option a to t (an illegal
+// move, of infinite price, has no w: that pair cannot be chosen).
+// An optional bound on the bytes moved (per rank) keeps a
 // faster plan from moving more data than the one it replaces.
 //
 // Plain C++ (no MLIR): unit-tested in unittests/Core/AssignmentTest.cpp.

@@ -34,6 +34,16 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
                      "element-wise value (int8 data and scale, bf16) and "
                      "compute it after the move, where that costs less"),
       llvm::cl::init(true)};
+  PassOptions::Option<int64_t> wholeFunctionOps{
+      *this, "whole-function-ops",
+      llvm::cl::desc("Propagation also solves straight-line functions of at "
+                     "most this many ops as one integer program (COIN-OR "
+                     "CBC), kept where it costs less; 0 turns it off"),
+      llvm::cl::init(200)};
+  PassOptions::Option<double> wholeFunctionSeconds{
+      *this, "whole-function-seconds",
+      llvm::cl::desc("Time limit of that integer program per function"),
+      llvm::cl::init(2.0)};
 };
 
 /// normalize-specs -> verify -> propagate -> insert-redistribute ->

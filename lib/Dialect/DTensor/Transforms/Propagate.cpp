@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dtensor/Core/Assignment.h"
 #include "dtensor/Core/Redistribute.h"
 #include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
@@ -328,6 +329,8 @@ struct DTensorPropagatePass
   /// op with a decision key, and the alternatives recorded in the analysis
   /// that offers them.
   std::unordered_map<std::string, std::vector<int64_t>> forced;
+  /// Whole-function optimization: the choice forced at each op.
+  llvm::DenseMap<Operation *, std::vector<int64_t>> forcedOps;
   struct Alternative {
     std::string key;
     std::vector<int64_t> factors;
@@ -399,6 +402,7 @@ struct DTensorPropagatePass
     recomputables.clear();
     paidMoves.clear();
     forced.clear();
+    forcedOps.clear();
     alternatives.clear();
     cost.devicesPerHost = devicesPerHost;
     // Public functions first: a private one is analysed at its first call,
@@ -473,17 +477,23 @@ struct DTensorPropagatePass
 
   /// The cost of redistributing `from` to `to` (0 when equal; infinite when
   /// illegal).
-  /// Plans by placement pattern and size class (see priceUncached).
-  std::unordered_map<std::string, std::vector<Step>> patterns;
-  double priceOf(const ResolvedMeshView &view, RankedTensorType type,
-                 const Placements &from, const Placements &to) {
-    // A compact key: sizes, element width, mesh, placements.
+  /// A move's compact key: sizes, element width, mesh, placements.
+  static std::string moveKey(const ResolvedMeshView &view, RankedTensorType type,
+                             const Placements &from, const Placements &to) {
     std::string key;
     auto put = [&](int64_t v) { key.append(reinterpret_cast<char *>(&v), 8); };
     for (int64_t d : type.getShape())
       put(d);
     put(-1);
     appendMoveKey(key, type, view, from, to);
+    return key;
+  }
+
+  /// Plans by placement pattern and size class (see priceUncached).
+  std::unordered_map<std::string, std::vector<Step>> patterns;
+  double priceOf(const ResolvedMeshView &view, RankedTensorType type,
+                 const Placements &from, const Placements &to) {
+    std::string key = moveKey(view, type, from, to);
     auto [it, inserted] = prices.emplace(key, 0.0);
     if (!inserted)
       return it->second;
@@ -727,6 +737,14 @@ struct DTensorPropagatePass
     }
     if (callDepth == 0)
       calleeLookahead = false;
+    // The whole function as one integer program (issue 14), where it is a
+    // straight line of ops the model covers; kept only when its analysis
+    // costs less than the plan above.
+    if (callDepth == 0 && !failedAny && wholeFunctionOps > 0)
+      optimizeWholeFunction(fn, start, [&]() {
+        restart(start);
+        plan(false);
+      });
     demands = std::move(outerDemands);
     decided = std::move(outerDecided);
     // A function's cost is its own. Its calls add it to their caller's
@@ -822,6 +840,437 @@ struct DTensorPropagatePass
     return best;
   }
 
+  //===--------------------------------------------------------------------===//
+  // Whole-function optimization (issue 14)
+  //===--------------------------------------------------------------------===//
+
+  /// One op's strategies: the factors chosen per mesh dim and the
+  /// placements of every placed operand, then every result.
+  struct WholeOption {
+    std::vector<int64_t> factors;
+    std::vector<Placements> placed;
+  };
+  struct WholeNode {
+    Operation *op;
+    ShardingRule rule;
+    ResolvedMeshView view;
+    SpecAttr like;
+    std::vector<WholeOption> options;
+  };
+
+  /// The price and bytes per rank of a move, as the integer program sees
+  /// it: a move into a Partial the value does not already hold is illegal
+  /// (propagation asks for a Partial operand only where it is one).
+  std::pair<double, double> movePrice(const ResolvedMeshView &view,
+                                      RankedTensorType type,
+                                      const Placements &from,
+                                      const Placements &to) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    for (size_t d = 0; d < to.size(); ++d)
+      if (to[d].isPartial() && !(from[d] == to[d]))
+        return {kInf, 0};
+    double time = priceOf(view, type, from, to);
+    if (!std::isfinite(time) || time == 0)
+      return {time, 0};
+    auto [it, inserted] =
+        moveBytes.try_emplace(moveKey(view, type, from, to), 0.0);
+    if (inserted) {
+      std::optional<Plan> plan = planFor(view, type, from, to);
+      it->second = plan ? double(plan->bytesPerRank()) : 0;
+    }
+    return {time, it->second};
+  }
+  std::unordered_map<std::string, double> moveBytes;
+  /// Memory bandwidth of the whole-function model's compute term (an
+  /// H100's 2,000 GB/s, as the comm report's modeled step time).
+  static constexpr double kMemoryBytesPerUs = 2.0e6;
+  static constexpr double kComputeWeight = 1e-3;
+
+  /// Solves `fn` (already planned: its ops carry the plan's specs) as one
+  /// integer program when it is a straight block the model covers, and
+  /// keeps the solution when its analysis costs less than the plan. `redo`
+  /// makes the plan again when the solution is not kept.
+  void optimizeWholeFunction(func::FuncOp fn, const Restart &start,
+                             llvm::function_ref<void()> redo) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
+    constexpr double kEps = 1e-9;
+    auto note = [&](const Twine &why) {
+      if (explain)
+        llvm::raw_string_ostream(log)
+            << "dtensor-propagate: @" << fn.getSymName()
+            << ": whole-function optimization " << why << "\n";
+    };
+    if (!fn.getBody().hasOneBlock())
+      return;
+    Block &body = fn.getBody().front();
+    // The ops to decide, in order; anything the model does not cover
+    // (regions that are not a rule op's body, calls, hints) leaves the
+    // function to the plan.
+    // First the cheap checks (functions of many thousand ops stop here).
+    int64_t toDecide = 0;
+    for (Operation &op : body) {
+      if (llvm::isa<HintOp, func::CallOp>(op))
+        return note("skipped: it has hints or calls");
+      if (!llvm::isa<ShardingRuleOpInterface>(op)) {
+        if (op.getNumRegions())
+          return note("skipped: it has loops or branches");
+        continue;
+      }
+      toDecide += op.hasAttr(kOperandSpecsAttr);
+    }
+    if (toDecide == 0)
+      return;
+    if (toDecide > wholeFunctionOps)
+      return note("skipped: " + Twine(toDecide) + " ops to decide (limit " +
+                  Twine(wholeFunctionOps) + ", whole-function-ops)");
+    std::vector<WholeNode> nodes;
+    llvm::DenseMap<Operation *, int> nodeOf;
+    for (Operation &op : body) {
+      auto iface = llvm::dyn_cast<ShardingRuleOpInterface>(op);
+      if (!iface || !op.hasAttr(kOperandSpecsAttr))
+        continue; // nothing distributed reaches it
+      // A distributed table read in the op's body (a lookup) moves as
+      // partitioning and dtensor-mask-lookups decide, which the model does
+      // not price.
+      llvm::SetVector<Value> above;
+      getUsedValuesDefinedAbove(op.getRegions(), above);
+      if (llvm::any_of(above, [&](Value v) { return bool(specOf(v)); }))
+        return note("skipped: an op reads a distributed tensor in its body");
+      std::string reason;
+      FailureOr<ShardingRule> rule = iface.getShardingRule(reason);
+      SpecAttr like;
+      for (Value v : op.getOperands())
+        if (SpecAttr s = specOf(v))
+          like = s;
+      if (failed(rule) || !like)
+        return;
+      FailureOr<ResolvedMeshView> view = resolveMeshView(
+          &op, like.getView(), *symbolTables, [&]() { return op.emitOpError(); });
+      if (failed(view))
+        return;
+      nodeOf[&op] = int(nodes.size());
+      nodes.push_back({&op, std::move(*rule), std::move(*view), like, {}});
+    }
+    if (nodes.empty())
+      return;
+
+    // The states a value can be in: its producer's options' (one per
+    // option), or the one its type or argument fixes; empty when plain.
+    auto producerOf = [&](Value v, int64_t &result) -> int {
+      auto res = llvm::dyn_cast<OpResult>(v);
+      if (!res || getSpec(v.getType()))
+        return -1;
+      auto it = nodeOf.find(res.getOwner());
+      if (it == nodeOf.end())
+        return -1;
+      result = res.getResultNumber();
+      return it->second;
+    };
+    auto statesOf = [&](Value v) {
+      std::vector<Placements> out;
+      auto type = llvm::cast<RankedTensorType>(v.getType());
+      int64_t r = 0;
+      int p = producerOf(v, r);
+      if (p >= 0) {
+        const WholeNode &n = nodes[p];
+        for (const WholeOption &o : n.options)
+          out.push_back(o.placed[n.rule.numOperands() + r]);
+      } else if (SpecAttr s = specOf(v)) {
+        out.push_back(s.getNormalizedPlacements(type.getRank()));
+      }
+      return out;
+    };
+
+    // Options: every factor per mesh dim, with the rows the operands' possible
+    // states give (Partials pass through only where an operand can be one).
+    constexpr size_t kMaxOptions = 512, kMaxStates = 64;
+    for (WholeNode &n : nodes) {
+      const ShardingRule &rule = n.rule;
+      size_t numPlaced = rule.numOperands(), numResults = rule.numResults();
+      int64_t meshRank = n.view.shape.size();
+      std::vector<std::vector<Placements>> states(numPlaced);
+      std::vector<bool> distributed(numPlaced);
+      for (size_t o = 0; o < numPlaced; ++o) {
+        Value v = n.op->getOperand(rule.operands[o]);
+        states[o] = statesOf(v);
+        distributed[o] = !states[o].empty();
+        if (states[o].empty())
+          states[o].push_back(Placements(meshRank, Placement::replicate()));
+      }
+      // Per mesh dim: the distinct (factor, row) pairs.
+      std::vector<std::vector<std::pair<int64_t, std::vector<Placement>>>> rows(
+          meshRank);
+      for (int64_t d = 0; d < meshRank; ++d) {
+        std::vector<std::vector<Placement>> heres(numPlaced);
+        size_t combos = 1;
+        for (size_t o = 0; o < numPlaced; ++o) {
+          for (const Placements &s : states[o])
+            if (!llvm::is_contained(heres[o], s[d]))
+              heres[o].push_back(s[d]);
+          combos *= heres[o].size();
+          if (combos > kMaxStates)
+            return note("skipped: too many operand states at " +
+                        n.op->getName().getStringRef());
+        }
+        for (int64_t f = kReplicateAll; f < int64_t(rule.factors.size()); ++f)
+          for (size_t c = 0; c < combos; ++c) {
+            std::vector<Placement> here(numPlaced);
+            size_t rest = c;
+            for (size_t o = 0; o < numPlaced; ++o) {
+              here[o] = heres[o][rest % heres[o].size()];
+              rest /= heres[o].size();
+            }
+            std::optional<std::vector<Placement>> row =
+                placementsForFactor(rule, f, here);
+            if (!row)
+              continue;
+            std::pair<int64_t, std::vector<Placement>> entry{f, *row};
+            if (!llvm::is_contained(rows[d], entry))
+              rows[d].push_back(std::move(entry));
+          }
+      }
+      std::vector<size_t> pick(meshRank, 0);
+      std::function<bool(int64_t)> enumerate = [&](int64_t d) -> bool {
+        if (d == meshRank) {
+          WholeOption opt;
+          opt.placed.assign(numPlaced + numResults, Placements(meshRank));
+          for (int64_t m = 0; m < meshRank; ++m) {
+            opt.factors.push_back(rows[m][pick[m]].first);
+            for (size_t o = 0; o < numPlaced + numResults; ++o)
+              opt.placed[o][m] = rows[m][pick[m]].second[o];
+          }
+          std::string error;
+          if (!divisibilityHolds(rule, opt.factors, n.view.shape, error))
+            return true;
+          for (size_t o = 0; o < numPlaced + numResults; ++o) {
+            std::optional<ReduceKind> kind;
+            for (const Placement &p : opt.placed[o])
+              if (p.isPartial()) {
+                if (kind && *kind != p.reduce)
+                  return true;
+                kind = p.reduce;
+              }
+            if (o < numPlaced && kind && !distributed[o] && !rule.isInit(o))
+              return true; // a plain input cannot become a Partial
+          }
+          for (WholeOption &other : n.options)
+            if (other.placed == opt.placed)
+              return true;
+          n.options.push_back(std::move(opt));
+          return n.options.size() <= kMaxOptions;
+        }
+        for (size_t i = 0; i < rows[d].size(); ++i) {
+          pick[d] = i;
+          if (!enumerate(d + 1))
+            return false;
+        }
+        return true;
+      };
+      if (!enumerate(0))
+        return note("skipped: too many strategies at " +
+                    n.op->getName().getStringRef());
+      if (n.options.empty())
+        return;
+    }
+
+    // The problem: node costs (results moved to annotations, returns and
+    // distribute_tensors) and one demand per value the nodes read.
+    AssignmentProblem problem;
+    auto ret = llvm::cast<func::ReturnOp>(body.getTerminator());
+    for (WholeNode &n : nodes) {
+      size_t numPlaced = n.rule.numOperands();
+      AssignmentProblem::Node pn;
+      for (const WholeOption &opt : n.options) {
+        double time = 0, bytes = 0;
+        auto add = [&](Value res, const Placements &from, const Placements &to) {
+          auto [t, b] = movePrice(n.view, llvm::cast<RankedTensorType>(res.getType()),
+                                  from, to);
+          time += t;
+          bytes += b;
+        };
+        for (size_t r = 0; r < n.rule.numResults(); ++r) {
+          Value res = n.op->getResult(r);
+          auto type = llvm::cast<RankedTensorType>(res.getType());
+          const Placements &have = opt.placed[numPlaced + r];
+          if (SpecAttr s = getSpec(type)) {
+            add(res, have, s.getNormalizedPlacements(type.getRank()));
+            continue; // its users see the annotation
+          }
+          for (OpOperand &use : res.getUses()) {
+            if (auto dist = llvm::dyn_cast<DistributeTensorOp>(use.getOwner())) {
+              SpecAttr s = getSpec(dist.getType());
+              add(res, have, s.getNormalizedPlacements(type.getRank()));
+            } else if (use.getOwner() == ret.getOperation()) {
+              SpecAttr s = getSpec(fn.getResultTypes()[use.getOperandNumber()]);
+              if (s)
+                add(res, have, s.getNormalizedPlacements(type.getRank()));
+              else if (fn.isPublic())
+                add(res, have,
+                    Placements(n.view.shape.size(), Placement::replicate()));
+            }
+          }
+        }
+        // The op's own work per rank, as memory traffic: the local pieces
+        // of its operands and results, at kMemoryBytesPerUs and weighted
+        // kComputeWeight. A tie-breaker: where communication ties, the
+        // solver computes sharded, as propagation prefers the most sharded
+        // result. Propagation, the analysis that decides whether the
+        // solution is kept, and the exhaustive check all minimize
+        // communication, so compute does not outweigh it here.
+        for (size_t o = 0; o < opt.placed.size(); ++o) {
+          Value v = o < numPlaced ? n.op->getOperand(n.rule.operands[o])
+                                  : n.op->getResult(o - numPlaced);
+          auto type = llvm::cast<RankedTensorType>(v.getType());
+          double elements = 1;
+          for (int64_t d = 0; d < type.getRank(); ++d) {
+            double size = double(type.getDimSize(d));
+            for (size_t m = 0; m < opt.placed[o].size(); ++m)
+              if (opt.placed[o][m].isShard() && opt.placed[o][m].dim == d)
+                size = std::ceil(size / double(n.view.shape[m]));
+            elements *= size;
+          }
+          time += kComputeWeight * elements *
+                  ((type.getElementTypeBitWidth() + 7) / 8) / kMemoryBytesPerUs;
+        }
+        pn.cost.push_back(time);
+        pn.bytes.push_back(bytes);
+      }
+      problem.nodes.push_back(std::move(pn));
+    }
+    // Demands: per value read by a node, its distinct targets.
+    llvm::MapVector<Value, int> demandOf;
+    for (auto [ni, n] : llvm::enumerate(nodes)) {
+      for (size_t o = 0; o < n.rule.numOperands(); ++o) {
+        Value v = n.op->getOperand(n.rule.operands[o]);
+        std::vector<Placements> from = statesOf(v);
+        if (from.empty())
+          continue; // plain: each rank slices it
+        if (n.rule.isInit(o) && isFreshTensor(v))
+          continue; // made fresh in any spec
+        auto type = llvm::cast<RankedTensorType>(v.getType());
+        auto [it, fresh] = demandOf.try_emplace(v, int(problem.demands.size()));
+        if (fresh) {
+          AssignmentProblem::Demand d;
+          int64_t r = 0;
+          d.producer = producerOf(v, r);
+          d.cost.resize(from.size());
+          d.bytes.resize(from.size());
+          problem.demands.push_back(std::move(d));
+          demandStates.push_back({});
+        }
+        AssignmentProblem::Demand &d = problem.demands[it->second];
+        std::vector<Placements> &targets = demandStates[it->second];
+        std::vector<int> need;
+        for (const WholeOption &opt : n.options) {
+          const Placements &want = opt.placed[o];
+          auto t = llvm::find(targets, want);
+          int index = int(t - targets.begin());
+          if (t == targets.end()) {
+            targets.push_back(want);
+            for (size_t a = 0; a < from.size(); ++a) {
+              auto [time, bytes] = movePrice(n.view, type, from[a], want);
+              d.cost[a].push_back(time);
+              d.bytes[a].push_back(bytes);
+            }
+          }
+          need.push_back(index);
+        }
+        d.consumers.push_back({int(ni), std::move(need)});
+      }
+    }
+    demandStates.clear();
+
+    // The plan's choice as the start: the option with the specs it recorded.
+    std::vector<int> startChoice;
+    for (WholeNode &n : nodes) {
+      auto operandSpecs = n.op->getAttrOfType<ArrayAttr>(kOperandSpecsAttr);
+      auto resultSpecs = n.op->getAttrOfType<ArrayAttr>(kResultSpecsAttr);
+      auto placementsOf = [&](Attribute a, Type t) -> std::optional<Placements> {
+        auto s = llvm::dyn_cast_or_null<SpecAttr>(a);
+        if (!s)
+          return std::nullopt;
+        return dropDefaultOrders(s.getNormalizedPlacements(
+            llvm::cast<RankedTensorType>(t).getRank()));
+      };
+      int found = -1;
+      for (auto [i, opt] : llvm::enumerate(n.options)) {
+        bool same = operandSpecs && resultSpecs;
+        for (size_t o = 0; same && o < n.rule.numOperands(); ++o) {
+          unsigned num = n.rule.operands[o];
+          auto want = placementsOf(num < operandSpecs.size() ? operandSpecs[num]
+                                                             : Attribute(),
+                                   n.op->getOperand(num).getType());
+          same = want && *want == dropDefaultOrders(opt.placed[o]);
+        }
+        for (size_t r = 0; same && r < n.rule.numResults(); ++r) {
+          auto want = placementsOf(r < resultSpecs.size() ? resultSpecs[r]
+                                                          : Attribute(),
+                                   n.op->getResult(r).getType());
+          same = want && *want ==
+                             dropDefaultOrders(opt.placed[n.rule.numOperands() + r]);
+        }
+        if (same) {
+          found = int(i);
+          break;
+        }
+      }
+      if (found < 0)
+        return note("skipped: the plan's choice at " +
+                    n.op->getName().getStringRef() +
+                    " is not among its strategies");
+      startChoice.push_back(found);
+    }
+    AssignmentValue greedy = evaluateAssignment(problem, startChoice);
+    if (!(greedy.time < kInf))
+      return note("skipped: the model cannot price the plan");
+    // No more bytes than the plan: a faster plan may not move more data.
+    problem.bytesLimit = greedy.bytes;
+    std::string error;
+    std::optional<AssignmentSolution> solution =
+        solveAssignment(problem, startChoice, wholeFunctionSeconds, error);
+    if (!solution)
+      return note("failed: " + error);
+    std::string summary;
+    llvm::raw_string_ostream(summary)
+        << "(" << nodes.size() << " ops, "
+        << (solution->optimal ? "proven optimal" : "best found in the time limit")
+        << "): modeled " << solution->value.time << " us, "
+        << int64_t(solution->value.bytes) << " bytes/rank; the plan "
+        << greedy.time << " us, " << int64_t(greedy.bytes) << " bytes/rank";
+    if (!(solution->value.time < greedy.time - kEps))
+      return note(summary + ": kept the plan");
+
+    // Analyse the function with the solution's choices forced; keep it only
+    // if the analysis's own total drops.
+    double before = spent + returnCost(fn);
+    for (auto [n, c] : llvm::zip(nodes, solution->choice))
+      forcedOps[n.op] = n.options[c].factors;
+    demands.clear();
+    restart(start);
+    bool trialFailed = false;
+    {
+      ScopedDiagnosticHandler quiet(fn.getContext(), [&](Diagnostic &d) {
+        trialFailed |= d.getSeverity() == DiagnosticSeverity::Error;
+        return success();
+      });
+      analyseFunction(fn);
+    }
+    forcedOps.clear();
+    trialFailed |= failedAny;
+    failedAny = false;
+    double after = spent + returnCost(fn);
+    std::string compared;
+    llvm::raw_string_ostream(compared)
+        << after << " us against the plan's " << before << " us";
+    if (trialFailed || !(after < before - kEps)) {
+      redo();
+      return note(summary + ": kept the plan (the solution's analysis costs " +
+                  compared + ")");
+    }
+    note(summary + ": kept the solution (analysed: " + compared + ")");
+  }
+  std::vector<std::vector<Placements>> demandStates;
+
   /// Private callees analysed since `mark` (at their first call, with that
   /// call's operand specs) are analysed again at their first call of the
   /// next analysis of the caller, whose operands may have other specs.
@@ -852,6 +1301,21 @@ struct DTensorPropagatePass
     forgetInside(start.fn, /*arguments=*/false);
     for (size_t i = start.mark; i < started.size(); ++i)
       forgetInside(started[i], /*arguments=*/true);
+    // Moves paid inside them, of values defined outside too (the
+    // function's arguments): the next analysis pays them again.
+    auto inside = [&](Block *block) {
+      Operation *owner = block->getParentOp();
+      if (start.fn->isAncestor(owner))
+        return true;
+      for (size_t i = start.mark; i < started.size(); ++i)
+        if (started[i]->isAncestor(owner))
+          return true;
+      return false;
+    };
+    for (auto &[value, paid] : paidMoves)
+      llvm::erase_if(paid, [&](const std::pair<Attribute, Block *> &p) {
+        return inside(p.second);
+      });
     forgetStarted(start.mark);
   }
 
@@ -1353,6 +1817,11 @@ struct DTensorPropagatePass
     auto forcedIt = forced.find(key);
     const std::vector<int64_t> *force =
         forcedIt == forced.end() ? nullptr : &forcedIt->second;
+    if (!forcedOps.empty()) {
+      auto it = forcedOps.find(op);
+      if (it != forcedOps.end())
+        force = &it->second;
+    }
     // A forced choice is cached apart (the same op forced alike decides
     // alike).
     std::string cacheKey = key;

@@ -2,7 +2,7 @@
 // RUN: dtensor-opt %s --dtensor-propagate=explain=true --dtensor-insert-redistribute -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: dtensor-opt %s --dtensor-compile="explain=true devices-per-host=4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: dtensor-opt %s --dtensor-propagate | FileCheck %s --check-prefix=ATTR
-// RUN: dtensor-opt %s --dtensor-propagate="lookahead=false search-budget=0" --dtensor-insert-redistribute | FileCheck %s --check-prefix=GREEDY
+// RUN: dtensor-opt %s --dtensor-propagate="lookahead=false search-budget=0 whole-function-ops=0" --dtensor-insert-redistribute | FileCheck %s --check-prefix=GREEDY
 // RUN: dtensor-run %s --entry shared_move --verify --pipeline dtensor-compile --report | FileCheck %s --check-prefix=SHARED
 
 dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]

@@ -109,6 +109,14 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     all-reduces its sum once instead of reduce-scattering it for the caller
     to gather). That plan is kept only if the function's total cost drops.
 
+    Whole-function optimization (`whole-function-ops`): a function that is
+    one straight block (no loops, branches, calls or hints) with at most that
+    many ops to decide is then solved as one integer program (COIN-OR CBC,
+    `whole-function-seconds` per function): each op picks a strategy, each
+    distinct move of a value is paid once at the planner's price, bytes are
+    bounded by the plan's. The solution is analysed with every op's choice
+    forced and kept only where that analysis costs less than the plan.
+
     Loop-carried values take the init's spec unless the body turns them into
     another, which the loop then carries (the init is redistributed once,
     not every iteration). A private function's unannotated arguments take the
@@ -138,6 +146,18 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
            "function, each forcing another choice at the ops (by decision) "
            "that redistribute, kept when the function's total cost drops; "
            "0 turns it off">,
+    Option<"wholeFunctionOps", "whole-function-ops", "int64_t",
+           /*default=*/"200",
+           "Whole-function optimization: a function that is one straight "
+           "block (no loops, branches, calls or hints) with at most this "
+           "many ops to decide is also solved as an integer program over "
+           "every op's strategies (COIN-OR CBC), moving no more bytes than "
+           "the plan found otherwise; kept when its cost is lower. 0 turns "
+           "it off">,
+    Option<"wholeFunctionSeconds", "whole-function-seconds", "double",
+           /*default=*/"2.0",
+           "Time limit of the whole-function integer program, per function "
+           "(the best plan found by then is used)">,
   ];
 }
 

@@ -1,0 +1,100 @@
+// RUN: dtensor-opt %s --dtensor-propagate --dtensor-insert-redistribute | FileCheck %s
+// RUN: dtensor-opt %s --dtensor-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: dtensor-opt %s --dtensor-propagate="explain=true whole-function-ops=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LIMIT
+// RUN: dtensor-run %s --all-entries --verify --pipeline dtensor-compile --report | FileCheck %s --check-prefix=RAN
+// RUN: dtensor-run %s --entry gather_both --verify --pipeline "dtensor-compile{whole-function-ops=0}" --report | FileCheck %s --check-prefix=PLAN
+
+// Whole-function optimization (issue 14): a straight-line function is also
+// solved as one integer program over every op's strategies (COIN-OR CBC),
+// and the solution is kept when its analysis costs less than the plan of
+// lookahead and local search.
+
+dtensor.mesh @mesh shape = [4]
+
+// bench/exhaustive_plans.py --seed 2, program 8. The first matmul's
+// cheapest choice alone moves nothing and leaves a Partial sum, which the
+// second must all-reduce after gathering its weight (18.6 us). Gathering
+// both sharded inputs instead keeps every value replicated: two all_gathers,
+// 16.8 us, the same bytes. The local search changes one choice at a time,
+// and each change alone costs more.
+// CHECK-LABEL: func.func @gather_both
+// CHECK:         %[[A:.*]] = dtensor.redistribute %{{.*}}, %{{.*}} : tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>, {{.*}} -> tensor<16x16xf32, #dtensor.spec<@mesh, [R]>>
+// CHECK:         linalg.matmul ins(%[[A]], %{{.*}} : tensor<16x16xf32, #dtensor.spec<@mesh, [R]>>, tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>) {{.*}} -> tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>
+// CHECK:         %[[B:.*]] = dtensor.redistribute %{{.*}}, %{{.*}} : tensor<32x16xf32, #dtensor.spec<@mesh, [S(0)]>>, {{.*}} -> tensor<32x16xf32, #dtensor.spec<@mesh, [R]>>
+// CHECK:         linalg.matmul ins(%{{.*}}, %[[B]] : tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>, tensor<32x16xf32, #dtensor.spec<@mesh, [R]>>)
+// EXPLAIN: dtensor-propagate: @gather_both: whole-function optimization (2 ops, proven optimal): modeled 1.68{{[0-9]+}}e+01 us, 3072 bytes/rank; the plan 1.86{{[0-9]+}}e+01 us, 3072 bytes/rank: kept the solution (analysed: 1.68{{[0-9]+}}e+01 us against the plan's 1.86{{[0-9]+}}e+01 us)
+// LIMIT: dtensor-propagate: @gather_both: whole-function optimization skipped: 2 ops to decide (limit 1, whole-function-ops)
+// RAN:      verified @gather_both: 1 output(s)
+// RAN-NEXT: communication: 2 collectives, 3072 bytes/rank
+// RAN-NEXT:   all_gather         2       3072 bytes  mesh dims [0]
+// PLAN:      verified @gather_both: 1 output(s)
+// PLAN-NEXT: communication: 2 collectives, 3072 bytes/rank
+// PLAN-NEXT:   all_gather         1       2048 bytes  mesh dims [0]
+// PLAN-NEXT:   all_reduce         1       1024 bytes  mesh dims [0]
+func.func @gather_both(%m: !dtensor.device_mesh<@mesh>,
+                       %a0: tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>,
+                       %a1: tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>,
+                       %a2: tensor<32x16xf32, #dtensor.spec<@mesh, [S(0)]>>) -> tensor<16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %v1 = tensor.empty() : tensor<16x32xf32>
+  %v2 = linalg.fill ins(%zero : f32) outs(%v1 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %v3 = linalg.matmul ins(%a0, %a1 : tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>, tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>) outs(%v2 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %v4 = tensor.empty() : tensor<16x16xf32>
+  %v5 = linalg.fill ins(%zero : f32) outs(%v4 : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %v6 = linalg.matmul ins(%v3, %a2 : tensor<16x32xf32>, tensor<32x16xf32, #dtensor.spec<@mesh, [S(0)]>>) outs(%v5 : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %v6 : tensor<16x16xf32>
+}
+
+// The plan is already optimal: the solver proves it and the plan stays.
+// EXPLAIN: dtensor-propagate: @megatron: whole-function optimization (3 ops, proven optimal): {{.*}}: kept the plan
+// RAN:      verified @megatron: 1 output(s)
+// RAN-NEXT: communication: 1 collective, 256 bytes/rank
+// RAN-NEXT:   all_reduce         1        256 bytes  mesh dims [0]
+func.func @megatron(%m: !dtensor.device_mesh<@mesh>,
+                    %x: tensor<4x16xf32, #dtensor.spec<@mesh, [R]>>,
+                    %w1: tensor<16x32xf32, #dtensor.spec<@mesh, [S(1)]>>,
+                    %w2: tensor<32x16xf32, #dtensor.spec<@mesh, [S(0)]>>) -> tensor<4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e1 = tensor.empty() : tensor<4x32xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %h = linalg.matmul ins(%x, %w1 : tensor<4x16xf32, #dtensor.spec<@mesh, [R]>>, tensor<16x32xf32, #dtensor.spec<@mesh, [S(1)]>>) outs(%f1 : tensor<4x32xf32>) -> tensor<4x32xf32>
+  %g = math.tanh %h : tensor<4x32xf32>
+  %e2 = tensor.empty() : tensor<4x16xf32>
+  %f2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %y = linalg.matmul ins(%g, %w2 : tensor<4x32xf32>, tensor<32x16xf32, #dtensor.spec<@mesh, [S(0)]>>) outs(%f2 : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// What the model does not cover leaves the function to the plan, and
+// explain says why: loops and branches, calls, hints, tables read in op
+// bodies.
+// EXPLAIN: dtensor-propagate: @in_loop: whole-function optimization skipped: it has loops or branches
+// EXPLAIN: dtensor-propagate: @hinted: whole-function optimization skipped: it has hints or calls
+// RAN: verified @in_loop: 1 output(s)
+// RAN: verified @hinted: 1 output(s)
+func.func @in_loop(%m: !dtensor.device_mesh<@mesh>,
+                   %x: tensor<8x16xf32, #dtensor.spec<@mesh, [S(1)]>>,
+                   %w: tensor<16x16xf32, #dtensor.spec<@mesh, [R]>>) -> tensor<8x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %r = scf.for %i = %c0 to %c2 step %c1 iter_args(%acc = %f) -> (tensor<8x16xf32>) {
+    %y = linalg.matmul ins(%x, %w : tensor<8x16xf32, #dtensor.spec<@mesh, [S(1)]>>, tensor<16x16xf32, #dtensor.spec<@mesh, [R]>>) outs(%acc : tensor<8x16xf32>) -> tensor<8x16xf32>
+    scf.yield %y : tensor<8x16xf32>
+  }
+  return %r : tensor<8x16xf32>
+}
+func.func @hinted(%m: !dtensor.device_mesh<@mesh>,
+                  %x: tensor<8x16xf32, #dtensor.spec<@mesh, [S(1)]>>,
+                  %w: tensor<16x16xf32, #dtensor.spec<@mesh, [R]>>) -> tensor<8x16xf32, #dtensor.spec<@mesh, [S(0)]>> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x16xf32, #dtensor.spec<@mesh, [S(1)]>>, tensor<16x16xf32, #dtensor.spec<@mesh, [R]>>) outs(%f : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %h = dtensor.hint %y, %m priority 0 : tensor<8x16xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x16xf32, #dtensor.spec<@mesh, [S(0)]>>
+  %t = math.tanh %h : tensor<8x16xf32, #dtensor.spec<@mesh, [S(0)]>>
+  return %t : tensor<8x16xf32, #dtensor.spec<@mesh, [S(0)]>>
+}
