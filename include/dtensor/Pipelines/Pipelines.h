@@ -43,7 +43,7 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
   PassOptions::Option<double> wholeFunctionSeconds{
       *this, "whole-function-seconds",
       llvm::cl::desc("Time limit of that integer program per function"),
-      llvm::cl::init(2.0)};
+      llvm::cl::init(0.5)};
 };
 
 /// normalize-specs -> verify -> propagate -> insert-redistribute ->

@@ -34,8 +34,10 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <limits>
 #include <map>
 #include <set>
@@ -906,7 +908,11 @@ struct DTensorPropagatePass
     // The ops to decide, in order; anything the model does not cover
     // (regions that are not a rule op's body, calls, hints) leaves the
     // function to the plan.
-    // First the cheap checks (functions of many thousand ops stop here).
+    // First the cheap checks (functions of many thousand ops stop here). A
+    // plan that moves nothing cannot be improved on.
+    double before = spent + returnCost(fn);
+    if (!(before > 0))
+      return;
     int64_t toDecide = 0;
     for (Operation &op : body) {
       if (llvm::isa<HintOp, func::CallOp>(op))
@@ -1226,14 +1232,22 @@ struct DTensorPropagatePass
     // No more bytes than the plan: a faster plan may not move more data.
     problem.bytesLimit = greedy.bytes;
     std::string error;
+    auto began = std::chrono::steady_clock::now();
     std::optional<AssignmentSolution> solution =
         solveAssignment(problem, startChoice, wholeFunctionSeconds, error);
+    double solveSeconds = std::chrono::duration<double>(
+                              std::chrono::steady_clock::now() - began)
+                              .count();
     if (!solution)
       return note("failed: " + error);
+    size_t strategies = 0;
+    for (const WholeNode &n : nodes)
+      strategies += n.options.size();
     std::string summary;
     llvm::raw_string_ostream(summary)
-        << "(" << nodes.size() << " ops, "
+        << "(" << nodes.size() << " ops, " << strategies << " strategies, "
         << (solution->optimal ? "proven optimal" : "best found in the time limit")
+        << " in " << llvm::format("%.3f", solveSeconds) << " s"
         << "): modeled " << solution->value.time << " us, "
         << int64_t(solution->value.bytes) << " bytes/rank; the plan "
         << greedy.time << " us, " << int64_t(greedy.bytes) << " bytes/rank";
@@ -1242,7 +1256,6 @@ struct DTensorPropagatePass
 
     // Analyse the function with the solution's choices forced; keep it only
     // if the analysis's own total drops.
-    double before = spent + returnCost(fn);
     for (auto [n, c] : llvm::zip(nodes, solution->choice))
       forcedOps[n.op] = n.options[c].factors;
     demands.clear();

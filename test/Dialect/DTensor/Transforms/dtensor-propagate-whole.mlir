@@ -22,7 +22,7 @@ dtensor.mesh @mesh shape = [4]
 // CHECK:         linalg.matmul ins(%[[A]], %{{.*}} : tensor<16x16xf32, #dtensor.spec<@mesh, [R]>>, tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>) {{.*}} -> tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>
 // CHECK:         %[[B:.*]] = dtensor.redistribute %{{.*}}, %{{.*}} : tensor<32x16xf32, #dtensor.spec<@mesh, [S(0)]>>, {{.*}} -> tensor<32x16xf32, #dtensor.spec<@mesh, [R]>>
 // CHECK:         linalg.matmul ins(%{{.*}}, %[[B]] : tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>, tensor<32x16xf32, #dtensor.spec<@mesh, [R]>>)
-// EXPLAIN: dtensor-propagate: @gather_both: whole-function optimization (2 ops, proven optimal): modeled 1.68{{[0-9]+}}e+01 us, 3072 bytes/rank; the plan 1.86{{[0-9]+}}e+01 us, 3072 bytes/rank: kept the solution (analysed: 1.68{{[0-9]+}}e+01 us against the plan's 1.86{{[0-9]+}}e+01 us)
+// EXPLAIN: dtensor-propagate: @gather_both: whole-function optimization (2 ops, {{[0-9]+}} strategies, proven optimal in {{[0-9.]+}} s): modeled 1.68{{[0-9]+}}e+01 us, 3072 bytes/rank; the plan 1.86{{[0-9]+}}e+01 us, 3072 bytes/rank: kept the solution (analysed: 1.68{{[0-9]+}}e+01 us against the plan's 1.86{{[0-9]+}}e+01 us)
 // LIMIT: dtensor-propagate: @gather_both: whole-function optimization skipped: 2 ops to decide (limit 1, whole-function-ops)
 // RAN:      verified @gather_both: 1 output(s)
 // RAN-NEXT: communication: 2 collectives, 3072 bytes/rank
@@ -46,7 +46,7 @@ func.func @gather_both(%m: !dtensor.device_mesh<@mesh>,
 }
 
 // The plan is already optimal: the solver proves it and the plan stays.
-// EXPLAIN: dtensor-propagate: @megatron: whole-function optimization (3 ops, proven optimal): {{.*}}: kept the plan
+// EXPLAIN: dtensor-propagate: @megatron: whole-function optimization (3 ops, {{[0-9]+}} strategies, proven optimal in {{[0-9.]+}} s): {{.*}}: kept the plan
 // RAN:      verified @megatron: 1 output(s)
 // RAN-NEXT: communication: 1 collective, 256 bytes/rank
 // RAN-NEXT:   all_reduce         1        256 bytes  mesh dims [0]

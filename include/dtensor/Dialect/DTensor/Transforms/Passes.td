@@ -155,7 +155,7 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
            "the plan found otherwise; kept when its cost is lower. 0 turns "
            "it off">,
     Option<"wholeFunctionSeconds", "whole-function-seconds", "double",
-           /*default=*/"2.0",
+           /*default=*/"0.5",
            "Time limit of the whole-function integer program, per function "
            "(the best plan found by then is used)">,
   ];
