@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 
 using namespace mlir::dtensor;
@@ -75,6 +76,90 @@ bool wellFormed(const AssignmentProblem &p, const std::vector<int> *choice,
   return true;
 }
 
+/// Depth-first branch and bound over the nodes in order: a demand's cost is
+/// added once its producer and every consumer have an option, so a partial
+/// assignment's cost is a lower bound of every completion. Returns the
+/// optimum (or `incumbent` when nothing is strictly better), or nullopt when
+/// more than `budget` assignments would be visited.
+std::optional<AssignmentSolution>
+branchAndBound(const AssignmentProblem &p, const AssignmentSolution &incumbent,
+               int64_t budget) {
+  size_t n = p.nodes.size();
+  // The demands settled at each node: those whose last node it is.
+  std::vector<std::vector<size_t>> settled(n);
+  for (size_t i = 0; i < p.demands.size(); ++i) {
+    const auto &d = p.demands[i];
+    int last = d.producer;
+    for (const auto &consumer : d.consumers)
+      last = std::max(last, consumer.first);
+    if (last >= 0)
+      settled[last].push_back(i);
+  }
+  constexpr double kEps = 1e-9;
+  std::vector<int> choice(n, 0), best;
+  // Only a start within the bytes bound bounds the search.
+  double bestTime = incumbent.value.bytes <= p.bytesLimit + kEps
+                        ? incumbent.value.time
+                        : AssignmentProblem::kInfinity;
+  double bestBytes = 0;
+  // The cheapest own cost of the nodes from k on: every completion pays at
+  // least that.
+  std::vector<double> rest(n + 1, 0);
+  for (size_t k = n; k-- > 0;)
+    rest[k] = rest[k + 1] + *std::min_element(p.nodes[k].cost.begin(),
+                                              p.nodes[k].cost.end());
+  int64_t visits = 0;
+  bool aborted = false;
+  std::vector<char> needed;
+  std::function<void(size_t, double, double)> visit = [&](size_t k, double time,
+                                                          double bytes) {
+    if (aborted)
+      return;
+    if (k == n) {
+      best = choice;
+      bestTime = time;
+      bestBytes = bytes;
+      return;
+    }
+    for (size_t o = 0; o < p.nodes[k].cost.size(); ++o) {
+      if (++visits > budget) {
+        aborted = true;
+        return;
+      }
+      double t = time + p.nodes[k].cost[o], b = bytes + p.nodes[k].bytes[o];
+      choice[k] = int(o);
+      for (size_t i : settled[k]) {
+        const auto &d = p.demands[i];
+        int a = d.producer < 0 ? 0 : choice[d.producer];
+        needed.assign(d.cost[a].size(), 0);
+        for (const auto &[node, need] : d.consumers)
+          if (need[choice[node]] >= 0)
+            needed[need[choice[node]]] = 1;
+        for (size_t target = 0; target < needed.size(); ++target)
+          if (needed[target]) {
+            t += d.cost[a][target];
+            b += d.bytes[a][target];
+          }
+      }
+      if (isLegal(t) && t + rest[k + 1] < bestTime - kEps &&
+          b <= p.bytesLimit + kEps)
+        visit(k + 1, t, b);
+      if (aborted)
+        return;
+    }
+  };
+  visit(0, 0, 0);
+  if (aborted)
+    return std::nullopt;
+  if (best.empty()) {
+    // Nothing strictly better (or nothing legal at all): the start.
+    AssignmentSolution out = incumbent;
+    out.optimal = true;
+    return out;
+  }
+  return AssignmentSolution{best, {bestTime, bestBytes}, true};
+}
+
 struct ModelDeleter {
   void operator()(Cbc_Model *m) const { Cbc_deleteModel(m); }
 };
@@ -106,7 +191,7 @@ AssignmentValue mlir::dtensor::evaluateAssignment(const AssignmentProblem &p,
 std::optional<AssignmentSolution>
 mlir::dtensor::solveAssignment(const AssignmentProblem &p,
                                const std::vector<int> &start, double seconds,
-                               std::string &error) {
+                               std::string &error, int64_t searchBudget) {
   if (!wellFormed(p, &start, error))
     return std::nullopt;
   AssignmentSolution incumbent{start, evaluateAssignment(p, start), false};
@@ -114,6 +199,9 @@ mlir::dtensor::solveAssignment(const AssignmentProblem &p,
     incumbent.optimal = true;
     return incumbent;
   }
+  if (std::optional<AssignmentSolution> found =
+          branchAndBound(p, incumbent, searchBudget))
+    return found;
 
   std::unique_ptr<Cbc_Model, ModelDeleter> model(Cbc_newModel());
   Cbc_Model *m = model.get();
@@ -238,6 +326,7 @@ mlir::dtensor::solveAssignment(const AssignmentProblem &p,
   // 0.55 s on a 2-op problem); the start is the answer when nothing better
   // is found.
   Cbc_setMaximumSeconds(m, seconds);
+  Cbc_setMaximumNodes(m, 1000);
   Cbc_setParameter(m, "threads", "1");
   int status = Cbc_solve(m);
   const double *sol = Cbc_getColSolution(m);

@@ -62,6 +62,23 @@ TEST(Assignment, FindsTheGlobalOptimumAGreedyChoiceMisses) {
   EXPECT_TRUE(s->optimal);
 }
 
+// The same through CBC (no branch and bound).
+TEST(Assignment, TheIntegerProgramFindsItToo) {
+  AssignmentProblem p;
+  p.nodes = {node({0, 1}), node({0}), node({0})};
+  AssignmentProblem::Demand d;
+  d.producer = 0;
+  d.consumers = {{1, {0}}, {2, {0}}};
+  d.cost = {{5}, {0}};
+  d.bytes = {{100}, {0}};
+  p.demands.push_back(d);
+  std::string error;
+  auto s = solveAssignment(p, {0, 0, 0}, 10, error, /*searchBudget=*/0);
+  ASSERT_TRUE(s) << error;
+  EXPECT_EQ(s->choice, (std::vector<int>{1, 0, 0}));
+  EXPECT_TRUE(s->optimal);
+}
+
 // One redistribution serves two consumers that need the same target.
 TEST(Assignment, ATargetSharedByTwoConsumersIsPaidOnce) {
   AssignmentProblem p;
@@ -199,19 +216,24 @@ TEST(Assignment, RandomProblemsMatchBruteForce) {
     std::vector<int> best = bruteForce(p);
     if (best.empty())
       continue; // nothing legal within the bound
-    std::string error;
-    auto s = solveAssignment(p, best, 10, error);
-    ASSERT_TRUE(s) << error;
-    // From the optimum, nothing better exists.
-    EXPECT_DOUBLE_EQ(s->value.time, evaluateAssignment(p, best).time) << trial;
-    // From the all-zero start (when legal), the optimum is found.
-    std::vector<int> zero(p.nodes.size(), 0);
-    AssignmentValue z = evaluateAssignment(p, zero);
-    if (z.time < kInf && z.bytes <= p.bytesLimit) {
-      auto t = solveAssignment(p, zero, 10, error);
-      ASSERT_TRUE(t) << error;
-      EXPECT_NEAR(t->value.time, evaluateAssignment(p, best).time, 1e-6) << trial;
-      EXPECT_LE(t->value.bytes, p.bytesLimit + 1e-6) << trial;
+    // Both methods: the branch and bound (small problems) and CBC (a
+    // search budget of 0).
+    for (int64_t budget : {int64_t(200000), int64_t(0)}) {
+      std::string error;
+      auto s = solveAssignment(p, best, 10, error, budget);
+      ASSERT_TRUE(s) << error;
+      // From the optimum, nothing better exists.
+      EXPECT_DOUBLE_EQ(s->value.time, evaluateAssignment(p, best).time) << trial;
+      // From the all-zero start (when legal), the optimum is found.
+      std::vector<int> zero(p.nodes.size(), 0);
+      AssignmentValue z = evaluateAssignment(p, zero);
+      if (z.time < kInf && z.bytes <= p.bytesLimit) {
+        auto t = solveAssignment(p, zero, 10, error, budget);
+        ASSERT_TRUE(t) << error;
+        EXPECT_TRUE(t->optimal) << trial;
+        EXPECT_NEAR(t->value.time, evaluateAssignment(p, best).time, 1e-6) << trial;
+        EXPECT_LE(t->value.bytes, p.bytesLimit + 1e-6) << trial;
+      }
     }
   }
 }

@@ -84,11 +84,16 @@ struct AssignmentSolution {
 
 /// Solves `problem` exactly (within `seconds`), starting from `start` (one
 /// option per node; it must satisfy the bytes bound, and is returned when
-/// nothing better is found). Returns std::nullopt and sets `error` when the
-/// solver fails or the problem is malformed.
+/// nothing better is found). Small problems are solved by a depth-first
+/// branch and bound over the nodes in order (partial costs are lower
+/// bounds: every price is non-negative) within `searchBudget` visited
+/// assignments; the rest, or what the budget does not finish, by CBC.
+/// Returns std::nullopt and sets `error` when the solver fails or the
+/// problem is malformed.
 std::optional<AssignmentSolution>
 solveAssignment(const AssignmentProblem &problem, const std::vector<int> &start,
-                double seconds, std::string &error);
+                double seconds, std::string &error,
+                int64_t searchBudget = 200000);
 
 } // namespace dtensor
 } // namespace mlir

@@ -42,7 +42,8 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
       llvm::cl::init(200)};
   PassOptions::Option<double> wholeFunctionSeconds{
       *this, "whole-function-seconds",
-      llvm::cl::desc("Time limit of that integer program per function"),
+      llvm::cl::desc("Time limit of CBC per function where the exact branch "
+                     "and bound does not finish; 0: branch and bound only"),
       llvm::cl::init(0.5)};
 };
 

@@ -503,6 +503,21 @@ struct DTensorPropagatePass
     return it->second;
   }
 
+  /// A move's placement pattern and size class (see priceUncached).
+  static std::string patternKey(const ResolvedMeshView &view,
+                                RankedTensorType type, const Placements &from,
+                                const Placements &to) {
+    std::string key;
+    auto put = [&](int64_t v) { key.append(reinterpret_cast<char *>(&v), 8); };
+    put(type.getRank());
+    double elements = 1;
+    for (int64_t d : type.getShape())
+      elements *= double(d);
+    put(elements > 0 ? int64_t(std::ilogb(elements)) : -1);
+    appendMoveKey(key, type, view, from, to);
+    return key;
+  }
+
   double priceUncached(const ResolvedMeshView &view, RankedTensorType type,
                        const Placements &from, const Placements &to) {
     // One search per placement pattern and size class: a plan found for
@@ -514,14 +529,7 @@ struct DTensorPropagatePass
     // (never below the fastest one; it can differ a little from the plan
     // lowering picks, which also keeps within DTensor's greedy bytes);
     // insert-redistribute and lowering plan every move for its own shape.
-    std::string key;
-    auto put = [&](int64_t v) { key.append(reinterpret_cast<char *>(&v), 8); };
-    put(type.getRank());
-    double elements = 1;
-    for (int64_t d : type.getShape())
-      elements *= double(d);
-    put(elements > 0 ? int64_t(std::ilogb(elements)) : -1);
-    appendMoveKey(key, type, view, from, to);
+    std::string key = patternKey(view, type, from, to);
     // Whether the two are one state depends on the mesh and rank only: an
     // empty plan records it per pattern.
     auto it = patterns.find(key);
@@ -877,7 +885,19 @@ struct DTensorPropagatePass
     auto [it, inserted] =
         moveBytes.try_emplace(moveKey(view, type, from, to), 0.0);
     if (inserted) {
-      std::optional<Plan> plan = planFor(view, type, from, to);
+      // The plan priceOf priced: its pattern's steps replayed on this shape
+      // (a search only where the replay does not apply).
+      std::optional<Plan> plan;
+      auto pattern = patterns.find(patternKey(view, type, from, to));
+      if (pattern != patterns.end() && !pattern->second.empty()) {
+        RedistributeRequest req{
+            view.shape, Shape(type.getShape().begin(), type.getShape().end()),
+            (type.getElementTypeBitWidth() + 7) / 8, from, to};
+        std::string error;
+        plan = replayPlan(req, cost, pattern->second, error);
+      }
+      if (!plan)
+        plan = planFor(view, type, from, to);
       it->second = plan ? double(plan->bytesPerRank()) : 0;
     }
     return {time, it->second};

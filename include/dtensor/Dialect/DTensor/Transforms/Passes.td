@@ -114,7 +114,8 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     many ops to decide is then solved as one integer program (COIN-OR CBC,
     `whole-function-seconds` per function): each op picks a strategy, each
     distinct move of a value is paid once at the planner's price, bytes are
-    bounded by the plan's. The solution is analysed with every op's choice
+    bounded by the plan's; small problems by an exact branch and bound,
+    the rest by CBC. The solution is analysed with every op's choice
     forced and kept only where that analysis costs less than the plan.
 
     Loop-carried values take the init's spec unless the body turns them into
@@ -156,8 +157,10 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
            "it off">,
     Option<"wholeFunctionSeconds", "whole-function-seconds", "double",
            /*default=*/"0.5",
-           "Time limit of the whole-function integer program, per function "
-           "(the best plan found by then is used)">,
+           "Time limit of CBC per function, for the whole-function problems "
+           "the exact branch and bound does not finish (the best plan found "
+           "by then is used); 0 leaves CBC out, so the result depends on the "
+           "program alone">,
   ];
 }
 
