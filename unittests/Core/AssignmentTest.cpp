@@ -45,7 +45,7 @@ std::vector<int> bruteForce(const AssignmentProblem &p) {
 // The case a one-op-at-a-time choice loses: the first node's cheapest option
 // (0) forces both consumers to pay a large move; option 1 costs a little
 // more alone and nothing after.
-TEST(Assignment, FindsTheGlobalOptimumAGreedyChoiceMisses) {
+AssignmentProblem greedyMiss() {
   AssignmentProblem p;
   p.nodes = {node({0, 1}), node({0}), node({0})};
   AssignmentProblem::Demand d;
@@ -54,6 +54,11 @@ TEST(Assignment, FindsTheGlobalOptimumAGreedyChoiceMisses) {
   d.cost = {{5}, {0}};
   d.bytes = {{100}, {0}};
   p.demands.push_back(d);
+  return p;
+}
+
+TEST(Assignment, FindsTheGlobalOptimumAGreedyChoiceMisses) {
+  AssignmentProblem p = greedyMiss();
   std::string error;
   auto s = solveAssignment(p, {0, 0, 0}, 10, error);
   ASSERT_TRUE(s) << error;
@@ -64,14 +69,7 @@ TEST(Assignment, FindsTheGlobalOptimumAGreedyChoiceMisses) {
 
 // The same through CBC (no branch and bound).
 TEST(Assignment, TheIntegerProgramFindsItToo) {
-  AssignmentProblem p;
-  p.nodes = {node({0, 1}), node({0}), node({0})};
-  AssignmentProblem::Demand d;
-  d.producer = 0;
-  d.consumers = {{1, {0}}, {2, {0}}};
-  d.cost = {{5}, {0}};
-  d.bytes = {{100}, {0}};
-  p.demands.push_back(d);
+  AssignmentProblem p = greedyMiss();
   std::string error;
   auto s = solveAssignment(p, {0, 0, 0}, 10, error, /*searchBudget=*/0);
   ASSERT_TRUE(s) << error;
