@@ -7,10 +7,9 @@
 // elsewhere, and tp sums them (DTensor's MaskPartial), one all_reduce of the
 // 2x8 result instead of gathering the 64x8 table. Checked on every rank.
 // When the ids are sharded over tp themselves, each tp rank looks up other
-// ids, so the table is gathered (the masked form would be wrong there)...
-// unless the lookup's result is wanted split over dp: then
-// dtensor-narrow-moves moves the ids (32 bytes) instead of the looked-up
-// rows, and the lookup, now of the same ids across tp, is masked.
+// ids, so the masked form needs the ids whole over tp first: propagation
+// prices the table's move with the lookup, and gathers the ids (32 bytes)
+// instead of the table (2,048), with or without dtensor-narrow-moves.
 
 // CHECK:      verified @vocab: 1 output(s)
 // CHECK-NEXT: communication: 1 collective, 64 bytes/rank
@@ -20,8 +19,9 @@
 // CHECK-NEXT:   all_gather         1         32 bytes  mesh dims ["tp"]
 // CHECK-NEXT:   all_reduce         1         64 bytes  mesh dims ["tp"]
 // WIDE:      verified @ids_over_tp: 1 output(s)
-// WIDE-NEXT: communication: 2 collectives, 2176 bytes/rank
-// WIDE-NEXT:   all_gather         2       2176 bytes  mesh dims ["tp"]
+// WIDE-NEXT: communication: 2 collectives, 96 bytes/rank
+// WIDE-NEXT:   all_gather         1         32 bytes  mesh dims ["tp"]
+// WIDE-NEXT:   all_reduce         1         64 bytes  mesh dims ["tp"]
 // CHECK:      verified @small_table: 1 output(s)
 // CHECK-NEXT: communication: 1 collective, 64 bytes/rank
 // CHECK-NEXT:   all_gather         1         64 bytes  mesh dims ["tp"]
@@ -35,7 +35,6 @@
 // CHECK-NEXT: communication: 2 collectives, 768 bytes/rank
 // CHECK-NEXT:   all_gather         1        512 bytes  mesh dims ["tp"]
 // CHECK-NEXT:   all_reduce         1        256 bytes  mesh dims ["dp"]
-// CHECK: verified 6 of 6 function(s)
 
 // IR-LABEL: func.func @vocab
 // IR:         %[[C:.+]] = dtensor.mesh_coord %arg0 mesh_dims = [1]
@@ -214,4 +213,97 @@ func.func @empty_shard(%m: !dtensor.device_mesh<@mesh>,
   %d = dtensor.distribute_tensor %r, %m : tensor<1x64xf32>, !dtensor.device_mesh<@mesh>
       -> tensor<1x64xf32, #dtensor.spec<@mesh, [R, R]>>
   return %d : tensor<1x64xf32, #dtensor.spec<@mesh, [R, R]>>
+}
+
+// The looked-up rows wanted split by columns over tp (the table's own mesh
+// dim): propagation masks the lookup (the table stays sharded by rows, the
+// result is P(sum) over tp) and the sum is scattered by columns, one
+// reduce_scatter of the 2x8 result, where lining the table up with the
+// columns moved it whole (an all_to_all of 1,024 bytes per rank). Then the
+// same on an uneven table (63 rows: 32 and 31), and on a table whose rows
+// are split over both mesh dims, masked over both (a P(sum) over dp x tp,
+// reduced to the replicated result).
+// CHECK:      verified @cols: 1 output(s)
+// CHECK-NEXT: communication: 1 collective, 64 bytes/rank
+// CHECK-NEXT:   reduce_scatter     1         64 bytes  mesh dims ["tp"]
+// CHECK:      verified @cols_uneven: 1 output(s)
+// CHECK-NEXT: communication: 1 collective, 64 bytes/rank
+// CHECK-NEXT:   reduce_scatter     1         64 bytes  mesh dims ["tp"]
+// CHECK:      verified @both_dims: 1 output(s)
+// CHECK-NEXT: communication: 1 collective, 128 bytes/rank
+// CHECK-NEXT:   all_reduce         1        128 bytes  mesh dims ["dp", "tp"]
+// CHECK: verified 9 of 9 function(s)
+
+// IR-LABEL: func.func @cols
+// IR-NOT:     dtensor.all_to_all
+// IR:         linalg.generic
+// IR:           arith.cmpi sge
+// IR:           arith.cmpi slt
+// IR:           tensor.extract %arg1[
+// IR:           arith.select
+// IR:         dtensor.reduce_scatter %{{.*}}, %arg0 mesh_dims = [1] scatter_dim = 1 reduce = sum
+func.func @cols(%m: !dtensor.device_mesh<@mesh>,
+                %table: tensor<64x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>,
+                %ids: tensor<4xi64, #dtensor.spec<@mesh, [S(0), R]>>)
+    -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>> {
+  %c64 = arith.constant 64 : i64
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#ids, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<4xi64, #dtensor.spec<@mesh, [S(0), R]>>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %m0 = arith.remsi %id, %c64 : i64
+    %m1 = arith.addi %m0, %c64 : i64
+    %m2 = arith.remsi %m1, %c64 : i64
+    %row = arith.index_cast %m2 : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<64x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  %d = dtensor.distribute_tensor %r, %m : tensor<4x8xf32>, !dtensor.device_mesh<@mesh>
+      -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
+  return %d : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
+}
+
+func.func @cols_uneven(%m: !dtensor.device_mesh<@mesh>,
+                       %table: tensor<63x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>,
+                       %ids: tensor<4xi64, #dtensor.spec<@mesh, [S(0), R]>>)
+    -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>> {
+  %c63 = arith.constant 63 : i64
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#ids, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<4xi64, #dtensor.spec<@mesh, [S(0), R]>>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %m0 = arith.remsi %id, %c63 : i64
+    %m1 = arith.addi %m0, %c63 : i64
+    %m2 = arith.remsi %m1, %c63 : i64
+    %row = arith.index_cast %m2 : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<63x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  %d = dtensor.distribute_tensor %r, %m : tensor<4x8xf32>, !dtensor.device_mesh<@mesh>
+      -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
+  return %d : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
+}
+
+func.func @both_dims(%m: !dtensor.device_mesh<@mesh>,
+                     %table: tensor<64x8xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>,
+                     %ids: tensor<4xi64, #dtensor.spec<@mesh, [R, R]>>)
+    -> tensor<4x8xf32, #dtensor.spec<@mesh, [R, R]>> {
+  %c64 = arith.constant 64 : i64
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [#ids, #out], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<4xi64, #dtensor.spec<@mesh, [R, R]>>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %m0 = arith.remsi %id, %c64 : i64
+    %m1 = arith.addi %m0, %c64 : i64
+    %m2 = arith.remsi %m1, %c64 : i64
+    %row = arith.index_cast %m2 : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<64x8xf32, #dtensor.spec<@mesh, [S(0), S(0)]>>
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  %d = dtensor.distribute_tensor %r, %m : tensor<4x8xf32>, !dtensor.device_mesh<@mesh>
+      -> tensor<4x8xf32, #dtensor.spec<@mesh, [R, R]>>
+  return %d : tensor<4x8xf32, #dtensor.spec<@mesh, [R, R]>>
 }

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
+#include "dtensor/Dialect/DTensor/Transforms/Lookups.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
 #include "dtensor/Dialect/DTensor/Transforms/Propagation.h"
 #include "dtensor/Interfaces/ShardingRuleOpInterface.h"
@@ -387,7 +388,33 @@ struct DTensorInsertRedistributePass
         return {}; // read deeper in the body too: keep it whole
     Placements ps(loops.size(), Placement::replicate());
     bool any = false;
+    // A masked lookup (Lookups.h) leaves the table sharded along a dim it
+    // reads at a computed index where propagation made the result P(sum)
+    // from whole operands: each rank reads the rows it holds.
+    Placements haveps = have.getNormalizedPlacements(type.getRank());
+    std::optional<Placements> result;
+    if (maskableRead(at, table))
+      if (SpecAttr r = getSpec(at->getResult(0).getType()))
+        if (r.getView() == have.getView())
+          result = r.getNormalizedPlacements(
+              llvm::cast<RankedTensorType>(at->getResult(0).getType()).getRank());
+    ArrayAttr operandSpecs = specsOf(at, operandSpecsName);
     for (auto [m, k] : llvm::enumerate(loops)) {
+      const Placement &p = haveps[m];
+      if (k < 0 && result && p.isShard() && dimLoop[p.dim] == -1 &&
+          (*result)[m].isPartial() && (*result)[m].reduce == ReduceKind::Sum &&
+          !llvm::any_of(linalgOp.getDpsInputOperands(), [&](OpOperand *in) {
+            auto s = operandSpecs && in->getOperandNumber() < operandSpecs.size()
+                         ? llvm::dyn_cast<SpecAttr>(
+                               operandSpecs[in->getOperandNumber()])
+                         : getSpec(in->get().getType());
+            auto t = llvm::dyn_cast<RankedTensorType>(in->get().getType());
+            return s && t && s.getNormalizedPlacements(t.getRank())[m].isPartial();
+          })) {
+        ps[m] = p;
+        any = true;
+        continue;
+      }
       if (k < 0)
         continue;
       for (int64_t t = 0; t < type.getRank(); ++t)
@@ -400,6 +427,17 @@ struct DTensorInsertRedistributePass
     }
     if (!any)
       return {};
+    // A shard order kept only where the same mesh dims shard the dim.
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      bool same = true;
+      for (size_t m = 0; m < ps.size(); ++m)
+        same &= (ps[m].isShard() && ps[m].dim == d) ==
+                (haveps[m].isShard() && haveps[m].dim == d);
+      if (!same)
+        for (Placement &p : ps)
+          if (p.isShard() && p.dim == d)
+            p.order = -1;
+    }
     SpecAttr spec = SpecAttr::get(at->getContext(), have.getMesh(),
                                   have.getMeshDims(), have.getFlattened(), ps);
     return RankedTensorType::get(type.getShape(), type.getElementType(), spec);

@@ -38,11 +38,15 @@
 // rewritten, in functions whose uniformity across the group is known from
 // the compiled function's contract (`dtensor.global`: a distributed argument
 // replicated on the group, or a plain argument of a function that has a
-// contract, is the same on every rank of it).
+// contract, is the same on every rank of it). Propagation offers the masked
+// form itself where it pays by its cost model (Lookups.h); this pass covers
+// the gathers left, by bytes. A slice of the sum taken alike across the
+// group is taken before the sum.
 //
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/Dialect/DTensor/IR/DTensor.h"
+#include "dtensor/Dialect/DTensor/Transforms/Lookups.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -193,27 +197,16 @@ struct DTensorMaskLookupsPass
       rewrite(op, extract);
   }
 
-  /// The read of a gathered table in a lookup: every loop parallel, one
-  /// result whose init is not read, and a tensor.extract in the body of an
-  /// all_gather's result defined outside the op, whose value reaches the
-  /// yield only through ops that are safe on another element of the table
-  /// (masking selects zero at the yield, so a rank that does not hold the
-  /// row computes on its own first row and discards the result).
+  /// The read of a gathered table in a lookup that masking may rewrite
+  /// (Lookups.h: maskableRead).
   static tensor::ExtractOp lookupOf(linalg::GenericOp op) {
-    if (op->getNumResults() != 1 || op.getNumDpsInits() != 1 ||
-        op.getNumReductionLoops() != 0)
+    if (!isPureLookup(op))
       return {};
-    Block &body = op.getRegion().front();
-    if (!body.getArguments().back().use_empty())
-      return {};
-    for (Operation &inner : body) {
-      auto extract = llvm::dyn_cast<tensor::ExtractOp>(inner);
-      if (!extract || !gatherOf(extract.getTensor()) ||
-          op->isAncestor(extract.getTensor().getParentBlock()->getParentOp()))
-        continue;
-      if (safeOnOtherRows(extract))
-        return extract;
-    }
+    for (Operation &inner : op.getRegion().front())
+      if (auto extract = llvm::dyn_cast<tensor::ExtractOp>(inner))
+        if (gatherOf(extract.getTensor()))
+          if (tensor::ExtractOp read = maskableRead(op, extract.getTensor()))
+            return read;
     return {};
   }
 
@@ -240,43 +233,6 @@ struct DTensorMaskLookupsPass
           (d != g.getGatherDim() && part.getDimSize(d) != whole.getDimSize(d)))
         return {};
     return g;
-  }
-
-  /// Whether everything computed from `extract`'s value in its block is
-  /// scalar arithmetic that cannot trap or read memory whatever the value
-  /// (no integer division or remainder, no float-to-integer conversion, no
-  /// other read indexed by it), and it stays in the block.
-  static bool safeOnOtherRows(tensor::ExtractOp extract) {
-    SmallVector<Value> work{extract.getResult()};
-    llvm::DenseSet<Operation *> seen;
-    while (!work.empty()) {
-      Value v = work.pop_back_val();
-      for (Operation *user : v.getUsers()) {
-        if (user->getBlock() != extract->getBlock())
-          return false;
-        if (llvm::isa<linalg::YieldOp>(user))
-          continue;
-        if (!seen.insert(user).second)
-          continue;
-        if (user->getNumRegions() || !isMemoryEffectFree(user) ||
-            llvm::isa<tensor::ExtractOp, arith::DivSIOp, arith::DivUIOp,
-                      arith::RemSIOp, arith::RemUIOp, arith::CeilDivSIOp,
-                      arith::CeilDivUIOp, arith::FloorDivSIOp,
-                      // out of range, undefined in the emitted C++
-                      arith::FPToSIOp, arith::FPToUIOp>(user))
-          return false;
-        Dialect *dialect = user->getDialect();
-        if (!dialect || (dialect->getNamespace() != "arith" &&
-                         dialect->getNamespace() != "math"))
-          return false;
-        for (Value r : user->getResults()) {
-          if (llvm::isa<ShapedType>(r.getType()))
-            return false;
-          work.push_back(r);
-        }
-      }
-    }
-    return true;
   }
 
   void rewrite(linalg::GenericOp op, tensor::ExtractOp extract) {
@@ -321,8 +277,6 @@ struct DTensorMaskLookupsPass
     auto yield = llvm::cast<linalg::YieldOp>(
         op.getRegion().front().getTerminator());
     Type elem = yield.getValues()[0].getType();
-    if (!llvm::isa<FloatType, IntegerType>(elem) || elem.isInteger(1))
-      return; // summed by the group: a number, not a flag
 
     Location loc = op.getLoc();
     OpBuilder b(op);
@@ -358,10 +312,30 @@ struct DTensorMaskLookupsPass
                                     op->getResult(0), gather.getMesh(),
                                     gather.getMeshDims(), Reduction::Sum);
     op->getResult(0).replaceAllUsesExcept(sum, sum.getDefiningOp());
+    Value mesh = gather.getMesh();
+    SmallVector<int64_t> group(gather.getMeshDims());
     if (slice)
       slice.erase();
     gather.erase();
     ++numMasked;
+    // A slice of the sum taken alike across the group (its offsets and
+    // sizes the same on every rank of it: this rank's rows over another mesh
+    // dim) is the sum of the slices: reduce only what is kept.
+    if (!sum.hasOneUse())
+      return;
+    auto kept = llvm::dyn_cast<tensor::ExtractSliceOp>(*sum.getUsers().begin());
+    if (!kept || !llvm::all_of(kept->getOperands().drop_front(),
+                               [&](Value v) { return uniform.of(v); }))
+      return;
+    b.setInsertionPoint(kept);
+    auto part = tensor::ExtractSliceOp::create(
+        b, kept.getLoc(), kept.getType(), op->getResult(0), kept.getMixedOffsets(),
+        kept.getMixedSizes(), kept.getMixedStrides());
+    Value reduced = AllReduceOp::create(b, loc, kept.getType(), part, mesh,
+                                        group, Reduction::Sum);
+    kept.replaceAllUsesWith(reduced);
+    kept.erase();
+    sum.getDefiningOp()->erase();
   }
 };
 

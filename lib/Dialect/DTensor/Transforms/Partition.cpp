@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
+#include "dtensor/Dialect/DTensor/Transforms/Lookups.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
 #include "dtensor/Dialect/DTensor/Transforms/Propagation.h"
 #include "dtensor/Interfaces/ShardingRuleOpInterface.h"
@@ -405,6 +406,30 @@ bool sameIgnoringOrder(const Placement &a, const Placement &b) {
   return true;
 }
 
+/// Per mesh dim of `raw`'s view: whether a masked lookup (Lookups.h) may
+/// make its results P(sum) there from whole operands: its maskable read's
+/// table is sharded there along a dim read at a computed index.
+SmallVector<bool> maskableMeshDims(Operation *raw, int64_t meshRank) {
+  SmallVector<bool> out(meshRank, false);
+  if (!isPureLookup(raw))
+    return out;
+  for (Operation &inner : llvm::cast<linalg::GenericOp>(raw).getBlock()->getOperations()) {
+    auto read = llvm::dyn_cast<tensor::ExtractOp>(&inner);
+    if (!read || !maskableRead(raw, read.getTensor()))
+      continue;
+    auto type = llvm::cast<RankedTensorType>(read.getTensor().getType());
+    SpecAttr spec = getSpec(type);
+    if (!spec)
+      continue;
+    Placements ps = spec.getNormalizedPlacements(type.getRank());
+    for (auto [m, p] : llvm::enumerate(ps))
+      if (int64_t(m) < meshRank && p.isShard() &&
+          readAtComputedIndex(read, raw, p.dim))
+        out[m] = true;
+  }
+  return out;
+}
+
 /// Checks that the specs of an op's operands and results describe one
 /// choice its sharding rule allows, and returns it. Emits and fails
 /// otherwise: a sharding the partitioned op could not compute exactly is a
@@ -449,6 +474,7 @@ FailureOr<FactorSharding> analyzeRule(Operation *raw, const ShardingRule &rule,
   out.meshDimsOfFactor.resize(rule.factors.size());
   out.witness.assign(rule.factors.size(), {-1, -1});
   std::vector<int64_t> factorOf(meshRank, kNoFactor);
+  SmallVector<bool> maskable = maskableMeshDims(raw, meshRank);
   for (int64_t m = 0; m < meshRank; ++m) {
     // The factor this mesh dim shards, from every value that shards.
     std::optional<int64_t> factor;
@@ -539,6 +565,11 @@ FailureOr<FactorSharding> analyzeRule(Operation *raw, const ShardingRule &rule,
         }
         continue;
       }
+      // A masked lookup: each rank's rows, zero elsewhere (planAlignedReads
+      // checks the read).
+      if (f == kNoFactor && isOutput && have.isPartial() &&
+          have.reduce == ReduceKind::Sum && want.isReplicate() && maskable[m])
+        continue;
       if (f >= 0 && want.isShard())
         return raw->emitOpError()
                << nameOf(i) << " should be " << formatPlacement(want)
@@ -625,11 +656,20 @@ struct ComputePlan {
   /// them so): the read's position among the body's extracts, and the dims
   /// it reads at the loop's local index (the shift left out).
   SmallVector<std::pair<int64_t, SmallVector<int64_t>>> alignedReads;
+  /// A masked lookup (Lookups.h): the read's position among the body's
+  /// extracts, its table, and the dims it reads at a computed index that the
+  /// table shards; each rank reads its own rows there, zero elsewhere.
+  struct MaskedRead {
+    int64_t ordinal;
+    DistributedType table;
+    SmallVector<int64_t> dims;
+  };
+  std::optional<MaskedRead> maskedRead;
 
   /// Whether applying the plan does more than retype the results.
   bool changesForm() const {
     return !shifts.empty() || fillShare || unevenEmpty || sizesFrom ||
-           !windows.empty() || !alignedReads.empty();
+           !windows.empty() || !alignedReads.empty() || maskedRead;
   }
 };
 
@@ -677,15 +717,49 @@ LogicalResult planAlignedReads(linalg::LinalgOp op, SpecAttr opSpec,
     FailureOr<DistributedType> t = c.resolve(type, raw);
     if (failed(t))
       return failure();
-    SmallVector<int64_t> dims;
+    SmallVector<int64_t> dims, masked;
     for (auto [d, idx] : llvm::enumerate(read.getIndices())) {
       const std::vector<int64_t> &order = t->layout.order(d);
       if (order.empty())
         continue;
       auto index = idx.getDefiningOp<linalg::IndexOp>();
-      if (!index || index->getParentOp() != raw)
+      if (!index || index->getParentOp() != raw) {
+        // A masked lookup: the results are P(sum) on every mesh dim that
+        // shards the dim, the inputs whole there, and no rank's shard is
+        // empty (a rank without the row reads its first one and discards
+        // it).
+        auto maskedOn = [&](int64_t m) {
+          auto result = llvm::dyn_cast<RankedTensorType>(raw->getResult(0).getType());
+          FailureOr<DistributedType> r =
+              result && getSpec(result) ? c.resolve(result, raw)
+                                        : FailureOr<DistributedType>(failure());
+          if (failed(r) || r->spec.getView() != spec.getView())
+            return false;
+          const Placement &p = r->layout.placements()[m];
+          if (!p.isPartial() || p.reduce != ReduceKind::Sum)
+            return false;
+          for (OpOperand *in : op.getDpsInputOperands())
+            if (SpecAttr s = getSpec(in->get().getType())) {
+              auto it = llvm::cast<RankedTensorType>(in->get().getType());
+              if (!s.getNormalizedPlacements(it.getRank())[m].isReplicate())
+                return false;
+            }
+          return true;
+        };
+        if (maskableRead(raw, read.getTensor()) == read &&
+            llvm::all_of(order, maskedOn)) {
+          Shape shape(type.getShape().begin(), type.getShape().end());
+          if (t->layout.distinctSizes(shape, d).front() == 0)
+            return fail("shards dim " + Twine(d) +
+                        " with an empty shard on some rank, read there at a "
+                        "computed index (a masked lookup reads each rank's "
+                        "first row when it does not hold the index)");
+          masked.push_back(d);
+          continue;
+        }
         return fail("shards dim " + Twine(d) +
                     ", read there at an index that is not a loop's own");
+      }
       unsigned k = index.getDim();
       if (sharding.meshDimsOfFactor[k] != order ||
           ShapedType::isDynamic(ranges[k]) || ranges[k] != type.getDimSize(d))
@@ -698,6 +772,8 @@ LogicalResult planAlignedReads(linalg::LinalgOp op, SpecAttr opSpec,
         return fail("is Partial");
     if (!dims.empty())
       plan.alignedReads.push_back({ordinal, std::move(dims)});
+    if (!masked.empty())
+      plan.maskedRead = ComputePlan::MaskedRead{ordinal, *t, std::move(masked)};
   }
   return success();
 }
@@ -781,7 +857,7 @@ FailureOr<ComputePlan> planCompute(Operation *raw, Context &c) {
         plan.fillShare = n;
       }
     }
-    needsMesh = !plan.shifts.empty() || plan.fillShare;
+    needsMesh = !plan.shifts.empty() || plan.fillShare || plan.maskedRead;
   } else if (llvm::isa<tensor::ExtractSliceOp, tensor::ExpandShapeOp,
                        tensor::ReshapeOp>(raw)) {
     plan.sizesFrom = *c.resolve(typeOf(rule->numOperands()), raw);
@@ -1003,6 +1079,43 @@ void applyCompute(const ComputePlan &plan, Context &c) {
           if (add.getLhs().getDefiningOp<linalg::IndexOp>())
             idx.set(add.getLhs());
       }
+  }
+  if (plan.maskedRead) {
+    // Each rank reads the rows it holds and yields zero where it does not:
+    // the group's sum is the lookup (one rank contributes each element).
+    const ComputePlan::MaskedRead &mr = *plan.maskedRead;
+    auto generic = llvm::cast<linalg::GenericOp>(raw);
+    tensor::ExtractOp read;
+    int64_t ordinal = -1;
+    for (Operation &inner : generic.getBlock()->getOperations())
+      if (auto r = llvm::dyn_cast<tensor::ExtractOp>(&inner))
+        if (++ordinal == mr.ordinal)
+          read = r;
+    b.setInsertionPoint(raw);
+    SmallVector<std::pair<Value, Value>> extents;
+    for (int64_t d : mr.dims)
+      extents.push_back(
+          emitShardExtent(b, loc, plan.mesh, mr.table, mr.table.layout, d));
+    Value zeroIndex = arith::ConstantIndexOp::create(b, loc, 0);
+    b.setInsertionPoint(read);
+    Value in;
+    for (auto [d, extent] : llvm::zip(mr.dims, extents)) {
+      OpOperand &idx = read.getIndicesMutable()[d];
+      Value mine = arith::SubIOp::create(b, loc, idx.get(), extent.first);
+      Value ge = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, mine,
+                                       zeroIndex);
+      Value lt = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, mine,
+                                       extent.second);
+      Value here = arith::AndIOp::create(b, loc, ge, lt);
+      in = in ? arith::AndIOp::create(b, loc, in, here).getResult() : here;
+      idx.set(arith::SelectOp::create(b, loc, here, mine, zeroIndex));
+    }
+    Operation *yield = generic.getBlock()->getTerminator();
+    b.setInsertionPoint(yield);
+    Type elem = yield->getOperand(0).getType();
+    Value zero = arith::ConstantOp::create(b, loc, elem, b.getZeroAttr(elem));
+    yield->setOperand(
+        0, arith::SelectOp::create(b, loc, in, yield->getOperand(0), zero));
   }
   if (plan.fillShare) {
     b.setInsertionPoint(raw);

@@ -20,6 +20,7 @@
 #include "dtensor/Core/Assignment.h"
 #include "dtensor/Core/Redistribute.h"
 #include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
+#include "dtensor/Dialect/DTensor/Transforms/Lookups.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
 #include "dtensor/Dialect/DTensor/Transforms/Propagation.h"
 #include "dtensor/Interfaces/ShardingRuleOpInterface.h"
@@ -201,12 +202,36 @@ SpecAttr specWith(SpecAttr like, const Placements &ps) {
                        like.getFlattened(), ps);
 }
 
+/// A choice meaning: a pure lookup leaves the table it reads sharded on
+/// this mesh dim along a dim it reads at a computed index, each rank reads
+/// the rows it holds (zero elsewhere), and the results are P(sum) there
+/// (Lookups.h).
+constexpr int64_t kMaskedLookup = -3;
+
+/// A distributed table read by `tensor.extract` in a linalg body: an operand
+/// the rule does not place, priced by propagation as insert-redistribute
+/// will move it (InsertRedistribute.cpp: alignedTableType).
+struct TableRead {
+  Value table;
+  RankedTensorType type;
+  Placements have;
+  /// Per table dim: the loop every direct read indexes it by (`linalg.index
+  /// k`), -1 when some read computes the index, -2 when no read does.
+  std::vector<int64_t> dimLoop;
+  /// Whether every read is directly in the body (else the table is needed
+  /// whole).
+  bool direct = true;
+  /// Whether a masked lookup may leave it sharded (Lookups.h: maskableRead).
+  bool maskable = false;
+};
+
 std::string formatChoice(ArrayRef<int64_t> factors) {
   std::string s = "[";
   for (size_t m = 0; m < factors.size(); ++m) {
     s += m ? ", " : "";
-    s += factors[m] == kReplicateAll ? std::string("R")
-         : factors[m] == kNoFactor   ? std::string("-")
+    s += factors[m] == kReplicateAll   ? std::string("R")
+         : factors[m] == kMaskedLookup ? std::string("masked")
+         : factors[m] == kNoFactor     ? std::string("-")
                                      : "d" + std::to_string(factors[m]);
   }
   return s + "]";
@@ -805,6 +830,10 @@ struct DTensorPropagatePass
     std::vector<Alternative> alts = collect();
     if (alts.empty())
       return total;
+    // A trial is kept only if it moves no more bytes than the best so far:
+    // the bar is no more communication than DTensor's, and a latency-bound
+    // model would otherwise trade a few small collectives for a large one.
+    double bestBytes = analysisBytes(fn);
     // Each trial re-analyses the whole function (mostly from the decision
     // cache): fewer on large ones, at least two.
     int64_t budget = std::min<int64_t>(
@@ -830,12 +859,15 @@ struct DTensorPropagatePass
       }
       trialFailed |= failedAny;
       failedAny = false;
-      if (!trialFailed && total < best - kEps) {
+      double bytes = trialFailed ? 0 : analysisBytes(fn);
+      if (!trialFailed && total < best - kEps &&
+          bytes <= bestBytes * (1 + kEps) + kEps) {
         // Kept: the ops after it may now decide in other states, with
         // other alternatives.
         double again;
         alts = record(again);
         best = std::min(best, again);
+        bestBytes = analysisBytes(fn);
         i = 0;
         tried.clear();
         current = true;
@@ -1821,6 +1853,194 @@ struct DTensorPropagatePass
     return out;
   }
 
+  /// The distributed tables on `like`'s view that `op`'s body reads (by
+  /// `tensor.extract`: lookups). Tables on other views are not priced.
+  std::vector<TableRead> tableReadsOf(Operation *op, SpecAttr like) {
+    std::vector<TableRead> out;
+    if (!llvm::isa<linalg::LinalgOp>(op))
+      return out;
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(op->getRegions(), above);
+    for (Value v : above) {
+      SpecAttr spec = specOf(v);
+      auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+      if (!spec || !type || !type.hasStaticShape() ||
+          spec.getView() != like.getView())
+        continue;
+      TableRead t;
+      t.table = v;
+      t.type = type;
+      t.have = spec.getNormalizedPlacements(type.getRank());
+      t.dimLoop.assign(type.getRank(), -2);
+      for (Operation *user : v.getUsers()) {
+        if (!op->isProperAncestor(user))
+          continue;
+        auto read = llvm::dyn_cast<tensor::ExtractOp>(user);
+        if (!read || user->getParentOp() != op || read.getTensor() != v) {
+          t.direct = false;
+          continue;
+        }
+        for (auto [d, idx] : llvm::enumerate(read.getIndices())) {
+          auto index = idx.getDefiningOp<linalg::IndexOp>();
+          int64_t k = index && index->getParentOp() == op
+                          ? int64_t(index.getDim())
+                          : -1;
+          t.dimLoop[d] = t.dimLoop[d] == -2 || t.dimLoop[d] == k ? k : -1;
+        }
+      }
+      t.maskable = t.direct && bool(maskableRead(op, v));
+      out.push_back(std::move(t));
+    }
+    return out;
+  }
+
+  /// The table a lookup may mask: the first maskable one sharded along a dim
+  /// it is read at by computed index; -1 when none.
+  static int maskedTableOf(ArrayRef<TableRead> tables) {
+    for (auto [i, t] : llvm::enumerate(tables))
+      if (t.maskable)
+        for (const Placement &p : t.have)
+          if (p.isShard() && t.dimLoop[p.dim] == -1)
+            return int(i);
+    return -1;
+  }
+
+  /// Bytes per rank the moves of the analysis just made send (each
+  /// distinct move of a value in a block once, as insert-redistribute and
+  /// dtensor-optimize-collectives make them): operands to their recorded
+  /// specs, tables as their lookups need them, results to annotations,
+  /// `distribute_tensor`s and the function's result specs. Loop trips,
+  /// loop-carried values and callees are not counted: the local search
+  /// compares two analyses of one function by it.
+  double analysisBytes(func::FuncOp fn) {
+    double bytes = 0;
+    std::set<std::tuple<const void *, const void *, const void *>> seen;
+    // Resolved views (a program uses one or two).
+    std::vector<std::pair<SpecAttr, std::optional<ResolvedMeshView>>> views;
+    auto viewOf = [&](SpecAttr like, Operation *at) -> const std::optional<ResolvedMeshView> & {
+      for (auto &[spec, view] : views)
+        if (spec.getView() == like.getView())
+          return view;
+      views.push_back({like, std::nullopt});
+      ScopedDiagnosticHandler quiet(fn.getContext(),
+                                    [](Diagnostic &) { return success(); });
+      FailureOr<ResolvedMeshView> view = resolveMeshView(
+          at, like.getView(), *symbolTables, [&]() { return at->emitOpError(); });
+      if (succeeded(view))
+        views.back().second = std::move(*view);
+      return views.back().second;
+    };
+    auto add = [&](Value v, const Placements &to, SpecAttr like, Operation *at) {
+      SpecAttr have = specOf(v);
+      auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+      if (!have || !type || !like || have.getView() != like.getView())
+        return;
+      Placements from = have.getNormalizedPlacements(type.getRank());
+      if (dropDefaultOrders(from) == dropDefaultOrders(to))
+        return;
+      SpecAttr want = specWith(like, to);
+      if (!seen.insert({v.getAsOpaquePointer(), want.getAsOpaquePointer(),
+                        at->getBlock()})
+               .second)
+        return;
+      const std::optional<ResolvedMeshView> &view = viewOf(like, at);
+      if (view)
+        bytes += movePrice(*view, type, from, to).second;
+    };
+    auto addSpec = [&](Value v, SpecAttr want, Operation *at) {
+      auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+      if (want && type)
+        add(v, want.getNormalizedPlacements(type.getRank()), want, at);
+    };
+    fn.walk([&](Operation *op) {
+      if (auto specs = op->getAttrOfType<ArrayAttr>(kOperandSpecsAttr))
+        for (auto [i, a] : llvm::enumerate(specs))
+          if (i < op->getNumOperands())
+            addSpec(op->getOperand(i), llvm::dyn_cast<SpecAttr>(a), op);
+      if (llvm::isa<ShardingRuleOpInterface>(op))
+        for (Value r : op->getResults())
+          if (SpecAttr s = getSpec(r.getType())) {
+            SpecAttr computed = chosenResult(op, r);
+            if (computed && computed != s) {
+              auto type = llvm::cast<RankedTensorType>(r.getType());
+              Placements from = computed.getNormalizedPlacements(type.getRank());
+              Placements to = s.getNormalizedPlacements(type.getRank());
+              if (dropDefaultOrders(from) != dropDefaultOrders(to))
+                if (const std::optional<ResolvedMeshView> &view = viewOf(s, op))
+                  bytes += movePrice(*view, type, from, to).second;
+            }
+          }
+      if (auto dist = llvm::dyn_cast<DistributeTensorOp>(op))
+        addSpec(dist.getSource(), getSpec(dist.getType()), op);
+      if (auto ret = llvm::dyn_cast<func::ReturnOp>(op))
+        if (ret->getParentOp() == fn.getOperation())
+          for (auto [v, t] : llvm::zip(ret.getOperands(), fn.getResultTypes()))
+            addSpec(v, getSpec(t), op);
+      auto factors = chosenFactors.find(op);
+      if (factors != chosenFactors.end()) {
+        SpecAttr like;
+        for (Value v : op->getOperands())
+          if (SpecAttr s = specOf(v))
+            like = s;
+        if (!like)
+          return;
+        std::vector<TableRead> tables = tableReadsOf(op, like);
+        int masked = maskedTableOf(tables);
+        SmallVector<int64_t> ranges =
+            llvm::cast<linalg::LinalgOp>(op).getStaticLoopRanges();
+        for (auto [i, t] : llvm::enumerate(tables))
+          add(t.table, tableNeed(t, int(i) == masked, factors->second, ranges),
+              like, op);
+      }
+    });
+    return bytes;
+  }
+  /// The spec the analysis computed `r` in (its recorded result spec).
+  static SpecAttr chosenResult(Operation *op, Value r) {
+    auto specs = op->getAttrOfType<ArrayAttr>(kResultSpecsAttr);
+    unsigned n = llvm::cast<OpResult>(r).getResultNumber();
+    return specs && n < specs.size() ? llvm::dyn_cast<SpecAttr>(specs[n])
+                                     : SpecAttr();
+  }
+  /// The choice of every op that reads tables, from the last analysis of it.
+  llvm::DenseMap<Operation *, std::vector<int64_t>> chosenFactors;
+
+  /// The placements table `t` is moved to for an op that chooses `factors`
+  /// (loops `ranges`): each dim read at a sharded loop's own index, as long
+  /// as the loop, sharded as the loop; where the choice masks the lookup
+  /// (`masked`), sharded as it is; whole elsewhere.
+  static Placements tableNeed(const TableRead &t, bool masked,
+                              ArrayRef<int64_t> factors,
+                              ArrayRef<int64_t> ranges) {
+    Placements need(factors.size(), Placement::replicate());
+    for (auto [m, f] : llvm::enumerate(factors)) {
+      if (f == kMaskedLookup && masked) {
+        need[m] = t.have[m];
+        continue;
+      }
+      if (f < 0 || !t.direct)
+        continue;
+      for (int64_t d = 0; d < t.type.getRank(); ++d)
+        if (t.dimLoop[d] == f && !ShapedType::isDynamic(ranges[f]) &&
+            t.type.getDimSize(d) == ranges[f]) {
+          need[m] = Placement::shard(d);
+          break;
+        }
+    }
+    // A shard order kept only where the same mesh dims shard the dim.
+    for (int64_t d = 0; d < t.type.getRank(); ++d) {
+      bool same = true;
+      for (size_t m = 0; m < need.size(); ++m)
+        same &= (need[m].isShard() && need[m].dim == d) ==
+                (t.have[m].isShard() && t.have[m].dim == d);
+      if (!same)
+        for (Placement &p : need)
+          if (p.isShard() && p.dim == d)
+            p.order = -1;
+    }
+    return need;
+  }
+
   LogicalResult visitRuleOp(Operation *op, ShardingRuleOpInterface iface) {
     // The mesh view: from the distributed operands.
     SpecAttr like;
@@ -1844,6 +2064,11 @@ struct DTensorPropagatePass
       return op->emitOpError()
              << "computes on values distributed over " << like.getMesh()
              << "; its function needs that mesh's handle as an argument";
+    // Tables read in the body are priced per choice (and the choice may
+    // mask a lookup); such ops are decided afresh (the cache's key and its
+    // replayed moves cover operands only).
+    std::vector<TableRead> tables = tableReadsOf(op, like);
+    bool cacheable = !explain && tables.empty();
     std::string key;
     if (!explain || searchBudget > 0)
       key = decisionKey(op, like);
@@ -1864,7 +2089,7 @@ struct DTensorPropagatePass
       for (int64_t f : *force)
         cacheKey.append(reinterpret_cast<const char *>(&f), 8);
     }
-    if (!explain) {
+    if (cacheable) {
       auto it = decisions.find(cacheKey);
       if (it != decisions.end() && sameProperties(it->second.representative, op)) {
         const Decision &d = it->second;
@@ -1930,6 +2155,29 @@ struct DTensorPropagatePass
       for (int64_t f = kReplicateAll; f < numFactors; ++f)
         rows[d].push_back(placementsForFactor(rule, f, here));
     }
+    // A pure lookup of a table sharded along a dim it reads at a computed
+    // index may leave it there: every operand whole on that mesh dim, the
+    // results (and their inits) P(sum).
+    int maskedTable = maskedTableOf(tables);
+    std::vector<std::optional<std::vector<Placement>>> maskedRows(meshRank);
+    if (maskedTable >= 0)
+      for (int64_t d = 0; d < meshRank; ++d) {
+        const Placement &p = tables[maskedTable].have[d];
+        if (!p.isShard() || tables[maskedTable].dimLoop[p.dim] != -1 ||
+            !rows[d][0])
+          continue;
+        maskedRows[d] = rows[d][0];
+        for (size_t o = 0; o < numPlaced + numResults; ++o)
+          if (o >= numPlaced || rule.isInit(o))
+            (*maskedRows[d])[o] = Placement::partial(ReduceKind::Sum);
+      }
+    auto rowOf = [&](int64_t d, int64_t f)
+        -> const std::optional<std::vector<Placement>> & {
+      return f == kMaskedLookup ? maskedRows[d] : rows[d][f - kReplicateAll];
+    };
+    SmallVector<int64_t> loopRanges;
+    if (!tables.empty())
+      loopRanges = llvm::cast<linalg::LinalgOp>(op).getStaticLoopRanges();
     std::vector<std::optional<Placements>> targets(numResults);
     std::vector<int64_t> targetStrength(numResults, kNoPriority);
     for (size_t r = 0; r < numResults; ++r)
@@ -1961,7 +2209,7 @@ struct DTensorPropagatePass
       if (m == meshRank) {
         // Legal rows and divisibility first: most combinations fail one.
         for (int64_t d = 0; d < meshRank; ++d)
-          if (!rows[d][choice[d] - kReplicateAll])
+          if (!rowOf(d, choice[d]))
             return;
         if (!divisibilityHolds(rule, choice, view->shape, divisibilityError))
           return;
@@ -1969,7 +2217,7 @@ struct DTensorPropagatePass
         c.factors = choice;
         c.placed.assign(numPlaced + numResults, Placements(meshRank));
         for (int64_t d = 0; d < meshRank; ++d) {
-          const auto &row = *rows[d][choice[d] - kReplicateAll];
+          const auto &row = *rowOf(d, choice[d]);
           for (size_t o = 0; o < numPlaced + numResults; ++o)
             c.placed[o][d] = row[o];
         }
@@ -2007,7 +2255,8 @@ struct DTensorPropagatePass
         candidates.push_back(std::move(c));
         return;
       }
-      for (int64_t f = kReplicateAll; f < numFactors; ++f) {
+      for (int64_t f = maskedRows[m] ? kMaskedLookup : kReplicateAll;
+           f < numFactors; ++f) {
         choice[m] = f;
         enumerate(m + 1);
       }
@@ -2032,6 +2281,25 @@ struct DTensorPropagatePass
             move = std::min(move, narrowPrice(*view, op, v, like, c.placed[o]));
           c.moveCost += move;
         }
+      for (auto [i, t] : llvm::enumerate(tables)) {
+        bool masked = int(i) == maskedTable;
+        Placements need = tableNeed(t, masked, c.factors, loopRanges);
+        if (masked && llvm::is_contained(c.factors, kMaskedLookup)) {
+          // Each rank reads its own rows: none may have an empty shard.
+          std::string error;
+          std::optional<Layout> layout =
+              Layout::create(view->shape, t.type.getRank(), need, error);
+          Shape shape(t.type.getShape().begin(), t.type.getShape().end());
+          for (auto [m, f] : llvm::enumerate(c.factors))
+            if (f == kMaskedLookup &&
+                (!layout || layout->distinctSizes(shape, need[m].dim).front() == 0))
+              c.moveCost = std::numeric_limits<double>::infinity();
+        }
+        if (dropDefaultOrders(need) == dropDefaultOrders(t.have) ||
+            alreadyPaid(t.table, specWith(like, need), op->getBlock()))
+          continue;
+        c.moveCost += priceOf(*view, t.type, t.have, need);
+      }
       c.cost = c.moveCost;
       for (size_t r = 0; r < numResults; ++r)
         if (targets[r]) {
@@ -2142,6 +2410,21 @@ struct DTensorPropagatePass
         movedOperands.push_back({rule.operands[o], spec});
         markPaid(v, spec, op->getBlock());
       }
+    if (!tables.empty())
+      chosenFactors[op] = best->factors;
+    for (auto [i, t] : llvm::enumerate(tables)) {
+      bool masked = int(i) == maskedTable;
+      Placements need = tableNeed(t, masked, best->factors, loopRanges);
+      if (dropDefaultOrders(need) != dropDefaultOrders(t.have))
+        markPaid(t.table, specWith(like, need), op->getBlock());
+      if (explain && masked && llvm::is_contained(best->factors, kMaskedLookup))
+        llvm::raw_string_ostream(log)
+            << "dtensor-propagate: " << op->getName() << " at " << op->getLoc()
+            << ": masked lookup " << formatChoice(best->factors)
+            << ": the table stays " << formatPlacements(t.have)
+            << ", each rank reads the rows it holds, the result is "
+            << formatPlacements(best->placed[numPlaced]) << "\n";
+    }
     if (explain)
       for (size_t r = 0; r < numResults; ++r) {
         const Placements &have = best->placed[numPlaced + r];
@@ -2183,7 +2466,7 @@ struct DTensorPropagatePass
               << formatPlacements(want) << " for it\n";
         }
     int64_t followed = apply(op, rule, *best, like, *view, current, annotated, held);
-    if (!explain) {
+    if (cacheable) {
       Decision d{op, op->getRawDictionaryAttrs(),
                  {},
                  followed,

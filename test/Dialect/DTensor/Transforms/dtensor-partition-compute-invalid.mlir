@@ -292,3 +292,45 @@ func.func @table_longer(%m: !dtensor.device_mesh<@mesh>, %t: tensor<6x4xf32, #dt
   } -> tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>
   return %r : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>
 }
+
+// -----
+
+dtensor.mesh @mesh shape = [2]
+
+// A P(sum) lookup result needs a body that may run on another row: one that
+// converts the looked-up value to an integer (undefined out of range) keeps
+// the table whole.
+func.func @masked_unsafe_body(%m: !dtensor.device_mesh<@mesh>, %t: tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>, %ids: tensor<4xi64, #dtensor.spec<@mesh, [R]>>) -> tensor<4x4xi32, #dtensor.spec<@mesh, [P(sum)]>> {
+  %e = tensor.empty() : tensor<4x4xi32, #dtensor.spec<@mesh, [P(sum)]>>
+  // expected-error@+1 {{makes a Partial result on mesh dim 0 from replicated inputs}}
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<4xi64, #dtensor.spec<@mesh, [R]>>) outs(%e : tensor<4x4xi32, #dtensor.spec<@mesh, [P(sum)]>>) {
+  ^bb0(%id: i64, %o: i32):
+    %row = arith.index_cast %id : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %t[%row, %col] : tensor<4x4xf32, #dtensor.spec<@mesh, [S(0)]>>
+    %n = arith.fptosi %v : f32 to i32
+    linalg.yield %n : i32
+  } -> tensor<4x4xi32, #dtensor.spec<@mesh, [P(sum)]>>
+  return %r : tensor<4x4xi32, #dtensor.spec<@mesh, [P(sum)]>>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2]
+
+// A masked lookup reads each rank's first row where it does not hold the
+// index: a rank with no rows has none.
+func.func @masked_empty_shard(%m: !dtensor.device_mesh<@mesh>, %t: tensor<1x4xf32, #dtensor.spec<@mesh, [S(0)]>>, %ids: tensor<4xi64, #dtensor.spec<@mesh, [R]>>) -> tensor<4x4xf32, #dtensor.spec<@mesh, [P(sum)]>> {
+  %e = tensor.empty() : tensor<4x4xf32, #dtensor.spec<@mesh, [P(sum)]>>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<4xi64, #dtensor.spec<@mesh, [R]>>) outs(%e : tensor<4x4xf32, #dtensor.spec<@mesh, [P(sum)]>>) {
+  ^bb0(%id: i64, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %col = linalg.index 1 : index
+    // expected-error@+1 {{shards dim 0 with an empty shard on some rank, read there at a computed index}}
+    %v = tensor.extract %t[%row, %col] : tensor<1x4xf32, #dtensor.spec<@mesh, [S(0)]>>
+    linalg.yield %v : f32
+  } -> tensor<4x4xf32, #dtensor.spec<@mesh, [P(sum)]>>
+  return %r : tensor<4x4xf32, #dtensor.spec<@mesh, [P(sum)]>>
+}

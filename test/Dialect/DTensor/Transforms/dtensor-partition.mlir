@@ -209,3 +209,37 @@ func.func @halo_stencil(%m: !dtensor.device_mesh<@mesh>, %a: tensor<16xf32, #dte
   } -> tensor<14xf32, #dtensor.spec<@mesh, [R, S(0)]>>
   return %r : tensor<14xf32, #dtensor.spec<@mesh, [R, S(0)]>>
 }
+
+// A masked lookup: the table's rows are split over tp and read at a computed
+// index, the result is P(sum) over tp from whole ids. Each rank reads the
+// rows it holds (the index less its shard's offset, clamped to its first row
+// where it falls outside) and yields zero where it does not hold them; no
+// collective.
+// CHECK-LABEL: func.func @masked_lookup
+// CHECK-SAME:    (%[[M:.*]]: !dtensor.device_mesh<@mesh>, %[[T:[^:]*]]: tensor<4x4xf32> {{{.*}}}, %[[I:[^:]*]]: tensor<6xi64> {{{.*}}})
+// CHECK:         %[[C:.*]] = dtensor.mesh_coord %[[M]] mesh_dims = [1]
+// CHECK:         linalg.generic
+// CHECK:           %[[L:.*]] = arith.subi
+// CHECK:           %[[GE:.*]] = arith.cmpi sge, %[[L]]
+// CHECK:           %[[LT:.*]] = arith.cmpi slt, %[[L]]
+// CHECK:           %[[IN:.*]] = arith.andi %[[GE]], %[[LT]]
+// CHECK:           %[[ROW:.*]] = arith.select %[[IN]], %[[L]]
+// CHECK:           %[[V:.*]] = tensor.extract %[[T]][%[[ROW]], %{{.*}}] : tensor<4x4xf32>
+// CHECK:           %[[Y:.*]] = arith.select %[[IN]], %[[V]]
+// CHECK:           linalg.yield %[[Y]]
+// CHECK:         } -> tensor<6x4xf32>
+// CHECK-NOT:     dtensor.all_gather
+// CHECK:         return
+func.func @masked_lookup(%m: !dtensor.device_mesh<@mesh>, %table: tensor<8x4xf32, #dtensor.spec<@mesh, [R, S(0)]>>,
+                         %ids: tensor<6xi64, #dtensor.spec<@mesh, [R, R]>>) -> tensor<6x4xf32, #dtensor.spec<@mesh, [R, P(sum)]>> {
+  %e = tensor.empty() : tensor<6x4xf32, #dtensor.spec<@mesh, [R, P(sum)]>>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<6xi64, #dtensor.spec<@mesh, [R, R]>>) outs(%e : tensor<6x4xf32, #dtensor.spec<@mesh, [R, P(sum)]>>) {
+  ^bb0(%id: i64, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<8x4xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+    linalg.yield %v : f32
+  } -> tensor<6x4xf32, #dtensor.spec<@mesh, [R, P(sum)]>>
+  return %r : tensor<6x4xf32, #dtensor.spec<@mesh, [R, P(sum)]>>
+}

@@ -251,6 +251,36 @@ func.func @lookup(%m: !dtensor.device_mesh<@mesh>, %table: tensor<8x4xf32, #dten
   return %r : tensor<6x4xf32>
 }
 
+// A pure lookup of a table sharded along the dim it reads at a computed
+// index (an embedding with its vocabulary split over tp) leaves the table
+// where it is: each rank reads the rows it holds, zero elsewhere, and the
+// result is P(sum) over tp, here scattered by columns for the user. Lining
+// the table up with the sharded columns instead would move all of it.
+// CHECK-LABEL: func.func @masked_cols
+// CHECK-NOT:     dtensor.redistribute %arg1
+// CHECK:         linalg.generic
+// CHECK:           tensor.extract %arg1[
+// CHECK:         } -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), P(sum)]>>
+// CHECK:         dtensor.redistribute %{{.*}} -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
+// EXPLAIN: dtensor-propagate: linalg.generic at loc({{.*}}:[[@LINE+6]]:8): masked lookup [d0, masked]: the table stays [R, S(0)], each rank reads the rows it holds, the result is [S(0), P(sum)]
+func.func @masked_cols(%m: !dtensor.device_mesh<@mesh>,
+                       %table: tensor<64x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>,
+                       %ids: tensor<4xi64, #dtensor.spec<@mesh, [S(0), R]>>)
+    -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%ids : tensor<4xi64, #dtensor.spec<@mesh, [S(0), R]>>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%id: i64, %o: f32):
+    %row = arith.index_cast %id : i64 to index
+    %col = linalg.index 1 : index
+    %v = tensor.extract %table[%row, %col] : tensor<64x8xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  %d = dtensor.distribute_tensor %r, %m : tensor<4x8xf32>, !dtensor.device_mesh<@mesh>
+      -> tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
+  return %d : tensor<4x8xf32, #dtensor.spec<@mesh, [S(0), S(1)]>>
+}
+
 // A value two ops of one block need in the same spec is moved once in the
 // compiled program (one redistribution per user, merged by
 // dtensor-optimize-collectives), so propagation charges it once: the second

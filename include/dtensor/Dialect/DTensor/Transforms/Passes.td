@@ -79,6 +79,13 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     (the planner's cost model, including the cost of reaching a result's
     annotated, hinted or returned spec), the most sharded result.
 
+    Lookups: a table read by `tensor.extract` in a linalg body is priced with
+    each choice as insert-redistribute will move it (dims read at a sharded
+    loop's own index lined up with the loop, the rest whole). A pure lookup
+    (Lookups.h) may also leave the table sharded along a dim it reads at a
+    computed index: every operand whole on that mesh dim, the result P(sum)
+    (DTensor's MaskPartial), masked by partitioning.
+
     Lookahead (on by default): deciding each op alone can pick a cheap move
     now that forces a second one at the next op (a reduce_scatter of a
     Partial, then an all_gather where the consumer needs it whole, instead
@@ -98,7 +105,8 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     re-analysis forces that choice at every op with the same decision (the
     same op on operands in the same state: all the layers of a model at
     once) and keeps it only if the function's total redistribution cost
-    drops. Trials are silent; the budget bounds the re-analyses (fewer on
+    drops and its moves send no more bytes per rank than the best plan's
+    (no more communication than DTensor). Trials are silent; the budget bounds the re-analyses (fewer on
     functions of more than a few thousand ops), so the search never costs
     more than a constant factor, and by the cost model never loses.
 
@@ -337,8 +345,10 @@ def DTensorMaskLookupsPass
     rank contributes each element. Rewritten when the gathered table has
     more bytes than twice the result (a vocab-parallel embedding: the table
     is large, the looked-up rows few). Even gathers of one user, in
-    functions with a `dtensor.global` contract. Runs in `dtensor-compile`
-    after lowering.
+    functions with a `dtensor.global` contract. A slice of the sum taken
+    alike across the group (this rank's rows over another mesh dim) is
+    taken first, so only the rows kept are reduced. Runs in
+    `dtensor-compile` after lowering.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::tensor::TensorDialect"];
