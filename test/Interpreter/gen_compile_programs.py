@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes a module of random global programs for --dtensor-compile.
 
-    gen_compile_programs.py MESH COUNT SEED [SIZES] [--narrow]
+    gen_compile_programs.py MESH COUNT SEED [SIZES] [--narrow] [--lookups]
 
 MESH is like 2x2 or 2x3. Each of the COUNT functions takes arguments with
 random specs (R, S(0), S(1), some P(sum); sizes chosen so that many shards
@@ -26,6 +26,14 @@ those values are results too. The random ops above then follow, on small
 values only where they sum (a sum of hundreds in another order, then tanh,
 can differ by more than the comparison's tolerance). The programs differ
 from those without --narrow.
+
+With --lookups, a third of the steps are lookups: a linalg.generic over a
+value's [i, j] that reads a new table argument (random rows, the value's
+columns, a random spec without Partial: rows or columns sharded, uneven,
+replicated) at a computed row ((a*i + b*j + c) mod rows) and at j or a
+computed column, then yields the row, or it times or plus the value, or
+its tanh (propagation may mask the lookup: DTensor's MaskPartial, a P(sum)
+result), sometimes reading it twice (which keeps the table whole).
 """
 import random
 import sys
@@ -75,11 +83,12 @@ def ty(shape, s=None, elem="f32"):
 
 
 class Function:
-    def __init__(self, rng, name, mesh_rank, narrow=False):
+    def __init__(self, rng, name, mesh_rank, narrow=False, lookups=False):
         self.rng = rng
         self.name = name
         self.mesh_rank = mesh_rank
         self.narrow = narrow
+        self.lookups = lookups
         self.args = []  # (name, shape, spec, element type)
         self.body = []
         self.values = []  # (ssa, shape, type text)
@@ -140,6 +149,8 @@ class Function:
                            "flatten", "insert", "window"])
         a, shape, at = self.pick()
         m, k = shape
+        if self.lookups and rng.randrange(3) == 0:
+            kind = "lookup"
         if self.narrow and large(shape) and kind in ("matmul", "softmax", "sum"):
             # Large values take the ops that round as the global program
             # does: a sum of hundreds of terms in another order, then
@@ -154,6 +165,9 @@ class Function:
             return
         if kind == "hint":
             kind = "unary"
+        if kind == "lookup":
+            self.lookup(a, shape, at)
+            return
         if kind == "matmul":
             n = rng.choice(SIZES)
             w, wt = self.arg([k, n], allow_partial=False)
@@ -243,6 +257,57 @@ class Function:
                     if x[1] == shape and x[0] != a]
             v, vt = self.same_shape_step(a, at, shape, pool, kind, plain=False)
             self.add_value(v, shape, vt)
+
+    def lookup(self, a, shape, at):
+        """A table argument read at computed indices in a linalg body."""
+        rng = self.rng
+        m, k = shape
+        rows = rng.choice(SIZES + [2 * max(SIZES)])
+        table, tt = self.arg([rows, k], allow_partial=False)
+        ca, cb, cc = rng.randrange(1, 4), rng.randrange(4), rng.randrange(rows)
+        col = "%lj"
+        lines = [
+            "  ^bb0(%lx: f32, %lo: f32):",
+            "    %li = linalg.index 0 : index",
+            "    %lj = linalg.index 1 : index",
+            f"    %lca = arith.constant {ca} : index",
+            f"    %lcb = arith.constant {cb} : index",
+            f"    %lcc = arith.constant {cc} : index",
+            f"    %lcr = arith.constant {rows} : index",
+            "    %lr0 = arith.muli %li, %lca : index",
+            "    %lr1 = arith.muli %lj, %lcb : index",
+            "    %lr2 = arith.addi %lr0, %lr1 : index",
+            "    %lr3 = arith.addi %lr2, %lcc : index",
+            "    %lr = arith.remsi %lr3, %lcr : index",
+        ]
+        if rng.randrange(4) == 0:
+            # A column computed too: (j + 1) mod k.
+            lines += [f"    %lck = arith.constant {k} : index",
+                      "    %lc1 = arith.constant 1 : index",
+                      "    %lj1 = arith.addi %lj, %lc1 : index",
+                      "    %ljc = arith.remsi %lj1, %lck : index"]
+            col = "%ljc"
+        lines.append(f"    %lv = tensor.extract {table}[%lr, {col}] : {tt}")
+        how = rng.choice(["row", "mul", "add", "tanh", "twice"])
+        if how == "row":
+            lines.append("    linalg.yield %lv : f32")
+        elif how == "tanh":
+            lines += ["    %ly = math.tanh %lv : f32", "    linalg.yield %ly : f32"]
+        elif how == "twice":
+            lines += [f"    %lw = tensor.extract {table}[%lr, %lj] : {tt}",
+                      "    %ly = arith.addf %lv, %lw : f32",
+                      "    linalg.yield %ly : f32"]
+        else:
+            op = "mulf" if how == "mul" else "addf"
+            lines += [f"    %ly = arith.{op} %lv, %lx : f32",
+                      "    linalg.yield %ly : f32"]
+        e = self.empty(shape)
+        body = "\n".join(lines)
+        self.emit(
+            "linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, "
+            "affine_map<(i, j) -> (i, j)>], iterator_types = "
+            f"[\"parallel\", \"parallel\"]}} ins({a} : {at}) "
+            f"outs({e} : {ty(shape)}) {{\n{body}\n  }} -> {ty(shape)}", shape)
 
     def same_shape_step(self, a, at, shape, pool, kind=None, plain=True):
         """One op from `a` to a new value of the same shape, and its type:
@@ -581,7 +646,8 @@ class Function:
 
 def main():
     narrow = "--narrow" in sys.argv
-    argv = [a for a in sys.argv if a != "--narrow"]
+    lookups = "--lookups" in sys.argv
+    argv = [a for a in sys.argv if a not in ("--narrow", "--lookups")]
     mesh = [int(x) for x in argv[1].split("x")]
     count, seed = int(argv[2]), int(argv[3])
     if len(argv) > 4:
@@ -589,10 +655,11 @@ def main():
     rng = random.Random(seed)
     names = ", ".join(f'"d{i}"' for i in range(len(mesh)))
     print(f"// Generated by gen_compile_programs.py {argv[1]} {count} {seed}"
-          f"{' --narrow' if narrow else ''}.")
+          f"{' --narrow' if narrow else ''}{' --lookups' if lookups else ''}.")
     print(f"dtensor.mesh @mesh shape = [{', '.join(map(str, mesh))}] names = [{names}]\n")
     for i in range(count):
-        print(Function(rng, f"p{i}", len(mesh), narrow).build(rng.randint(2, 6)))
+        print(Function(rng, f"p{i}", len(mesh), narrow, lookups)
+              .build(rng.randint(2, 6)))
 
 
 if __name__ == "__main__":
