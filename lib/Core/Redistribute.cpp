@@ -82,6 +82,12 @@ double CostModel::collectiveTimeUs(StepKind kind, int64_t groupSize,
   return baseLatencyUs + hops * link.latencyUs + transferUs;
 }
 
+double CostModel::pointToPointTimeUs(const LinkParams &link, int64_t bytes,
+                                     int64_t hops) const {
+  return baseLatencyUs + double(hops) * link.latencyUs +
+         double(bytes) / (link.bandwidthGBs * 1e3);
+}
+
 int64_t elementBytesOf(const std::string &dtype) {
   if (dtype == "f64" || dtype == "i64")
     return 8;

@@ -406,10 +406,26 @@ struct ExtractSliceRuleModel
       bool whole = !source.isDynamicDim(d) && isConstant(offsets[d], 0) &&
                    isConstant(sizes[d], source.getDimSize(d)) &&
                    isConstant(strides[d], 1);
+      // A dim sliced at a static offset and size (stride 1) is read through
+      // a window (offset) of the result's loop: each rank's part of the
+      // slice comes from its own shard of the source and its neighbours' (a
+      // shift `x[:, 1:]` of a sequence-sharded tensor). Strided slices keep
+      // the dim whole (the interpreter and the emitters take stride 1).
+      std::optional<int64_t> offset = getConstantIntValue(offsets[d]);
+      std::optional<int64_t> size = getConstantIntValue(sizes[d]);
+      std::optional<int64_t> stride = getConstantIntValue(strides[d]);
+      bool window = !whole && !dropped.test(d) && !source.isDynamicDim(d) &&
+                    offset && size && stride && *stride == 1 && *size > 0;
       int64_t f = dropped.test(d) ? addFactor(rule, "a dropped dim of a slice")
-                  : whole         ? addFactor(rule)
-                                  : addFactor(rule, "a sliced dim (not taken whole)");
-      rule.operandDims[0].push_back(f);
+                  : whole || window ? addFactor(rule)
+                                    : addFactor(rule, "a sliced dim (dynamic "
+                                                      "offset or size, or a "
+                                                      "stride)");
+      if (window) {
+        rule.factors[f].windowed = true;
+        rule.windows.push_back(WindowedDim{0, d, f, *stride, *offset, 0, 0});
+      }
+      rule.operandDims[0].push_back(window ? -1 : f);
       if (!dropped.test(d))
         rule.resultDims[0].push_back(f);
     }

@@ -23,6 +23,8 @@
 // CHECK-NEXT: communication: 1 collective, 8 bytes/rank
 // CHECK-NEXT: permute 1 8 bytes mesh dims [0]
 // CHECK: verified @stencil_loop:
+// CHECK-NEXT: communication: 6 collectives, 24 bytes/rank
+// CHECK-NEXT: permute 6 24 bytes mesh dims [0]
 // CHECK: verified @conv1d_width:
 // CHECK-NEXT: communication: 2 collectives, 72 bytes/rank
 // CHECK-NEXT: permute 2 72 bytes mesh dims [0]

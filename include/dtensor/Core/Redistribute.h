@@ -77,6 +77,11 @@ struct CostModel {
   /// slowest link is `link`, moving `bytes` per rank (the larger buffer).
   double collectiveTimeUs(StepKind kind, int64_t groupSize,
                           const LinkParams &link, int64_t bytes) const;
+  /// Time of one permute (each rank sends `bytes` to one peer and receives
+  /// from another) over `link`; `hops` peers in turn for a broadcast down a
+  /// ring.
+  double pointToPointTimeUs(const LinkParams &link, int64_t bytes,
+                            int64_t hops = 1) const;
 };
 
 //===----------------------------------------------------------------------===//

@@ -68,6 +68,11 @@ Interval windowPiece(const WindowRead &w, int64_t parts, int64_t g,
 /// shift moves every rank's piece; a halo exchange has shifts -1 and +1.
 std::map<int64_t, int64_t> haloShifts(const WindowRead &w, int64_t parts);
 
+/// A window whose pieces come from more than this many shifts is gathered
+/// whole along the mesh dim and sliced instead of exchanged piecewise
+/// (partitioning does it; propagation prices it so).
+constexpr int64_t kMaxHaloShifts = 8;
+
 } // namespace dtensor
 } // namespace mlir
 

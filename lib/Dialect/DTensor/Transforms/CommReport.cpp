@@ -418,9 +418,8 @@ private:
       return ring(StepKind::AllToAll);
     // A broadcast passes the buffer down a ring; a permute sends it to one
     // peer.
-    double hops = kind == "broadcast" ? double(group - 1) : 1;
-    return cost.baseLatencyUs + hops * link.latencyUs +
-           double(*c.bytes) / (link.bandwidthGBs * 1e3);
+    return cost.pointToPointTimeUs(link, *c.bytes,
+                                   kind == "broadcast" ? group - 1 : 1);
   }
 
   const CostModel &cost;

@@ -617,9 +617,6 @@ FailureOr<FactorSharding> analyzeRule(Operation *raw, const ShardingRule &rule,
 }
 
 
-/// A window whose pieces come from more than this many shifts is gathered
-/// instead of exchanged piecewise.
-constexpr int64_t kMaxHaloShifts = 8;
 
 /// What partitioning does to one compute op, decided while every type is
 /// still global and applied in place afterwards (compute ops keep their
@@ -649,6 +646,13 @@ struct ComputePlan {
     /// Position of the dim in the operand's indexing map and its new
     /// constant term.
     int64_t localOffset;
+    /// The constant term of the index in the op's indexing map.
+    int64_t mapOffset;
+    /// The operand is a tensor.pad's result fetched from the pad's source
+    /// (`type` is the source's, `read` composed with the padding, which the
+    /// window holds where the source's dim ends): one exchange for the pad
+    /// and its reader.
+    bool fromPadSource = false;
   };
   std::vector<WindowFetch> windows;
   /// Distributed tables read by `tensor.extract` in the body whose sharded
@@ -665,6 +669,12 @@ struct ComputePlan {
     SmallVector<int64_t> dims;
   };
   std::optional<MaskedRead> maskedRead;
+
+  /// Whether a window is fetched from a pad's source (the pad is left out).
+  bool fusesPad() const {
+    return llvm::any_of(windows,
+                        [](const WindowFetch &w) { return w.fromPadSource; });
+  }
 
   /// Whether applying the plan does more than retype the results.
   bool changesForm() const {
@@ -776,6 +786,92 @@ LogicalResult planAlignedReads(linalg::LinalgOp op, SpecAttr opSpec,
       plan.maskedRead = ComputePlan::MaskedRead{ordinal, *t, std::move(masked)};
   }
   return success();
+}
+
+/// A windowed operand that is a tensor.pad's only use, padded with a
+/// constant, is fetched from the pad's source instead: the window read
+/// through the padding is a window of the source (offset less the low
+/// padding) holding the padding where the source's dim ends, so the pad and
+/// its reader make one exchange instead of one each. Padded dims that are
+/// not fetched must be whole (they are padded locally after the fetch).
+/// Plans it where it holds; leaves the plan as it is otherwise.
+void fusePads(Operation *raw, ComputePlan &plan, Context &c) {
+  llvm::SmallDenseSet<unsigned> operands;
+  for (const ComputePlan::WindowFetch &w : plan.windows)
+    operands.insert(w.operandNumber);
+  for (unsigned number : operands) {
+    auto pad = raw->getOperand(number).getDefiningOp<tensor::PadOp>();
+    if (!pad || !pad->hasOneUse() || !pad.getConstantPaddingValue() ||
+        !pad.getLow().empty() || !pad.getHigh().empty())
+      continue;
+    auto sourceType = llvm::dyn_cast<RankedTensorType>(pad.getSource().getType());
+    auto resultType = pad.getResultType();
+    if (!sourceType || !getSpec(sourceType) || !getSpec(resultType) ||
+        !sourceType.hasStaticShape())
+      continue;
+    FailureOr<DistributedType> source = c.resolve(sourceType, raw);
+    FailureOr<DistributedType> result = c.resolve(resultType, raw);
+    if (failed(source) || failed(result) ||
+        source->spec.getView() != result->spec.getView())
+      continue;
+    // The fetched dims and their mesh dims.
+    llvm::SmallDenseMap<int64_t, int64_t> fetched;
+    for (const ComputePlan::WindowFetch &w : plan.windows)
+      if (w.operandNumber == number)
+        fetched[w.dim] = w.viewDim;
+    ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
+    bool ok = true;
+    for (int64_t d = 0; d < sourceType.getRank(); ++d)
+      if ((low[d] || high[d]) && !fetched.count(d))
+        ok &= result->layout.order(d).empty() && source->layout.order(d).empty();
+    // Elsewhere the source is placed as the result; on a fetched dim's mesh
+    // dim it is sharded along that dim or whole.
+    for (auto [m, have] : llvm::enumerate(source->layout.placements())) {
+      const Placement &want = result->layout.placements()[m];
+      bool fetchedHere = false;
+      for (auto [d, viewDim] : fetched)
+        if (viewDim == int64_t(m))
+          fetchedHere |= have.isReplicate() || (have.isShard() && have.dim == d);
+      ok &= fetchedHere || sameIgnoringOrder(have, want);
+    }
+    for (auto [d, viewDim] : fetched)
+      for (int64_t m : source->layout.order(d))
+        ok &= m == viewDim;
+    if (!ok)
+      continue;
+    for (ComputePlan::WindowFetch &w : plan.windows) {
+      if (w.operandNumber != number)
+        continue;
+      w.type = *source;
+      w.read.offset -= low[w.dim];
+      w.read.inputSize = sourceType.getDimSize(w.dim);
+      std::string error;
+      int64_t parts = source->view.shape[w.viewDim];
+      if (windowLength(w.read, parts, error) < 0) {
+        ok = false;
+        break;
+      }
+      w.localOffset = localIndexOffset(w.read, parts);
+      w.fromPadSource = true;
+    }
+    // A named op reads at its own index: the local constant must not move.
+    if (!ok || (!llvm::isa<linalg::GenericOp>(raw) &&
+                llvm::any_of(plan.windows, [&](const auto &w) {
+                  return w.operandNumber == number && w.localOffset != w.mapOffset;
+                }))) {
+      // Back to the pad's own window (planned before this change).
+      for (ComputePlan::WindowFetch &w : plan.windows)
+        if (w.operandNumber == number && w.fromPadSource) {
+          w.fromPadSource = false;
+          w.type = *c.resolve(resultType, raw);
+          w.read.offset += low[w.dim];
+          w.read.inputSize = resultType.getDimSize(w.dim);
+          w.localOffset =
+              localIndexOffset(w.read, w.type.view.shape[w.viewDim]);
+        }
+      continue;
+    }
+  }
 }
 
 /// Checks a compute op on distributed values and plans its partitioning.
@@ -890,14 +986,16 @@ FailureOr<ComputePlan> planCompute(Operation *raw, Context &c) {
       return raw->emitOpError() << error;
     int64_t local = localIndexOffset(read, parts);
     if (local != w.offset &&
-        !llvm::isa<linalg::GenericOp, tensor::PadOp>(raw))
+        !llvm::isa<linalg::GenericOp, tensor::PadOp, tensor::ExtractSliceOp>(raw))
       return raw->emitOpError()
              << "reads operand " << rule->operands[w.operand]
              << " through a window whose local index differs from the "
                 "global one; write it as a linalg.generic";
     plan.windows.push_back({rule->operands[w.operand], *t, w.dim,
-                            viewDims.front(), read, local});
+                            viewDims.front(), read, local, w.offset});
   }
+  if (llvm::isa<linalg::LinalgOp>(raw))
+    fusePads(raw, plan, c);
   needsMesh |= !plan.windows.empty();
   if (needsMesh && !plan.mesh)
     return raw->emitOpError()
@@ -944,6 +1042,98 @@ void applyCompute(const ComputePlan &plan, Context &c) {
     raw->erase();
     return;
   }
+  if (!plan.windows.empty()) {
+    b.setInsertionPoint(raw);
+    auto generic = llvm::dyn_cast<linalg::GenericOp>(raw);
+    SmallVector<AffineMap> maps;
+    if (generic)
+      maps = generic.getIndexingMapsArray();
+    llvm::DenseMap<unsigned, SmallVector<int64_t>> done;
+    // Pads fetched through (their reader's only operand use).
+    llvm::SmallDenseMap<unsigned, tensor::PadOp> pads;
+    for (const ComputePlan::WindowFetch &w : plan.windows)
+      if (w.fromPadSource)
+        pads[w.operandNumber] =
+            raw->getOperand(w.operandNumber).getDefiningOp<tensor::PadOp>();
+    for (const ComputePlan::WindowFetch &w : plan.windows) {
+      Value operand = raw->getOperand(w.operandNumber);
+      SmallVector<int64_t> &windowed = done[w.operandNumber];
+      if (w.fromPadSource && windowed.empty())
+        operand = pads.lookup(w.operandNumber).getSource();
+      DistributedType held = w.type;
+      const Placement &p = held.layout.placements()[w.viewDim];
+      if (windowed.empty() && p.isShard() && p.dim == w.dim &&
+          int64_t(haloShifts(w.read, held.view.shape[w.viewDim]).size()) >
+              kMaxHaloShifts) {
+        // Pieces from many ranks (input and output chunked very
+        // differently): gather the dim and slice the window locally.
+        Placements to = held.layout.placements();
+        to[w.viewDim] = Placement::replicate();
+        operand = emitReshard(b, loc, operand, plan.mesh, held, to);
+        std::string error;
+        held.layout = *Layout::create(held.view.shape, held.global.getRank(),
+                                      to, error);
+        held.spec = SpecAttr::get(b.getContext(), held.spec.getMesh(),
+                                  held.spec.getMeshDims(),
+                                  held.spec.getFlattened(), to);
+      }
+      // A pad's window holds its padding where the global dim ends.
+      Value fill;
+      tensor::PadOp fused =
+          w.fromPadSource ? pads.lookup(w.operandNumber) : tensor::PadOp();
+      if (auto pad = fused ? fused : llvm::dyn_cast<tensor::PadOp>(raw)) {
+        fill = pad.getConstantPaddingValue();
+        // A constant yielded from inside the pad's body (as importers write
+        // it) is materialized where the window is built.
+        if (fill && pad.getRegion().isAncestor(fill.getParentRegion()))
+          fill = b.clone(*fill.getDefiningOp())->getResult(0);
+      }
+      FailureOr<Value> window =
+          emitWindow(b, loc, plan.mesh, operand, held, w.dim, w.viewDim,
+                     w.read, windowed, fill);
+      windowed.push_back(w.dim);
+      // Planning checked every failure emitWindow could report.
+      if (failed(window))
+        continue;
+      raw->setOperand(w.operandNumber, *window);
+      if (generic && w.localOffset != w.mapOffset) {
+        AffineMap &map = maps[w.operandNumber];
+        SmallVector<AffineExpr> results(map.getResults());
+        results[w.dim] = results[w.dim] + (w.localOffset - w.mapOffset);
+        map = AffineMap::get(map.getNumDims(), map.getNumSymbols(), results,
+                             map.getContext());
+      }
+    }
+    // The fused pads' other padded dims (whole) are padded locally.
+    for (auto [number, pad] : pads) {
+      SmallVector<OpFoldResult> low, high;
+      bool any = false;
+      for (auto [d, l, h] : llvm::enumerate(pad.getStaticLow(), pad.getStaticHigh())) {
+        bool fetched = llvm::is_contained(done[number], int64_t(d));
+        low.push_back(b.getIndexAttr(fetched ? 0 : l));
+        high.push_back(b.getIndexAttr(fetched ? 0 : h));
+        any |= !fetched && (l || h);
+      }
+      if (!any)
+        continue;
+      Value fill = pad.getConstantPaddingValue();
+      if (pad.getRegion().isAncestor(fill.getParentRegion()))
+        fill = b.clone(*fill.getDefiningOp())->getResult(0);
+      Value window = raw->getOperand(number);
+      raw->setOperand(number, tensor::PadOp::create(b, loc, Type(), window, low,
+                                                    high, fill));
+    }
+    if (generic)
+      generic.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
+    if (auto pad = llvm::dyn_cast<tensor::PadOp>(raw)) {
+      // The window is this rank's part of the padded dim, padding included.
+      SmallVector<int64_t> low(pad.getStaticLow()), high(pad.getStaticHigh());
+      for (const ComputePlan::WindowFetch &w : plan.windows)
+        low[w.dim] = high[w.dim] = 0;
+      pad.setStaticLow(low);
+      pad.setStaticHigh(high);
+    }
+  }
   if (plan.sizesFrom) {
     SmallVector<OpFoldResult> local =
         localSizes(b, loc, plan.mesh, *plan.sizesFrom);
@@ -952,14 +1142,19 @@ void applyCompute(const ComputePlan &plan, Context &c) {
       // Kept dims take the result's local size: the sharded ones are whole
       // dims, the others are replicated (their size unchanged).
       SmallVector<OpFoldResult> sizes = op.getMixedSizes();
+      SmallVector<OpFoldResult> offsets = op.getMixedOffsets();
       llvm::SmallBitVector dropped = op.getDroppedDims();
       int64_t r = 0;
       for (int64_t d = 0; d < op.getSourceType().getRank(); ++d)
         if (!dropped.test(d))
           sizes[d] = local[r++];
+      // A dim sliced at an offset of a sharded loop reads its window (the
+      // source was replaced by it above) from the local offset.
+      for (const ComputePlan::WindowFetch &w : plan.windows)
+        offsets[w.dim] = b.getIndexAttr(w.localOffset);
       replacement = tensor::ExtractSliceOp::create(
-          b, loc, localOf(op.getType()), op.getSource(), op.getMixedOffsets(),
-          sizes, op.getMixedStrides());
+          b, loc, localOf(op.getType()), op.getSource(), offsets, sizes,
+          op.getMixedStrides());
     } else if (auto op = llvm::dyn_cast<tensor::InsertSliceOp>(raw)) {
       SmallVector<OpFoldResult> sizes = op.getMixedSizes();
       // The destination may already be a lowered API op's local value;
@@ -990,69 +1185,6 @@ void applyCompute(const ComputePlan &plan, Context &c) {
     raw->replaceAllUsesWith(replacement);
     raw->erase();
     return;
-  }
-  if (!plan.windows.empty()) {
-    b.setInsertionPoint(raw);
-    auto generic = llvm::dyn_cast<linalg::GenericOp>(raw);
-    SmallVector<AffineMap> maps;
-    if (generic)
-      maps = generic.getIndexingMapsArray();
-    llvm::DenseMap<unsigned, SmallVector<int64_t>> done;
-    for (const ComputePlan::WindowFetch &w : plan.windows) {
-      Value operand = raw->getOperand(w.operandNumber);
-      DistributedType held = w.type;
-      SmallVector<int64_t> &windowed = done[w.operandNumber];
-      const Placement &p = held.layout.placements()[w.viewDim];
-      if (windowed.empty() && p.isShard() && p.dim == w.dim &&
-          int64_t(haloShifts(w.read, held.view.shape[w.viewDim]).size()) >
-              kMaxHaloShifts) {
-        // Pieces from many ranks (input and output chunked very
-        // differently): gather the dim and slice the window locally.
-        Placements to = held.layout.placements();
-        to[w.viewDim] = Placement::replicate();
-        operand = emitReshard(b, loc, operand, plan.mesh, held, to);
-        std::string error;
-        held.layout = *Layout::create(held.view.shape, held.global.getRank(),
-                                      to, error);
-        held.spec = SpecAttr::get(b.getContext(), held.spec.getMesh(),
-                                  held.spec.getMeshDims(),
-                                  held.spec.getFlattened(), to);
-      }
-      // A pad's window holds its padding where the global dim ends.
-      Value fill;
-      if (auto pad = llvm::dyn_cast<tensor::PadOp>(raw)) {
-        fill = pad.getConstantPaddingValue();
-        // A constant yielded from inside the pad's body (as importers write
-        // it) is materialized where the window is built.
-        if (fill && pad.getRegion().isAncestor(fill.getParentRegion()))
-          fill = b.clone(*fill.getDefiningOp())->getResult(0);
-      }
-      FailureOr<Value> window =
-          emitWindow(b, loc, plan.mesh, operand, held, w.dim, w.viewDim,
-                     w.read, windowed, fill);
-      windowed.push_back(w.dim);
-      // Planning checked every failure emitWindow could report.
-      if (failed(window))
-        continue;
-      raw->setOperand(w.operandNumber, *window);
-      if (generic && w.localOffset != w.read.offset) {
-        AffineMap &map = maps[w.operandNumber];
-        SmallVector<AffineExpr> results(map.getResults());
-        results[w.dim] = results[w.dim] + (w.localOffset - w.read.offset);
-        map = AffineMap::get(map.getNumDims(), map.getNumSymbols(), results,
-                             map.getContext());
-      }
-    }
-    if (generic)
-      generic.setIndexingMapsAttr(b.getAffineMapArrayAttr(maps));
-    if (auto pad = llvm::dyn_cast<tensor::PadOp>(raw)) {
-      // The window is this rank's part of the padded dim, padding included.
-      SmallVector<int64_t> low(pad.getStaticLow()), high(pad.getStaticHigh());
-      for (const ComputePlan::WindowFetch &w : plan.windows)
-        low[w.dim] = high[w.dim] = 0;
-      pad.setStaticLow(low);
-      pad.setStaticHigh(high);
-    }
   }
   for (auto &[loop, type, pos] : plan.shifts) {
     b.setInsertionPoint(raw);
@@ -1224,6 +1356,7 @@ struct DTensorPartitionPass
     std::unordered_map<std::string, PlannedKind> planned;
     std::vector<ComputePlan> plans;
     SmallVector<Operation *> computeOps, retypeOnly, apiOps, carriers;
+    llvm::SetVector<Operation *> fusedPads;
     bool failedAny = false;
     module.walk([&](Operation *op) {
       if (isa<FromLocalOp, ToLocalOp, DistributeTensorOp, RedistributeOp,
@@ -1280,6 +1413,7 @@ struct DTensorPartitionPass
       appendStructuralKey(key, op);
       auto it = planned.find(key);
       if (it != planned.end() && !readsDistributedTable(op) &&
+          !it->second.plan.fusesPad() &&
           sameProperties(it->second.representative, op)) {
         const PlannedKind &kind = it->second;
         if (!kind.plan.changesForm()) {
@@ -1307,6 +1441,9 @@ struct DTensorPartitionPass
       }
       if (it == planned.end())
         planned.try_emplace(key, PlannedKind{op, *plan});
+      for (const ComputePlan::WindowFetch &w : plan->windows)
+        if (w.fromPadSource)
+          fusedPads.insert(op->getOperand(w.operandNumber).getDefiningOp());
       if (!plan->changesForm())
         retypeOnly.push_back(op);
       else
@@ -1339,12 +1476,17 @@ struct DTensorPartitionPass
     for (Operation *op : apiOps)
       op->erase();
 
-    // 3. Every other op keeps its form: local types, in place.
+    // 3. Every other op keeps its form: local types, in place. Pads fetched
+    // through by their reader are left out, then erased.
     for (const ComputePlan &plan : plans)
-      applyCompute(plan, c);
+      if (!fusedPads.contains(plan.op))
+        applyCompute(plan, c);
     for (Operation *op : retypeOnly)
-      for (OpResult res : op->getResults())
-        res.setType(c.localOf(res.getType()));
+      if (!fusedPads.contains(op))
+        for (OpResult res : op->getResults())
+          res.setType(c.localOf(res.getType()));
+    for (Operation *pad : fusedPads)
+      pad->erase();
     for (auto fn : module.getOps<func::FuncOp>())
       retypeFunction(fn, c);
     for (Operation *op : carriers)

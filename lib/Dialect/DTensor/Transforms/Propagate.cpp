@@ -19,6 +19,7 @@
 
 #include "dtensor/Core/Assignment.h"
 #include "dtensor/Core/Redistribute.h"
+#include "dtensor/Core/Window.h"
 #include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
 #include "dtensor/Dialect/DTensor/Transforms/Lookups.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
@@ -1190,6 +1191,12 @@ struct DTensorPropagatePass
           time += kComputeWeight * elements *
                   ((type.getElementTypeBitWidth() + 7) / 8) / kMemoryBytesPerUs;
         }
+        // Its halo exchanges, as propagation prices them.
+        if (!n.rule.windows.empty()) {
+          auto [t, b] = haloPrice(n.view, n.op, n.rule, opt.factors, opt.placed);
+          time += t;
+          bytes += b;
+        }
         pn.cost.push_back(time);
         pn.bytes.push_back(bytes);
       }
@@ -1894,6 +1901,69 @@ struct DTensorPropagatePass
     return out;
   }
 
+  /// What the halo exchanges of a choice cost (Core/Window.h): an operand
+  /// read through a window of a loop the choice shards on a mesh dim where
+  /// the operand is sharded along the windowed dim is fetched as
+  /// partitioning does, one permute per shift of the pieces each rank
+  /// needs from others (the largest piece times the rest of the local
+  /// shard), or gathered along the mesh dim when there are more than
+  /// kMaxHaloShifts shifts. Replicated there, it is sliced for free.
+  std::pair<double, double> haloPrice(const ResolvedMeshView &view,
+                                      Operation *op, const ShardingRule &rule,
+                                      ArrayRef<int64_t> factors,
+                                      ArrayRef<Placements> placed) {
+    double time = 0, bytes = 0;
+    std::vector<LinkParams> links = cost.links(view.shape);
+    for (const WindowedDim &w : rule.windows) {
+      const Placements &ps = placed[w.operand];
+      auto type = llvm::cast<RankedTensorType>(
+          op->getOperand(rule.operands[w.operand]).getType());
+      // The loop's extent, from a value that indexes it plainly.
+      int64_t extent = -1;
+      for (size_t i = 0; i < rule.numOperands() + rule.numResults() && extent < 0;
+           ++i)
+        if (std::optional<int64_t> pos = rule.dimOf(i, w.factor)) {
+          Value v = i < rule.numOperands()
+                        ? op->getOperand(rule.operands[i])
+                        : op->getResult(i - rule.numOperands());
+          extent = llvm::cast<RankedTensorType>(v.getType()).getDimSize(*pos);
+        }
+      if (extent < 0)
+        continue;
+      for (size_t m = 0; m < factors.size(); ++m) {
+        if (factors[m] != w.factor || !ps[m].isShard() || ps[m].dim != w.dim)
+          continue;
+        WindowRead read{w.stride,  w.offset, w.lowSpan, w.highSpan,
+                        extent, type.getDimSize(w.dim)};
+        std::map<int64_t, int64_t> shifts = haloShifts(read, view.shape[m]);
+        if (int64_t(shifts.size()) > kMaxHaloShifts) {
+          Placements whole = ps;
+          whole[m] = Placement::replicate();
+          auto [t, b] = movePrice(view, type, ps, whole);
+          time += t;
+          bytes += b;
+          continue;
+        }
+        // The rest of the largest local shard, in bytes.
+        double row = (type.getElementTypeBitWidth() + 7) / 8;
+        for (int64_t d = 0; d < type.getRank(); ++d) {
+          if (d == w.dim)
+            continue;
+          int64_t n = type.getDimSize(d);
+          for (size_t k = 0; k < ps.size(); ++k)
+            if (ps[k].isShard() && ps[k].dim == d)
+              n = (n + view.shape[k] - 1) / view.shape[k];
+          row *= double(n);
+        }
+        for (auto [shift, piece] : shifts) {
+          time += cost.pointToPointTimeUs(links[m], int64_t(double(piece) * row));
+          bytes += double(piece) * row;
+        }
+      }
+    }
+    return {time, bytes};
+  }
+
   /// The table a lookup may mask: the first maskable one sharded along a dim
   /// it is read at by computed index; -1 when none.
   static int maskedTableOf(ArrayRef<TableRead> tables) {
@@ -2300,6 +2370,8 @@ struct DTensorPropagatePass
           continue;
         c.moveCost += priceOf(*view, t.type, t.have, need);
       }
+      if (!rule.windows.empty())
+        c.moveCost += haloPrice(*view, op, rule, c.factors, c.placed).first;
       c.cost = c.moveCost;
       for (size_t r = 0; r < numResults; ++r)
         if (targets[r]) {

@@ -243,3 +243,61 @@ func.func @masked_lookup(%m: !dtensor.device_mesh<@mesh>, %table: tensor<8x4xf32
   } -> tensor<6x4xf32, #dtensor.spec<@mesh, [R, P(sum)]>>
   return %r : tensor<6x4xf32, #dtensor.spec<@mesh, [R, P(sum)]>>
 }
+
+// A pad read only through the window of its reader is fetched from the
+// pad's source: the window holds the padding where the source ends, so the
+// pad and the stencil make one exchange (one element from each neighbour)
+// and the pad is gone. A pad with another user is partitioned on its own.
+// CHECK-LABEL: func.func @pad_fused
+// CHECK-NOT:     tensor.pad
+// CHECK:         dtensor.permute %{{.*}} source_target_pairs = [0, 1] : tensor<1xf32>
+// CHECK:         dtensor.permute %{{.*}} source_target_pairs = [1, 0] : tensor<1xf32>
+// CHECK-NOT:     tensor.pad
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<10xf32>, tensor<3xf32>) outs(%{{.*}} : tensor<8xf32>)
+// CHECK:         return
+// REPORT-LABEL:  func @pad_fused: 2 collectives, 8 bytes/rank
+// CHECK-LABEL: func.func @pad_shared
+// CHECK:         linalg.generic
+// CHECK:         return %{{.*}}, %{{.*}} : tensor<8xf32>, tensor<9xf32>
+func.func @pad_fused(%m: !dtensor.device_mesh<@mesh>, %a: tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>,
+                     %w: tensor<3xf32, #dtensor.spec<@mesh, [R, R]>>) -> tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %a low[1] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %zero : f32
+  } : tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>> to tensor<18xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+  %e = tensor.empty() : tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i + k)>, affine_map<(i, k) -> (k)>, affine_map<(i, k) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%p, %w : tensor<18xf32, #dtensor.spec<@mesh, [R, S(0)]>>, tensor<3xf32, #dtensor.spec<@mesh, [R, R]>>)
+      outs(%z : tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>) {
+  ^bb0(%x: f32, %k: f32, %y: f32):
+    %v = arith.mulf %x, %k : f32
+    %s = arith.addf %v, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+  return %r : tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+}
+
+func.func @pad_shared(%m: !dtensor.device_mesh<@mesh>, %a: tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>,
+                      %w: tensor<3xf32, #dtensor.spec<@mesh, [R, R]>>)
+    -> (tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>, tensor<18xf32, #dtensor.spec<@mesh, [R, S(0)]>>) {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %a low[1] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %zero : f32
+  } : tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>> to tensor<18xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+  %e = tensor.empty() : tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, k) -> (i + k)>, affine_map<(i, k) -> (k)>, affine_map<(i, k) -> (i)>],
+                       iterator_types = ["parallel", "reduction"]}
+      ins(%p, %w : tensor<18xf32, #dtensor.spec<@mesh, [R, S(0)]>>, tensor<3xf32, #dtensor.spec<@mesh, [R, R]>>)
+      outs(%z : tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>) {
+  ^bb0(%x: f32, %k: f32, %y: f32):
+    %v = arith.mulf %x, %k : f32
+    %s = arith.addf %v, %y : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+  return %r, %p : tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>, tensor<18xf32, #dtensor.spec<@mesh, [R, S(0)]>>
+}
