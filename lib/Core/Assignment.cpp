@@ -9,6 +9,7 @@
 #include <Cbc_C_Interface.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -80,10 +81,13 @@ bool wellFormed(const AssignmentProblem &p, const std::vector<int> *choice,
 /// added once its producer and every consumer have an option, so a partial
 /// assignment's cost is a lower bound of every completion. Returns the
 /// optimum (or `incumbent` when nothing is strictly better), or nullopt when
-/// more than `budget` assignments would be visited.
+/// more than `budget` assignments would be visited, or (when `seconds` is
+/// positive) the search runs longer than that.
 std::optional<AssignmentSolution>
 branchAndBound(const AssignmentProblem &p, const AssignmentSolution &incumbent,
-               int64_t budget) {
+               int64_t budget, double seconds) {
+  auto deadline = std::chrono::steady_clock::now() +
+                  std::chrono::duration<double>(seconds);
   size_t n = p.nodes.size();
   // The demands settled at each node: those whose last node it is.
   std::vector<std::vector<size_t>> settled(n);
@@ -122,7 +126,9 @@ branchAndBound(const AssignmentProblem &p, const AssignmentSolution &incumbent,
       return;
     }
     for (size_t o = 0; o < p.nodes[k].cost.size(); ++o) {
-      if (++visits > budget) {
+      if (++visits > budget ||
+          (seconds > 0 && visits % 1024 == 0 &&
+           std::chrono::steady_clock::now() > deadline)) {
         aborted = true;
         return;
       }
@@ -199,9 +205,20 @@ mlir::dtensor::solveAssignment(const AssignmentProblem &p,
     incumbent.optimal = true;
     return incumbent;
   }
+  auto start_ = std::chrono::steady_clock::now();
   if (std::optional<AssignmentSolution> found =
-          branchAndBound(p, incumbent, searchBudget))
+          branchAndBound(p, incumbent, searchBudget, seconds))
     return found;
+  // Without a time limit the branch and bound alone decides: the start.
+  if (!(seconds > 0))
+    return incumbent;
+  // Building the model counts against the limit too (CBC adds rows one at a
+  // time, quadratic on problems of thousands of rows): past it, the start.
+  auto left = [&]() {
+    return seconds - std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start_).count();
+  };
+  bool late = false;
 
   std::unique_ptr<Cbc_Model, ModelDeleter> model(Cbc_newModel());
   Cbc_Model *m = model.get();
@@ -214,6 +231,8 @@ mlir::dtensor::solveAssignment(const AssignmentProblem &p,
   // Rows: sum(coef * col) in [lb, ub].
   auto addRow = [&](std::vector<int> cols, std::vector<double> coefs, char sense,
                     double rhs) {
+    if (late || (late = left() < 0))
+      return;
     Cbc_addRow(m, "", int(cols.size()), cols.data(), coefs.data(), sense, rhs);
   };
   std::vector<int> bytesCols;
@@ -325,7 +344,9 @@ mlir::dtensor::solveAssignment(const AssignmentProblem &p,
   // of its own, which measured slower than solving from scratch (0.42 of
   // 0.55 s on a 2-op problem); the start is the answer when nothing better
   // is found.
-  Cbc_setMaximumSeconds(m, seconds);
+  if (late || left() <= 0)
+    return incumbent;
+  Cbc_setMaximumSeconds(m, left());
   Cbc_setMaximumNodes(m, 1000);
   Cbc_setParameter(m, "threads", "1");
   int status = Cbc_solve(m);

@@ -87,7 +87,9 @@ struct AssignmentSolution {
 /// nothing better is found). Small problems are solved by a depth-first
 /// branch and bound over the nodes in order (partial costs are lower
 /// bounds: every price is non-negative) within `searchBudget` visited
-/// assignments; the rest, or what the budget does not finish, by CBC.
+/// assignments and, when `seconds` is positive, within `seconds`; the rest,
+/// or what the budget does not finish, by CBC (`seconds` again). With
+/// `seconds` 0 the branch and bound alone decides (deterministic).
 /// Returns std::nullopt and sets `error` when the solver fails or the
 /// problem is malformed.
 std::optional<AssignmentSolution>

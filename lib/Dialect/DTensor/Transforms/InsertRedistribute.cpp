@@ -427,17 +427,7 @@ struct DTensorInsertRedistributePass
     }
     if (!any)
       return {};
-    // A shard order kept only where the same mesh dims shard the dim.
-    for (int64_t d = 0; d < type.getRank(); ++d) {
-      bool same = true;
-      for (size_t m = 0; m < ps.size(); ++m)
-        same &= (ps[m].isShard() && ps[m].dim == d) ==
-                (haveps[m].isShard() && haveps[m].dim == d);
-      if (!same)
-        for (Placement &p : ps)
-          if (p.isShard() && p.dim == d)
-            p.order = -1;
-    }
+    keepOrdersWhereSame(ps, haveps);
     SpecAttr spec = SpecAttr::get(at->getContext(), have.getMesh(),
                                   have.getMeshDims(), have.getFlattened(), ps);
     return RankedTensorType::get(type.getShape(), type.getElementType(), spec);

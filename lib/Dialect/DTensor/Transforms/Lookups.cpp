@@ -76,6 +76,25 @@ tensor::ExtractOp mlir::dtensor::maskableRead(Operation *op, Value table) {
   return read && safeOnOtherRows(read) ? read : tensor::ExtractOp();
 }
 
+void mlir::dtensor::keepOrdersWhereSame(Placements &need,
+                                        const Placements &have) {
+  auto shards = [](const Placement &p, int64_t d) {
+    return p.isShard() && p.dim == d;
+  };
+  for (const Placement &p : std::vector<Placement>(need.begin(), need.end())) {
+    if (!p.isShard())
+      continue;
+    int64_t d = p.dim;
+    bool same = true;
+    for (size_t m = 0; m < need.size(); ++m)
+      same &= shards(need[m], d) == shards(have[m], d);
+    if (!same)
+      for (Placement &q : need)
+        if (shards(q, d))
+          q.order = -1;
+  }
+}
+
 bool mlir::dtensor::readAtComputedIndex(tensor::ExtractOp read, Operation *op,
                                         int64_t dim) {
   auto index = read.getIndices()[dim].getDefiningOp<linalg::IndexOp>();

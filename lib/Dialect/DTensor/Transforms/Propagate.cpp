@@ -839,8 +839,12 @@ struct DTensorPropagatePass
     // than DTensor's, and a latency-bound model would otherwise trade a few
     // small collectives for a large one (loss-parallel's all_reduces for a
     // gather of the LM head). Measured against bounding by the best so far,
-    // this keeps more of the search's gains (docs/Compile.md).
+    // this keeps more of the search's gains (docs/Compile.md). A trial's
+    // bytes are counted only when it costs less (most do not).
     double startBytes = analysisBytes(fn);
+    auto movesNoMoreBytes = [&]() {
+      return analysisBytes(fn) <= startBytes * (1 + 1e-9) + 1e-9;
+    };
     // Each trial re-analyses the whole function (mostly from the decision
     // cache): fewer on large ones, at least two.
     int64_t budget = std::min<int64_t>(
@@ -866,9 +870,7 @@ struct DTensorPropagatePass
       }
       trialFailed |= failedAny;
       failedAny = false;
-      double bytes = trialFailed ? 0 : analysisBytes(fn);
-      if (!trialFailed && total < best - kEps &&
-          bytes <= startBytes * (1 + kEps) + kEps) {
+      if (!trialFailed && total < best - kEps && movesNoMoreBytes()) {
         // Kept: the ops after it may now decide in other states, with
         // other alternatives.
         double again;
@@ -2125,17 +2127,7 @@ struct DTensorPropagatePass
           break;
         }
     }
-    // A shard order kept only where the same mesh dims shard the dim.
-    for (int64_t d = 0; d < t.type.getRank(); ++d) {
-      bool same = true;
-      for (size_t m = 0; m < need.size(); ++m)
-        same &= (need[m].isShard() && need[m].dim == d) ==
-                (t.have[m].isShard() && t.have[m].dim == d);
-      if (!same)
-        for (Placement &p : need)
-          if (p.isShard() && p.dim == d)
-            p.order = -1;
-    }
+    keepOrdersWhereSame(need, t.have);
     return need;
   }
 

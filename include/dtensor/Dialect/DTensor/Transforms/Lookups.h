@@ -17,6 +17,7 @@
 #ifndef DTENSOR_DIALECT_DTENSOR_TRANSFORMS_LOOKUPS_H
 #define DTENSOR_DIALECT_DTENSOR_TRANSFORMS_LOOKUPS_H
 
+#include "dtensor/Core/Placement.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Operation.h"
 
@@ -45,6 +46,12 @@ tensor::ExtractOp maskableRead(Operation *op, Value table);
 /// (not `linalg.index` of one of `op`'s loops): the dims a masked lookup
 /// masks.
 bool readAtComputedIndex(tensor::ExtractOp read, Operation *op, int64_t dim);
+
+/// The placements a table is moved to (`need`, from `have`) keep an explicit
+/// shard order only on dims that the same mesh dims shard in both; elsewhere
+/// the order is dropped (default order). Propagation prices and
+/// insert-redistribute makes the table's move with it.
+void keepOrdersWhereSame(Placements &need, const Placements &have);
 
 } // namespace dtensor
 } // namespace mlir
