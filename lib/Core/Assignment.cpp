@@ -13,6 +13,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <set>
 
 using namespace mlir::dtensor;
 
@@ -161,9 +162,353 @@ branchAndBound(const AssignmentProblem &p, const AssignmentSolution &incumbent,
     // Nothing strictly better (or nothing legal at all): the start.
     AssignmentSolution out = incumbent;
     out.optimal = true;
+    out.lowerBound = out.value.time;
     return out;
   }
-  return AssignmentSolution{best, {bestTime, bestBytes}, true};
+  return AssignmentSolution{best, {bestTime, bestBytes}, true, bestTime};
+}
+
+/// A table over some nodes' options: per assignment of `scope` (node
+/// indices, ascending; the first varies fastest), a time and bytes.
+struct Factor {
+  std::vector<int> scope;
+  std::vector<size_t> stride;
+  std::vector<double> time, bytes;
+  size_t index(const std::vector<int> &choice) const {
+    size_t i = 0;
+    for (size_t k = 0; k < scope.size(); ++k)
+      i += size_t(choice[scope[k]]) * stride[k];
+    return i;
+  }
+};
+
+/// (time, bytes) compared by time, then bytes: the order the elimination
+/// minimizes. Sums keep it (adding the same pair to both sides), so
+/// minimizing term by term minimizes the total; ties in time within
+/// rounding prefer fewer bytes.
+bool lexLess(double t, double b, double bt, double bb) {
+  if (!std::isfinite(bt))
+    return t < bt;
+  double tol = 1e-12 * std::max(1.0, std::fabs(bt));
+  if (t < bt - tol)
+    return true;
+  return !(t > bt + tol) && b < bb;
+}
+
+/// Exact minimization of the time (ties: fewer bytes), ignoring the bytes
+/// bound, by variable elimination (dynamic programming over the graph the
+/// demands make: exact on chains and trees in time linear in the nodes, and
+/// on any graph whose elimination keeps tables small). Each node is a
+/// variable; its own cost a one-variable table; a demand a table over its
+/// producer and consumers (each distinct target paid once). Nodes are
+/// eliminated in the order that makes the smallest table next. Returns
+/// nullopt when a table would exceed `maxEntries` or the work `maxWork`
+/// (then the other methods decide).
+struct Eliminated {
+  std::vector<int> choice;
+  /// The minimum of the model eliminated (time + lambda * bytes): when
+  /// `relaxed`, a lower bound of the problem's own.
+  double objective = 0;
+  bool relaxed = false;
+};
+constexpr size_t kMaxSplitTargets = 6;
+/// A plan within this fraction of a proven lower bound is kept without
+/// searching further (as integer programming solvers' default gap, 1e-4).
+constexpr double kRelativeGap = 1e-4;
+std::optional<Eliminated> eliminate(const AssignmentProblem &p,
+                                    size_t maxEntries, double maxWork,
+                                    double lambda) {
+  // What is minimized: time plus `lambda` per byte (a Lagrangian weight of
+  // the bytes bound; 0: time alone).
+  auto price = [&](double time, double bytes) {
+    return lambda > 0 && isLegal(time) ? time + lambda * bytes : time;
+  };
+  size_t n = p.nodes.size();
+  std::vector<size_t> domain(n);
+  for (size_t i = 0; i < n; ++i)
+    domain[i] = p.nodes[i].cost.size();
+  std::vector<Factor> factors;
+  double work = 0;
+  auto makeFactor = [&](std::vector<int> scope) -> std::optional<Factor> {
+    std::sort(scope.begin(), scope.end());
+    scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
+    Factor f;
+    size_t size = 1;
+    for (int v : scope) {
+      f.stride.push_back(size);
+      if (size > maxEntries / domain[v])
+        return std::nullopt;
+      size *= domain[v];
+    }
+    f.scope = std::move(scope);
+    f.time.assign(size, 0);
+    f.bytes.assign(size, 0);
+    return f;
+  };
+  // Visits every assignment of `scope` (in `choice`) in table order.
+  auto forEach = [&](const std::vector<int> &scope, std::vector<int> &choice,
+                     auto &&visit) {
+    for (int v : scope)
+      choice[v] = 0;
+    for (size_t i = 0;; ++i) {
+      visit(i);
+      size_t k = 0;
+      while (k < scope.size() && ++choice[scope[k]] == int(domain[scope[k]]))
+        choice[scope[k++]] = 0;
+      if (k == scope.size())
+        return;
+    }
+  };
+  std::vector<int> choice(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    Factor f = *makeFactor({int(i)});
+    f.time = p.nodes[i].cost;
+    f.bytes = p.nodes[i].bytes;
+    for (size_t o = 0; o < f.time.size(); ++o)
+      f.time[o] = price(f.time[o], f.bytes[o]);
+    factors.push_back(std::move(f));
+  }
+  std::vector<char> needed;
+  bool relaxed = false;
+  size_t splitTargets = 0;
+  for (const auto &d : p.demands) {
+    std::vector<int> scope;
+    if (d.producer >= 0)
+      scope.push_back(d.producer);
+    for (const auto &consumer : d.consumers)
+      scope.push_back(consumer.first);
+    // A value read by many nodes (a weight every layer reads) would make
+    // one table over all of them. Split instead: a two-state node per
+    // target (moved or not), paying the move from the producer's state, and
+    // a pair table per consumer and target forbidding an option that needs
+    // a target not moved. Exact (a target is paid once, when any consumer
+    // needs it); the tables then grow with the targets, not the readers.
+    double direct = 1;
+    {
+      std::vector<int> unique = scope;
+      std::sort(unique.begin(), unique.end());
+      unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+      for (int v : unique)
+        direct *= double(domain[v]);
+    }
+    size_t targets = d.cost.empty() ? 0 : d.cost[0].size();
+    if (d.consumers.size() > 1 && direct > 1024 && targets <= 24) {
+      std::vector<size_t> coupling;
+      for (size_t t = 0; t < targets; ++t) {
+        bool used = false;
+        for (const auto &consumer : d.consumers)
+          used |= std::find(consumer.second.begin(), consumer.second.end(),
+                            int(t)) != consumer.second.end();
+        // A target every producer state reaches for nothing couples no one
+        // (a replicated weight sliced); one no state reaches forbids the
+        // options that need it, each alone.
+        bool free = true, unreachable = true;
+        for (size_t a = 0; a < d.cost.size(); ++a) {
+          free &= d.cost[a][t] == 0 && d.bytes[a][t] == 0;
+          unreachable &= !isLegal(d.cost[a][t]);
+        }
+        if (!used || free)
+          continue;
+        if (!unreachable) {
+          coupling.push_back(t);
+          continue;
+        }
+        for (const auto &[node, need] : d.consumers) {
+          Factor forbid = *makeFactor({node});
+          for (size_t o = 0; o < need.size(); ++o)
+            if (need[o] == int(t))
+              forbid.time[o] = AssignmentProblem::kInfinity;
+          factors.push_back(std::move(forbid));
+        }
+      }
+      if (splitTargets + coupling.size() > kMaxSplitTargets) {
+        // Too many two-state nodes for the tables (each stays in every
+        // table until its last reader is eliminated). Relaxed instead: each
+        // of the k readers pays 1/k of the move to the target it needs, so
+        // the model never prices a plan above its exact cost (a lower
+        // bound), and prices it exactly when all k readers share one
+        // target (a weight every layer reads alike).
+        relaxed = true;
+        double k = double(d.consumers.size());
+        for (const auto &[node, need] : d.consumers) {
+          std::vector<int> pair{node};
+          if (d.producer >= 0)
+            pair.push_back(d.producer);
+          Factor share = *makeFactor(pair);
+          forEach(share.scope, choice, [&](size_t i) {
+            int t = need[choice[node]];
+            if (t < 0 || std::find(coupling.begin(), coupling.end(), size_t(t)) == coupling.end())
+              return;
+            int a = d.producer < 0 ? 0 : choice[d.producer];
+            share.time[i] = price(d.cost[a][t], d.bytes[a][t]) / k;
+            share.bytes[i] = d.bytes[a][t] / k;
+          });
+          factors.push_back(std::move(share));
+        }
+        continue;
+      }
+      splitTargets += coupling.size();
+      for (size_t t : coupling) {
+        int y = int(domain.size());
+        domain.push_back(2);
+        choice.push_back(0);
+        std::vector<int> moveScope{y};
+        if (d.producer >= 0)
+          moveScope.push_back(d.producer);
+        Factor move = *makeFactor(moveScope);
+        forEach(move.scope, choice, [&](size_t i) {
+          if (!choice[y])
+            return;
+          int a = d.producer < 0 ? 0 : choice[d.producer];
+          move.time[i] = price(d.cost[a][t], d.bytes[a][t]);
+          move.bytes[i] = d.bytes[a][t];
+        });
+        factors.push_back(std::move(move));
+        for (const auto &[node, need] : d.consumers) {
+          Factor requires_ = *makeFactor({node, y});
+          forEach(requires_.scope, choice, [&](size_t i) {
+            if (!choice[y] && need[choice[node]] == int(t))
+              requires_.time[i] = AssignmentProblem::kInfinity;
+          });
+          factors.push_back(std::move(requires_));
+        }
+      }
+      continue;
+    }
+    std::optional<Factor> f = makeFactor(scope);
+    if (!f)
+      return std::nullopt;
+    work += double(f->time.size()) * double(d.consumers.size() + 1);
+    if (work > maxWork)
+      return std::nullopt;
+    forEach(f->scope, choice, [&](size_t i) {
+      int a = d.producer < 0 ? 0 : choice[d.producer];
+      needed.assign(d.cost[a].size(), 0);
+      for (const auto &[node, need] : d.consumers)
+        if (need[choice[node]] >= 0)
+          needed[need[choice[node]]] = 1;
+      for (size_t t = 0; t < needed.size(); ++t)
+        if (needed[t]) {
+          f->time[i] += price(d.cost[a][t], d.bytes[a][t]);
+          f->bytes[i] += d.bytes[a][t];
+        }
+    });
+    factors.push_back(std::move(*f));
+  }
+
+  // Every node, the targets' two-state nodes included.
+  size_t numNodes = n, numModel = factors.size();
+  n = domain.size();
+  // The factors on each node, and the size of the table each node's
+  // elimination would make (ordered: the smallest next; a leaf makes one
+  // entry).
+  std::vector<std::vector<int>> on(n);
+  for (size_t f = 0; f < factors.size(); ++f)
+    for (int v : factors[f].scope)
+      on[v].push_back(int(f));
+  std::vector<char> mark(n, 0);
+  auto sizeOf = [&](int v) {
+    double size = 1;
+    std::vector<int> seen;
+    for (int f : on[v])
+      for (int u : factors[f].scope)
+        if (u != v && !mark[u]) {
+          mark[u] = 1;
+          seen.push_back(u);
+          size *= double(domain[u]);
+        }
+    for (int u : seen)
+      mark[u] = 0;
+    return size;
+  };
+  std::vector<double> sizes(n);
+  std::set<std::pair<double, int>> order;
+  for (size_t v = 0; v < n; ++v)
+    order.insert({sizes[v] = sizeOf(int(v)), int(v)});
+  struct Step {
+    int node;
+    std::vector<int> factors;
+  };
+  std::vector<Step> steps;
+  while (!order.empty()) {
+    int best = order.begin()->second;
+    order.erase(order.begin());
+    std::vector<int> scope;
+    for (int f : on[best])
+      for (int u : factors[f].scope)
+        if (u != best)
+          scope.push_back(u);
+    std::optional<Factor> g = makeFactor(scope);
+    if (!g)
+      return std::nullopt;
+    work += double(g->time.size()) * double(domain[best]) *
+            double(on[best].size());
+    if (work > maxWork)
+      return std::nullopt;
+    std::vector<int> used = on[best];
+    forEach(g->scope, choice, [&](size_t i) {
+      double bt = AssignmentProblem::kInfinity, bb = 0;
+      for (size_t o = 0; o < domain[best]; ++o) {
+        choice[best] = int(o);
+        double t = 0, b = 0;
+        for (int f : used) {
+          size_t k = factors[f].index(choice);
+          t += factors[f].time[k];
+          b += factors[f].bytes[k];
+        }
+        if (lexLess(t, b, bt, bb)) {
+          bt = t;
+          bb = b;
+        }
+      }
+      g->time[i] = bt;
+      g->bytes[i] = bb;
+    });
+    choice[best] = 0;
+    for (int f : used)
+      for (int u : factors[f].scope)
+        if (u != best)
+          on[u].erase(std::find(on[u].begin(), on[u].end(), f));
+    on[best].clear();
+    int id = int(factors.size());
+    for (int u : g->scope)
+      on[u].push_back(id);
+    factors.push_back(std::move(*g));
+    // Only the neighbours' tables change.
+    for (int u : factors[id].scope) {
+      order.erase({sizes[u], u});
+      order.insert({sizes[u] = sizeOf(u), u});
+    }
+    steps.push_back({best, std::move(used)});
+  }
+  // Back: each node, in the reverse order, takes the option that attains
+  // the minimum given the nodes eliminated after it (already chosen).
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    double bt = AssignmentProblem::kInfinity, bb = 0;
+    int pick = 0;
+    for (size_t o = 0; o < domain[it->node]; ++o) {
+      choice[it->node] = int(o);
+      double t = 0, b = 0;
+      for (int f : it->factors) {
+        size_t k = factors[f].index(choice);
+        t += factors[f].time[k];
+        b += factors[f].bytes[k];
+      }
+      if (lexLess(t, b, bt, bb)) {
+        bt = t;
+        bb = b;
+        pick = int(o);
+      }
+    }
+    choice[it->node] = pick;
+  }
+  Eliminated out;
+  for (size_t f = 0; f < numModel; ++f)
+    out.objective += factors[f].time[factors[f].index(choice)];
+  choice.resize(numNodes);
+  out.choice = std::move(choice);
+  out.relaxed = relaxed;
+  return out;
 }
 
 struct ModelDeleter {
@@ -197,15 +542,104 @@ AssignmentValue mlir::dtensor::evaluateAssignment(const AssignmentProblem &p,
 std::optional<AssignmentSolution>
 mlir::dtensor::solveAssignment(const AssignmentProblem &p,
                                const std::vector<int> &start, double seconds,
-                               std::string &error, int64_t searchBudget) {
+                               std::string &error, int64_t searchBudget,
+                               int64_t eliminationWork) {
   if (!wellFormed(p, &start, error))
     return std::nullopt;
   AssignmentSolution incumbent{start, evaluateAssignment(p, start), false};
   if (p.nodes.empty()) {
     incumbent.optimal = true;
+    incumbent.lowerBound = incumbent.value.time;
     return incumbent;
   }
   auto start_ = std::chrono::steady_clock::now();
+  constexpr double kEps = 1e-9;
+  // Exact where elimination keeps its tables small: the optimum without the
+  // bytes bound is the optimum with it when it keeps the bound.
+  auto within = [&](const AssignmentValue &v) {
+    return v.bytes <= p.bytesLimit * (1 + kEps) + kEps;
+  };
+  // Each solution of the elimination at a weight lambda per byte, and the
+  // model's minimum there (a lower bound of time + lambda * bytes over all
+  // plans).
+  struct Found {
+    AssignmentSolution solution;
+    double objective;
+  };
+  auto solveAt = [&](double lambda) -> std::optional<Found> {
+    std::optional<Eliminated> e =
+        eliminate(p, size_t(1) << 20, double(eliminationWork), lambda);
+    if (!e)
+      return std::nullopt;
+    AssignmentValue value = evaluateAssignment(p, e->choice);
+    return Found{{std::move(e->choice), value, false}, e->objective};
+  };
+  std::optional<Found> free;
+  if (eliminationWork > 0)
+    free = solveAt(0);
+  if (free) {
+    // Every plan within the bytes bound takes at least `bound`.
+    double bound = free->objective;
+    auto proven = [&]() {
+      return incumbent.value.time <=
+             bound + kEps * std::max(1.0, std::fabs(bound));
+    };
+    // Within the relative gap of the bound: no search for what is left.
+    auto closeEnough = [&]() {
+      return incumbent.value.time <= bound + kRelativeGap * std::fabs(bound);
+    };
+    auto consider = [&](const AssignmentSolution &s) {
+      if (within(s.value) && s.value.time < incumbent.value.time - kEps)
+        incumbent = s;
+    };
+    consider(free->solution);
+    if (proven()) {
+      incumbent.optimal = true;
+      incumbent.lowerBound = incumbent.value.time;
+      return incumbent;
+    }
+    // The fastest plan breaks the bytes bound (or the model was relaxed
+    // and its plan costs more than its bound): Lagrangian relaxation of
+    // the bound. For a weight lambda per byte, the elimination's minimum L
+    // of time + lambda * bytes gives every plan within the bound a time of
+    // at least L - lambda * bound; plans found within the bound are
+    // candidates. Weights are bisected between one whose plan breaks the
+    // bound and one whose plan keeps it; the best candidate is proven
+    // optimal when it meets the best lower bound, else it is the start of
+    // the other methods.
+    if (!within(free->solution.value)) {
+      double lo = 0, hi = -1;
+      double lambda = std::max(
+          (incumbent.value.time - free->solution.value.time) /
+              std::max(free->solution.value.bytes - p.bytesLimit, 1.0),
+          1e-12);
+      for (int iteration = 0; iteration < 16; ++iteration) {
+        if (seconds > 0 && std::chrono::duration<double>(
+                               std::chrono::steady_clock::now() - start_)
+                                   .count() > seconds)
+          break;
+        std::optional<Found> s = solveAt(lambda);
+        if (!s)
+          break;
+        bound = std::max(bound, s->objective - lambda * p.bytesLimit);
+        consider(s->solution);
+        if (within(s->solution.value))
+          hi = lambda;
+        else
+          lo = lambda;
+        if (proven()) {
+          incumbent.optimal = true;
+          incumbent.lowerBound = incumbent.value.time;
+          return incumbent;
+        }
+        lambda = hi < 0 ? lambda * 4 : (lo + hi) / 2;
+      }
+    }
+    if (closeEnough()) {
+      incumbent.lowerBound = bound;
+      return incumbent;
+    }
+  }
   if (std::optional<AssignmentSolution> found =
           branchAndBound(p, incumbent, searchBudget, seconds))
     return found;
@@ -371,11 +805,13 @@ mlir::dtensor::solveAssignment(const AssignmentProblem &p,
     return incumbent;
   }
   AssignmentValue value = evaluateAssignment(p, choice);
-  constexpr double kEps = 1e-9;
   if (!(value.time < incumbent.value.time - kEps) ||
       value.bytes > p.bytesLimit * (1 + kEps) + kEps) {
     incumbent.optimal = proven;
+    if (proven)
+      incumbent.lowerBound = incumbent.value.time;
     return incumbent;
   }
-  return AssignmentSolution{std::move(choice), value, proven};
+  return AssignmentSolution{std::move(choice), value, proven,
+                            proven ? value.time : -AssignmentProblem::kInfinity};
 }

@@ -853,7 +853,7 @@ namespace {
 std::optional<double> replay(const RedistributeRequest &req,
                              const CostModel &cost,
                              const std::vector<Step> &steps, std::string &error,
-                             Plan *out) {
+                             Plan *out, int64_t *bytesOut = nullptr) {
   if (out) {
     if (!checkRequest(req, error))
       return std::nullopt;
@@ -913,6 +913,8 @@ std::optional<double> replay(const RedistributeRequest &req,
             formatPlacements(req.to);
     return std::nullopt;
   }
+  if (bytesOut)
+    *bytesOut = bytes;
   return time;
 }
 } // namespace
@@ -932,6 +934,16 @@ std::optional<double> replayTimeUs(const RedistributeRequest &req,
                                    const std::vector<Step> &steps,
                                    std::string &error) {
   return replay(req, cost, steps, error, nullptr);
+}
+
+std::optional<std::pair<double, int64_t>>
+replayPrice(const RedistributeRequest &req, const CostModel &cost,
+            const std::vector<Step> &steps, std::string &error) {
+  int64_t bytes = 0;
+  std::optional<double> time = replay(req, cost, steps, error, nullptr, &bytes);
+  if (!time)
+    return std::nullopt;
+  return std::make_pair(*time, bytes);
 }
 
 std::optional<Plan> planGreedy(const RedistributeRequest &req,

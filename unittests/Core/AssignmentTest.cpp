@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 using namespace mlir::dtensor;
@@ -214,11 +215,12 @@ TEST(Assignment, RandomProblemsMatchBruteForce) {
     std::vector<int> best = bruteForce(p);
     if (best.empty())
       continue; // nothing legal within the bound
-    // Both methods: the branch and bound (small problems) and CBC (a
-    // search budget of 0).
-    for (int64_t budget : {int64_t(200000), int64_t(0)}) {
+    // Each method: elimination (the default), the branch and bound (no
+    // elimination) and CBC (neither: a search budget of 0).
+    for (auto [budget, elimination] :
+         {std::pair<int64_t, int64_t>{200000, 50000000}, {200000, 0}, {0, 0}}) {
       std::string error;
-      auto s = solveAssignment(p, best, 10, error, budget);
+      auto s = solveAssignment(p, best, 10, error, budget, elimination);
       ASSERT_TRUE(s) << error;
       // From the optimum, nothing better exists.
       EXPECT_DOUBLE_EQ(s->value.time, evaluateAssignment(p, best).time) << trial;
@@ -226,7 +228,7 @@ TEST(Assignment, RandomProblemsMatchBruteForce) {
       std::vector<int> zero(p.nodes.size(), 0);
       AssignmentValue z = evaluateAssignment(p, zero);
       if (z.time < kInf && z.bytes <= p.bytesLimit) {
-        auto t = solveAssignment(p, zero, 10, error, budget);
+        auto t = solveAssignment(p, zero, 10, error, budget, elimination);
         ASSERT_TRUE(t) << error;
         EXPECT_TRUE(t->optimal) << trial;
         EXPECT_NEAR(t->value.time, evaluateAssignment(p, best).time, 1e-6) << trial;
@@ -234,6 +236,170 @@ TEST(Assignment, RandomProblemsMatchBruteForce) {
       }
     }
   }
+}
+
+// A chain of 3,000 nodes (a layer stack), each with 8 options, each value
+// read by the next node: past the branch and bound's budget and any integer
+// program's time, elimination solves it exactly without a time limit,
+// checked against the chain's own dynamic program.
+TEST(Assignment, EliminationSolvesLongChainsExactly) {
+  std::mt19937 rng(11);
+  constexpr int kNodes = 3000, kOptions = 8;
+  AssignmentProblem p;
+  for (int n = 0; n < kNodes; ++n) {
+    std::vector<double> cost;
+    for (int o = 0; o < kOptions; ++o)
+      cost.push_back(double(rng() % 10));
+    p.nodes.push_back(node(cost));
+  }
+  // Node n needs its value in the state of its own option; a move between
+  // two states costs their distance.
+  for (int n = 1; n < kNodes; ++n) {
+    AssignmentProblem::Demand d;
+    d.producer = n - 1;
+    std::vector<int> need;
+    for (int o = 0; o < kOptions; ++o)
+      need.push_back(o);
+    d.consumers = {{n, need}};
+    for (int a = 0; a < kOptions; ++a) {
+      std::vector<double> c, b;
+      for (int t = 0; t < kOptions; ++t) {
+        c.push_back(std::abs(a - t) * 3.0);
+        b.push_back(a == t ? 0 : 1);
+      }
+      d.cost.push_back(c);
+      d.bytes.push_back(b);
+    }
+    p.demands.push_back(d);
+  }
+  // The chain's optimum, by its own recurrence.
+  std::vector<double> best(p.nodes[0].cost);
+  for (int n = 1; n < kNodes; ++n) {
+    std::vector<double> next(kOptions, kInf);
+    for (int o = 0; o < kOptions; ++o)
+      for (int a = 0; a < kOptions; ++a)
+        next[o] = std::min(next[o], best[a] + std::abs(a - o) * 3.0 +
+                                        p.nodes[n].cost[o]);
+    best = next;
+  }
+  double optimum = *std::min_element(best.begin(), best.end());
+  std::vector<int> start(kNodes, 0);
+  std::string error;
+  auto s = solveAssignment(p, start, /*seconds=*/0, error);
+  ASSERT_TRUE(s) << error;
+  EXPECT_TRUE(s->optimal);
+  EXPECT_NEAR(s->value.time, optimum, 1e-6);
+  EXPECT_LT(s->value.time, evaluateAssignment(p, start).time);
+}
+
+// Values read by many nodes (a weight every layer reads): elimination splits
+// such a demand into one two-state node per target; the result still equals
+// brute force, a target paid once however many nodes need it.
+/// Nine nodes of three options; `values` demands, each read by seven of
+/// them (3^7 assignments, past the direct table's size).
+AssignmentProblem sharedReads(std::mt19937 &rng, int values) {
+  AssignmentProblem p;
+  constexpr int kNodes = 9;
+  for (int n = 0; n < kNodes; ++n) {
+    std::vector<double> cost;
+    for (int o = 0; o < 3; ++o)
+      cost.push_back(double(rng() % 4));
+    p.nodes.push_back(node(cost));
+  }
+  for (int k = 0; k < values; ++k) {
+    AssignmentProblem::Demand d;
+    d.producer = k == 0 ? -1 : int(rng() % 2);
+    size_t rows = d.producer < 0 ? 1 : 3;
+    for (size_t a = 0; a < rows; ++a) {
+      std::vector<double> c, b;
+      for (int t = 0; t < 3; ++t) {
+        c.push_back(rng() % 11 == 0 ? kInf : double(rng() % 9));
+        b.push_back(double(rng() % 5));
+      }
+      d.cost.push_back(c);
+      d.bytes.push_back(b);
+    }
+    for (int c = 2; c < kNodes; ++c) {
+      std::vector<int> need;
+      for (int o = 0; o < 3; ++o)
+        need.push_back(int(rng() % 4) - 1);
+      d.consumers.push_back({c, need});
+    }
+    p.demands.push_back(d);
+  }
+  return p;
+}
+
+// Past six such targets the split would carry too many two-state nodes:
+// each reader pays its share of a move instead, a lower bound. The bound
+// and the plan are still right, and the other methods finish the proof.
+TEST(Assignment, ManySharedTargetsAreBoundedThenSolved) {
+  std::mt19937 rng(29);
+  int solved = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    AssignmentProblem p = sharedReads(rng, 4);
+    std::vector<int> best = bruteForce(p);
+    if (best.empty())
+      continue; // nothing legal
+    ++solved;
+    double optimum = evaluateAssignment(p, best).time;
+    for (int o = 0; o < 3; ++o) {
+      std::vector<int> start(p.nodes.size(), o);
+      if (!(evaluateAssignment(p, start).time < kInf))
+        continue;
+      std::string error;
+      // Elimination alone: a legal plan, no better than the optimum, and a
+      // bound no higher.
+      auto s = solveAssignment(p, start, 0, error, /*searchBudget=*/0);
+      ASSERT_TRUE(s) << error;
+      EXPECT_GE(s->value.time, optimum - 1e-9) << trial;
+      EXPECT_LE(s->value.time, evaluateAssignment(p, start).time) << trial;
+      if (s->optimal) {
+        EXPECT_NEAR(s->value.time, optimum, 1e-9) << trial;
+      }
+      if (std::isfinite(s->lowerBound)) {
+        EXPECT_LE(s->lowerBound, optimum + 1e-9) << trial;
+      }
+      // With the branch and bound after it: the optimum.
+      auto t = solveAssignment(p, start, 0, error);
+      ASSERT_TRUE(t) << error;
+      EXPECT_TRUE(t->optimal) << trial;
+      EXPECT_NEAR(t->value.time, optimum, 1e-9) << trial;
+    }
+  }
+  EXPECT_GE(solved, 8);
+}
+
+TEST(Assignment, ValuesReadByManyNodesMatchBruteForce) {
+  std::mt19937 rng(23);
+  int solved = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    // Two values (six targets): split exactly.
+    AssignmentProblem p = sharedReads(rng, 2);
+    constexpr int kNodes = 9;
+    std::vector<int> best = bruteForce(p);
+    if (best.empty())
+      continue; // nothing legal
+    ++solved;
+    // A start that is legal: the optimum's; and elimination alone (no
+    // search budget, no time: neither other method runs).
+    std::string error;
+    auto s = solveAssignment(p, best, 0, error, /*searchBudget=*/0);
+    ASSERT_TRUE(s) << error;
+    EXPECT_TRUE(s->optimal);
+    EXPECT_DOUBLE_EQ(s->value.time, evaluateAssignment(p, best).time) << trial;
+    // From every legal single-option start, the optimum too.
+    for (int o = 0; o < 3; ++o) {
+      std::vector<int> start(kNodes, o);
+      if (!(evaluateAssignment(p, start).time < kInf))
+        continue;
+      auto t = solveAssignment(p, start, 0, error, /*searchBudget=*/0);
+      ASSERT_TRUE(t) << error;
+      EXPECT_TRUE(t->optimal) << trial;
+      EXPECT_NEAR(t->value.time, evaluateAssignment(p, best).time, 1e-9) << trial;
+    }
+  }
+  EXPECT_GE(solved, 8);
 }
 
 } // namespace

@@ -75,16 +75,25 @@ AssignmentValue evaluateAssignment(const AssignmentProblem &problem,
                                    const std::vector<int> &choice);
 
 struct AssignmentSolution {
+  static constexpr double kInfinityTime = AssignmentProblem::kInfinity;
   std::vector<int> choice;
   AssignmentValue value;
   /// Whether the solver proved the choice optimal (else: the best found
   /// within the time limit).
   bool optimal = false;
+  /// A proven lower bound of the optimum's time when one is known (equal to
+  /// the value's time when optimal), else -infinity. A plan within 1e-4 of
+  /// its bound is returned without further search.
+  double lowerBound = -kInfinityTime;
 };
 
 /// Solves `problem` exactly (within `seconds`), starting from `start` (one
 /// option per node; it must satisfy the bytes bound, and is returned when
-/// nothing better is found). Small problems are solved by a depth-first
+/// nothing better is found). First by variable elimination (dynamic
+/// programming over the graph of nodes and demands, exact on chains and
+/// trees, within `eliminationWork` table entries visited; 0: not tried),
+/// whose optimum ignores the bytes bound and is the answer when it keeps
+/// it. Then small problems are solved by a depth-first
 /// branch and bound over the nodes in order (partial costs are lower
 /// bounds: every price is non-negative) within `searchBudget` visited
 /// assignments and, when `seconds` is positive, within `seconds`; the rest,
@@ -95,7 +104,8 @@ struct AssignmentSolution {
 std::optional<AssignmentSolution>
 solveAssignment(const AssignmentProblem &problem, const std::vector<int> &start,
                 double seconds, std::string &error,
-                int64_t searchBudget = 200000);
+                int64_t searchBudget = 200000,
+                int64_t eliminationWork = 50000000);
 
 } // namespace dtensor
 } // namespace mlir

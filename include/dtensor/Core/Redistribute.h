@@ -230,6 +230,12 @@ std::optional<double> replayTimeUs(const RedistributeRequest &request,
                                    const std::vector<Step> &steps,
                                    std::string &error);
 
+/// replayTimeUs with the bytes per rank the replayed plan moves (Plan::
+/// bytesPerRank), for callers that weigh both.
+std::optional<std::pair<double, int64_t>>
+replayPrice(const RedistributeRequest &request, const CostModel &cost,
+            const std::vector<Step> &steps, std::string &error);
+
 /// Whether two states are the same layout on `mesh` (placements and shard
 /// orders; where a size-1 mesh dim sits in an order does not matter).
 bool sameState(const Placements &a, const Placements &b, const Shape &mesh,

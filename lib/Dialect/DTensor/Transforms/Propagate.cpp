@@ -37,6 +37,7 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
@@ -258,8 +259,9 @@ struct DTensorPropagatePass
   llvm::DenseMap<Value, int64_t> strength;
   /// Functions analysed (or being analysed, for recursion).
   llvm::DenseSet<Operation *> done, active;
-  /// Plans already priced in this run: programs repeat their shapes.
-  std::unordered_map<std::string, double> prices;
+  /// Plans already priced in this run (time, bytes per rank): programs
+  /// repeat their shapes.
+  std::unordered_map<std::string, std::pair<double, double>> prices;
   /// The redistribution cost of the choices made since it was last reset
   /// (to compare the specs a loop could carry, or two analyses of a
   /// function).
@@ -524,8 +526,15 @@ struct DTensorPropagatePass
   std::unordered_map<std::string, std::vector<Step>> patterns;
   double priceOf(const ResolvedMeshView &view, RankedTensorType type,
                  const Placements &from, const Placements &to) {
+    return priceAndBytes(view, type, from, to).first;
+  }
+  /// The price and the bytes per rank of the plan priced.
+  std::pair<double, double> priceAndBytes(const ResolvedMeshView &view,
+                                          RankedTensorType type,
+                                          const Placements &from,
+                                          const Placements &to) {
     std::string key = moveKey(view, type, from, to);
-    auto [it, inserted] = prices.emplace(key, 0.0);
+    auto [it, inserted] = prices.emplace(key, std::pair<double, double>());
     if (!inserted)
       return it->second;
     it->second = priceUncached(view, type, from, to);
@@ -547,8 +556,10 @@ struct DTensorPropagatePass
     return key;
   }
 
-  double priceUncached(const ResolvedMeshView &view, RankedTensorType type,
-                       const Placements &from, const Placements &to) {
+  std::pair<double, double> priceUncached(const ResolvedMeshView &view,
+                                          RankedTensorType type,
+                                          const Placements &from,
+                                          const Placements &to) {
     // One search per placement pattern and size class: a plan found for
     // one shape is replayed (re-priced exactly) on the others. Shapes
     // whose byte counts lie within a factor of two share the plan, so the
@@ -563,25 +574,26 @@ struct DTensorPropagatePass
     // empty plan records it per pattern.
     auto it = patterns.find(key);
     if (it != patterns.end() && it->second.empty())
-      return 0;
+      return {0, 0};
     if (it == patterns.end() && sameState(from, to, view.shape, type.getRank())) {
       patterns.emplace(std::move(key), std::vector<Step>());
-      return 0;
+      return {0, 0};
     }
     if (it != patterns.end()) {
       RedistributeRequest req{view.shape,
                               Shape(type.getShape().begin(), type.getShape().end()),
                               (type.getElementTypeBitWidth() + 7) / 8, from, to};
       std::string error;
-      if (std::optional<double> t = replayTimeUs(req, cost, it->second, error))
-        return *t;
+      if (std::optional<std::pair<double, int64_t>> price =
+              replayPrice(req, cost, it->second, error))
+        return {price->first, double(price->second)};
     }
     std::optional<Plan> plan = planFor(view, type, from, to);
     if (!plan)
-      return std::numeric_limits<double>::infinity();
+      return {std::numeric_limits<double>::infinity(), 0};
     if (it == patterns.end())
       patterns.emplace(std::move(key), plan->steps);
-    return plan->timeUs();
+    return {plan->timeUs(), double(plan->bytesPerRank())};
   }
 
   /// The cost of giving `v`, an operand of `consumer`, placements `to` by
@@ -919,30 +931,11 @@ struct DTensorPropagatePass
     for (size_t d = 0; d < to.size(); ++d)
       if (to[d].isPartial() && !(from[d] == to[d]))
         return {kInf, 0};
-    double time = priceOf(view, type, from, to);
+    auto [time, bytes] = priceAndBytes(view, type, from, to);
     if (!std::isfinite(time) || time == 0)
       return {time, 0};
-    auto [it, inserted] =
-        moveBytes.try_emplace(moveKey(view, type, from, to), 0.0);
-    if (inserted) {
-      // The plan priceOf priced: its pattern's steps replayed on this shape
-      // (a search only where the replay does not apply).
-      std::optional<Plan> plan;
-      auto pattern = patterns.find(patternKey(view, type, from, to));
-      if (pattern != patterns.end() && !pattern->second.empty()) {
-        RedistributeRequest req{
-            view.shape, Shape(type.getShape().begin(), type.getShape().end()),
-            (type.getElementTypeBitWidth() + 7) / 8, from, to};
-        std::string error;
-        plan = replayPlan(req, cost, pattern->second, error);
-      }
-      if (!plan)
-        plan = planFor(view, type, from, to);
-      it->second = plan ? double(plan->bytesPerRank()) : 0;
-    }
-    return {time, it->second};
+    return {time, bytes};
   }
-  std::unordered_map<std::string, double> moveBytes;
   /// Memory bandwidth of the whole-function model's compute term (an
   /// H100's 2,000 GB/s, as the comm report's modeled step time).
   static constexpr double kMemoryBytesPerUs = 2.0e6;
@@ -1233,14 +1226,22 @@ struct DTensorPropagatePass
         AssignmentProblem::Demand &d = problem.demands[it->second];
         std::vector<Placements> &targets = demandStates[it->second];
         std::vector<int> need;
+        std::vector<size_t> firstOf(from.size());
+        for (size_t a = 0; a < from.size(); ++a)
+          firstOf[a] = size_t(llvm::find(from, from[a]) - from.begin());
         for (const WholeOption &opt : n.options) {
           const Placements &want = opt.placed[o];
           auto t = llvm::find(targets, want);
           int index = int(t - targets.begin());
           if (t == targets.end()) {
             targets.push_back(want);
+            // Producer options that give the same state share its price.
             for (size_t a = 0; a < from.size(); ++a) {
-              auto [time, bytes] = movePrice(n.view, type, from[a], want);
+              size_t same = firstOf[a];
+              auto [time, bytes] =
+                  same < a ? std::make_pair(d.cost[same].back(),
+                                            d.bytes[same].back())
+                           : movePrice(n.view, type, from[a], want);
               d.cost[a].push_back(time);
               d.bytes[a].push_back(bytes);
             }
@@ -1312,7 +1313,12 @@ struct DTensorPropagatePass
     std::string summary;
     llvm::raw_string_ostream(summary)
         << "(" << nodes.size() << " ops, " << strategies << " strategies, "
-        << (solution->optimal ? "proven optimal" : "best found in the time limit")
+        << (solution->optimal ? std::string("proven optimal")
+            : std::isfinite(solution->lowerBound)
+                ? llvm::formatv("within {0:e} us of a proven bound",
+                                solution->value.time - solution->lowerBound)
+                      .str()
+                : std::string("best found in the time limit"))
         << " in " << llvm::format("%.3f", solveSeconds) << " s"
         << "): modeled " << solution->value.time << " us, "
         << int64_t(solution->value.bytes) << " bytes/rank; the plan "
