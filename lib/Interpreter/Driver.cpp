@@ -331,10 +331,34 @@ interp::buildArguments(Interpreter &I, func::FuncOp entry,
 }
 
 std::optional<std::vector<MValue>>
-interp::localArguments(const Interpreter &compiled,
-                       const std::vector<MValue> &args, std::string &error) {
+interp::localArguments(Interpreter &compiled, const std::vector<MValue> &args,
+                       std::string &error, func::FuncOp entry) {
   std::vector<MValue> local;
-  for (auto [i, arg] : llvm::enumerate(args)) {
+  for (auto [i, original] : llvm::enumerate(args)) {
+    MValue arg = original;
+    // A plain argument the compiled entry takes as a shard: distributed as
+    // its global type says.
+    auto global = entry && i < entry.getNumArguments()
+                      ? entry.getArgAttrOfType<TypeAttr>(unsigned(i),
+                                                         kGlobalTypeAttrName)
+                      : TypeAttr();
+    auto globalType =
+        global ? llvm::dyn_cast<RankedTensorType>(global.getValue()) : nullptr;
+    if (globalType && getSpec(globalType) && !arg.values.empty() &&
+        arg.on(0).kind == RValue::Kind::Tensor) {
+      FailureOr<Layout> layout = compiled.layoutOf(globalType, entry);
+      if (failed(layout)) {
+        error = "argument " + std::to_string(i) +
+                " of the compiled program: its spec is not valid on the mesh";
+        return std::nullopt;
+      }
+      RValue d;
+      d.kind = RValue::Kind::Dist;
+      d.tensor = arg.on(0).tensor;
+      d.dist = std::make_shared<DistTensor>(
+          DistTensor{d.tensor, getSpec(globalType), *layout});
+      arg = MValue::same(std::move(d));
+    }
     if (!arg.values.empty() && arg.on(0).kind == RValue::Kind::Dist) {
       std::optional<MValue> shards = compiled.shardsOfDist(arg, error);
       if (!shards) {
@@ -545,7 +569,7 @@ LogicalResult interp::runEntry(ModuleOp program, ModuleOp compiled,
   }
   Interpreter compiledRun(compiled);
   std::optional<std::vector<MValue>> local =
-      localArguments(compiledRun, *args, error);
+      localArguments(compiledRun, *args, error, compiledEntry);
   if (!local)
     return failure();
   if (failed(compiledRun.run(compiledEntry, *local, outcome.compiledResults))) {

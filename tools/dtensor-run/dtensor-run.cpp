@@ -770,7 +770,7 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry,
     compiledRun->enableTrace(!traceFile.empty());
     // The compiled program takes each rank's shard of distributed inputs.
     std::optional<std::vector<MValue>> localArgs =
-        localArguments(*compiledRun, args, error);
+        localArguments(*compiledRun, args, error, compiledEntry);
     if (!localArgs)
       return fail(error);
     std::vector<MValue> localResults;

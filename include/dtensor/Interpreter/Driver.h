@@ -108,10 +108,12 @@ buildArguments(Interpreter &I, func::FuncOp entry,
                std::vector<std::optional<Tensor>> *globals = nullptr);
 
 /// The arguments of the compiled entry: each rank's shard of a distributed
-/// argument, everything else as it is.
+/// argument, and of a plain one the compiled `entry` (when given) takes as a
+/// shard (its `dtensor.global` type has a spec: auto-sharding chose one);
+/// everything else as it is.
 std::optional<std::vector<MValue>>
-localArguments(const Interpreter &compiled, const std::vector<MValue> &args,
-               std::string &error);
+localArguments(Interpreter &compiled, const std::vector<MValue> &args,
+               std::string &error, func::FuncOp entry = {});
 
 /// Compares the compiled program's outputs `got` with the original's `want`:
 /// every rank's shard where the placements define one (no Partial), and the

@@ -45,6 +45,16 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
       llvm::cl::desc("Time limit of CBC per function where the exact branch "
                      "and bound does not finish; 0: branch and bound only"),
       llvm::cl::init(0.5)};
+  PassOptions::Option<std::string> autoShard{
+      *this, "auto-shard",
+      llvm::cl::desc("Auto-sharding: the mesh over which the unannotated "
+                     "tensor arguments of public functions get placements "
+                     "chosen by propagation (see dtensor-propagate)")};
+  PassOptions::Option<double> memoryBudgetMb{
+      *this, "memory-budget-mb",
+      llvm::cl::desc("With auto-shard: the most MiB per rank the chosen "
+                     "arguments' shards may take; 0: no budget"),
+      llvm::cl::init(0)};
 };
 
 /// normalize-specs -> verify -> propagate -> insert-redistribute ->

@@ -410,6 +410,76 @@ struct DTensorPropagatePass
     return key;
   }
 
+  /// Auto-sharding (auto-shard=MESH): the arguments to choose, per entry
+  /// function, and the mesh they live on.
+  struct AutoArgs {
+    SmallVector<unsigned> args;
+    ResolvedMeshView view;
+    FlatSymbolRefAttr mesh;
+  };
+  llvm::DenseMap<Operation *, AutoArgs> autoFunctions;
+  /// Set by optimizeWholeFunction when it chose a function's arguments, and
+  /// why it last skipped a function (the auto-sharding error says it).
+  bool autoChosen = false;
+  std::string wholeSkip;
+
+  /// Each public function's unannotated ranked tensor arguments start
+  /// replicated on the mesh, so the analysis plans with them distributed;
+  /// optimizeWholeFunction then chooses their specs.
+  LogicalResult provisionAutoArguments(ModuleOp module) {
+    MLIRContext *ctx = module.getContext();
+    auto meshRef = FlatSymbolRefAttr::get(ctx, autoShard);
+    if (!llvm::isa_and_nonnull<MeshOp>(
+            symbolTables->lookupNearestSymbolFrom(module, meshRef.getAttr())))
+      return module.emitError()
+             << "auto-shard: no dtensor.mesh named @" << autoShard;
+    FailureOr<ResolvedMeshView> view =
+        resolveMeshView(module, MeshViewRef{meshRef, {}, false}, *symbolTables,
+                        [&]() { return module.emitError(); });
+    if (failed(view))
+      return failure();
+    for (auto fn : module.getOps<func::FuncOp>()) {
+      if (fn.isExternal() || fn.isPrivate())
+        continue;
+      SmallVector<unsigned> args;
+      for (BlockArgument a : fn.getArguments()) {
+        auto t = llvm::dyn_cast<RankedTensorType>(a.getType());
+        if (t && !t.getEncoding())
+          args.push_back(a.getArgNumber());
+      }
+      if (args.empty())
+        continue;
+      bool hasHandle = llvm::any_of(fn.getArgumentTypes(), [&](Type t) {
+        auto mesh = llvm::dyn_cast<DeviceMeshType>(t);
+        return mesh && mesh.getMesh() == meshRef;
+      });
+      if (!hasHandle)
+        return fn.emitError()
+               << "auto-sharding @" << fn.getSymName()
+               << " over @" << autoShard
+               << " needs the mesh's handle as an argument (!dtensor.device_mesh<@"
+               << autoShard << ">)";
+      // A caller passes its operands as they are: only entry functions'
+      // arguments can be chosen.
+      std::optional<SymbolTable::UseRange> uses =
+          SymbolTable::getSymbolUses(fn, module);
+      if (uses && !uses->empty())
+        return fn.emitError()
+               << "auto-sharding chooses the arguments of entry functions; @"
+               << fn.getSymName() << " is called in the module";
+      // Chosen specs, as a private function's arguments get them from their
+      // first call: recorded in `dtensor.arg_specs`, made types by
+      // dtensor-insert-redistribute.
+      SpecAttr replicated =
+          SpecAttr::get(ctx, meshRef, {}, false,
+                        Placements(view->shape.size(), Placement::replicate()));
+      for (unsigned i : args)
+        choose(fn.getArgument(i), replicated);
+      autoFunctions[fn] = AutoArgs{std::move(args), *view, meshRef};
+    }
+    return success();
+  }
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     if (failed(verifyDistributedTypes(getOperation())))
@@ -438,6 +508,9 @@ struct DTensorPropagatePass
     forcedOps.clear();
     alternatives.clear();
     cost.devicesPerHost = devicesPerHost;
+    autoFunctions.clear();
+    if (!autoShard.empty() && failed(provisionAutoArguments(module)))
+      return signalPassFailure();
     // Public functions first: a private one is analysed at its first call,
     // with the specs of that call's operands; uncalled ones at the end.
     for (bool privateOnes : {false, true})
@@ -791,6 +864,28 @@ struct DTensorPropagatePass
     // The whole function as one integer program (issue 14), where it is a
     // straight line of ops the model covers; kept only when its analysis
     // costs less than the plan above.
+    // Auto-sharding: the whole-function optimization chooses the
+    // arguments' specs too; the function is then planned with them.
+    if (callDepth == 0 && !failedAny)
+      if (auto it = autoFunctions.find(fn); it != autoFunctions.end()) {
+        autoChosen = false;
+        wholeSkip.clear();
+        if (wholeFunctionOps > 0)
+          optimizeWholeFunction(fn, start, [&]() {
+            restart(start);
+            plan(false);
+          }, &it->second);
+        if (!autoChosen) {
+          fn.emitError() << "auto-sharding needs the whole-function "
+                            "optimization to cover @"
+                         << fn.getSymName() << ": "
+                         << (wholeFunctionOps > 0
+                                 ? (wholeSkip.empty() ? std::string("it does not")
+                                                      : wholeSkip)
+                                 : std::string("whole-function-ops is 0"));
+          failedAny = true;
+        }
+      }
     if (callDepth == 0 && !failedAny && wholeFunctionOps > 0)
       optimizeWholeFunction(fn, start, [&]() {
         restart(start);
@@ -913,12 +1008,31 @@ struct DTensorPropagatePass
     std::vector<Placements> placed;
   };
   struct WholeNode {
+    /// The op, or null for an argument whose spec auto-sharding chooses
+    /// (its options are its placements, its one "result" the argument).
     Operation *op;
     ShardingRule rule;
     ResolvedMeshView view;
     SpecAttr like;
     std::vector<WholeOption> options;
+    /// The argument, for an argument's node.
+    Value arg = {};
   };
+
+  /// Bytes of the largest shard a rank holds of a `type` tensor placed as
+  /// `placed` on `view`.
+  static double shardBytes(RankedTensorType type, const Placements &placed,
+                           const ResolvedMeshView &view) {
+    double elements = 1;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      double size = double(type.getDimSize(d));
+      for (size_t m = 0; m < placed.size(); ++m)
+        if (placed[m].isShard() && placed[m].dim == d)
+          size = std::ceil(size / double(view.shape[m]));
+      elements *= size;
+    }
+    return elements * double((type.getElementTypeBitWidth() + 7) / 8);
+  }
 
   /// The price and bytes per rank of a move, as the integer program sees
   /// it: a move into a Partial the value does not already hold is illegal
@@ -946,10 +1060,12 @@ struct DTensorPropagatePass
   /// keeps the solution when its analysis costs less than the plan. `redo`
   /// makes the plan again when the solution is not kept.
   void optimizeWholeFunction(func::FuncOp fn, const Restart &start,
-                             llvm::function_ref<void()> redo) {
+                             llvm::function_ref<void()> redo,
+                             AutoArgs *autoArgs = nullptr) {
     constexpr double kInf = std::numeric_limits<double>::infinity();
     constexpr double kEps = 1e-9;
     auto note = [&](const Twine &why) {
+      wholeSkip = why.str();
       if (explain)
         llvm::raw_string_ostream(log)
             << "dtensor-propagate: @" << fn.getSymName()
@@ -964,7 +1080,7 @@ struct DTensorPropagatePass
     // First the cheap checks (functions of many thousand ops stop here). A
     // plan that moves nothing cannot be improved on.
     double before = spent + returnCost(fn);
-    if (!(before > 0))
+    if (!(before > 0) && !autoArgs)
       return;
     int64_t toDecide = 0;
     for (Operation &op : body) {
@@ -984,6 +1100,35 @@ struct DTensorPropagatePass
                   Twine(wholeFunctionOps) + ", whole-function-ops)");
     std::vector<WholeNode> nodes;
     llvm::DenseMap<Operation *, int> nodeOf;
+    // Auto-sharding's arguments first: every placement without Partials.
+    llvm::DenseMap<Value, int> argNodeOf;
+    if (autoArgs)
+      for (unsigned i : autoArgs->args) {
+        BlockArgument a = fn.getArgument(i);
+        auto type = llvm::cast<RankedTensorType>(a.getType());
+        WholeNode n{nullptr, ShardingRule(), autoArgs->view, specOf(a), {}};
+        int64_t meshRank = autoArgs->view.shape.size();
+        std::vector<int64_t> pick(meshRank, -1);
+        std::function<void(int64_t)> all = [&](int64_t m) {
+          if (m == meshRank) {
+            Placements ps;
+            for (int64_t d : pick)
+              ps.push_back(d < 0 ? Placement::replicate() : Placement::shard(d));
+            WholeOption opt;
+            opt.placed.push_back(std::move(ps));
+            n.options.push_back(std::move(opt));
+            return;
+          }
+          for (int64_t d = -1; d < type.getRank(); ++d) {
+            pick[m] = d;
+            all(m + 1);
+          }
+        };
+        all(0);
+        n.arg = a;
+        argNodeOf[a] = int(nodes.size());
+        nodes.push_back(std::move(n));
+      }
     for (Operation &op : body) {
       auto iface = llvm::dyn_cast<ShardingRuleOpInterface>(op);
       if (!iface || !op.hasAttr(kOperandSpecsAttr))
@@ -1016,6 +1161,10 @@ struct DTensorPropagatePass
     // The states a value can be in: its producer's options' (one per
     // option), or the one its type or argument fixes; empty when plain.
     auto producerOf = [&](Value v, int64_t &result) -> int {
+      if (auto arg = argNodeOf.find(v); arg != argNodeOf.end()) {
+        result = 0;
+        return arg->second;
+      }
       auto res = llvm::dyn_cast<OpResult>(v);
       if (!res || getSpec(v.getType()))
         return -1;
@@ -1044,6 +1193,8 @@ struct DTensorPropagatePass
     // states give (Partials pass through only where an operand can be one).
     constexpr size_t kMaxOptions = 512, kMaxStates = 64;
     for (WholeNode &n : nodes) {
+      if (!n.op)
+        continue; // an argument: its placements
       const ShardingRule &rule = n.rule;
       size_t numPlaced = rule.numOperands(), numResults = rule.numResults();
       int64_t meshRank = n.view.shape.size();
@@ -1139,6 +1290,36 @@ struct DTensorPropagatePass
     for (WholeNode &n : nodes) {
       size_t numPlaced = n.rule.numOperands();
       AssignmentProblem::Node pn;
+      if (!n.op) {
+        // An argument arrives in its layout for nothing; its "bytes" are
+        // its shard's (the memory the budget bounds). Users outside the
+        // model (a tensor.extract, a return) need it as they are priced
+        // elsewhere: whole, or in the result's spec; each distinct target
+        // is paid once.
+        auto type = llvm::cast<RankedTensorType>(n.arg.getType());
+        std::vector<Placements> outside;
+        for (OpOperand &use : n.arg.getUses()) {
+          Operation *user = use.getOwner();
+          if (nodeOf.count(user))
+            continue; // a node: a demand prices it
+          Placements want(n.view.shape.size(), Placement::replicate());
+          if (user == ret.getOperation())
+            if (SpecAttr s =
+                    getSpec(fn.getResultTypes()[use.getOperandNumber()]))
+              want = s.getNormalizedPlacements(type.getRank());
+          if (!llvm::is_contained(outside, want))
+            outside.push_back(want);
+        }
+        for (const WholeOption &opt : n.options) {
+          double time = 0;
+          for (const Placements &want : outside)
+            time += movePrice(n.view, type, opt.placed[0], want).first;
+          pn.cost.push_back(time);
+          pn.bytes.push_back(shardBytes(type, opt.placed[0], n.view));
+        }
+        problem.nodes.push_back(std::move(pn));
+        continue;
+      }
       for (const WholeOption &opt : n.options) {
         double time = 0, bytes = 0;
         auto add = [&](Value res, const Placements &from, const Placements &to) {
@@ -1198,7 +1379,8 @@ struct DTensorPropagatePass
           bytes += b;
         }
         pn.cost.push_back(time);
-        pn.bytes.push_back(bytes);
+        // Auto-sharding bounds memory, not bytes moved.
+        pn.bytes.push_back(autoArgs ? 0 : bytes);
       }
       problem.nodes.push_back(std::move(pn));
     }
@@ -1252,10 +1434,22 @@ struct DTensorPropagatePass
       }
     }
     demandStates.clear();
+    if (autoArgs)
+      for (AssignmentProblem::Demand &d : problem.demands)
+        for (std::vector<double> &row : d.bytes)
+          std::fill(row.begin(), row.end(), 0.0);
 
-    // The plan's choice as the start: the option with the specs it recorded.
+    // The plan's choice as the start: the option with the specs it recorded
+    // (an argument's: its smallest shard, so the start keeps any budget
+    // that can be kept).
     std::vector<int> startChoice;
-    for (WholeNode &n : nodes) {
+    for (auto [index, n] : llvm::enumerate(nodes)) {
+      if (!n.op) {
+        const std::vector<double> &bytes = problem.nodes[index].bytes;
+        startChoice.push_back(
+            int(std::min_element(bytes.begin(), bytes.end()) - bytes.begin()));
+        continue;
+      }
       auto operandSpecs = n.op->getAttrOfType<ArrayAttr>(kOperandSpecsAttr);
       auto resultSpecs = n.op->getAttrOfType<ArrayAttr>(kResultSpecsAttr);
       auto placementsOf = [&](Attribute a, Type t) -> std::optional<Placements> {
@@ -1298,6 +1492,23 @@ struct DTensorPropagatePass
       return note("skipped: the model cannot price the plan");
     // No more bytes than the plan: a faster plan may not move more data.
     problem.bytesLimit = greedy.bytes;
+    double budget = autoArgs && memoryBudgetMb > 0
+                        ? memoryBudgetMb * 1024.0 * 1024.0
+                        : std::numeric_limits<double>::infinity();
+    if (autoArgs) {
+      // Auto-sharding: the arguments' shards within the budget instead.
+      problem.bytesLimit = budget;
+      if (greedy.bytes > budget) {
+        fn.emitError() << "auto-sharding @" << fn.getSymName()
+                       << ": the arguments need " << int64_t(greedy.bytes)
+                       << " bytes per rank with each sharded as finely as it "
+                          "can be, more than memory-budget-mb allows ("
+                       << int64_t(budget) << " bytes)";
+        failedAny = true;
+        autoChosen = true; // said here
+        return;
+      }
+    }
     std::string error;
     auto began = std::chrono::steady_clock::now();
     std::optional<AssignmentSolution> solution =
@@ -1323,6 +1534,43 @@ struct DTensorPropagatePass
         << "): modeled " << solution->value.time << " us, "
         << int64_t(solution->value.bytes) << " bytes/rank; the plan "
         << greedy.time << " us, " << int64_t(greedy.bytes) << " bytes/rank";
+    if (autoArgs) {
+      // The arguments take the solution's placements; the function is then
+      // planned with them as any other.
+      MLIRContext *ctx = fn.getContext();
+      std::string chosenArgs;
+      llvm::raw_string_ostream os(chosenArgs);
+      for (auto [index, n] : llvm::enumerate(nodes)) {
+        if (n.op)
+          continue;
+        const Placements &placed = n.options[solution->choice[index]].placed[0];
+        auto type = llvm::cast<RankedTensorType>(n.arg.getType());
+        SpecAttr spec = SpecAttr::get(ctx, autoArgs->mesh, {}, false, placed);
+        auto arg = llvm::cast<BlockArgument>(n.arg);
+        choose(arg, spec);
+        os << "\n  argument " << arg.getArgNumber() << ": " << spec << ", "
+           << int64_t(shardBytes(type, placed, n.view)) << " bytes/rank";
+      }
+      autoChosen = true;
+      // Decisions cached by the ops' structure saw the arguments' old specs.
+      decisions.clear();
+      structuralKeys.clear();
+      redo(); // (which forgets the log of the plans before it)
+      if (explain) {
+        llvm::raw_string_ostream out(log);
+        out << "dtensor-propagate: @" << fn.getSymName() << ": auto-sharding ("
+            << nodes.size() << " nodes, " << strategies << " strategies, "
+            << (solution->optimal ? std::string("proven optimal")
+                                  : std::string("best found"))
+            << "): modeled " << solution->value.time
+            << " us of communication; arguments' shards "
+            << int64_t(solution->value.bytes) << " bytes/rank";
+        if (std::isfinite(budget))
+          out << " of a budget of " << int64_t(budget);
+        out << chosenArgs << "\n";
+      }
+      return;
+    }
     if (!(solution->value.time < greedy.time - kEps))
       return note(summary + ": kept the plan");
 

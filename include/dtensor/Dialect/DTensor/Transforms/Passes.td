@@ -122,9 +122,24 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     many ops to decide is then solved as one integer program (COIN-OR CBC,
     `whole-function-seconds` per function): each op picks a strategy, each
     distinct move of a value is paid once at the planner's price, bytes are
-    bounded by the plan's; small problems by an exact branch and bound,
-    the rest by CBC. The solution is analysed with every op's choice
+    bounded by the plan's; solved by variable elimination (exact on chains
+    and trees of ops), then an exact branch and bound, then CBC for the
+    rest. The solution is analysed with every op's choice
     forced and kept only where that analysis costs less than the plan.
+
+    Auto-sharding (`auto-shard=MESH`): in a public function, every ranked
+    tensor argument without a spec gets one on MESH, chosen with the ops'
+    strategies by the whole-function optimization: each such argument is a
+    node whose options are every placement without Partials (its data
+    arrives in that layout, for free), each costing its shard's bytes per
+    rank against `memory-budget-mb` (a constraint on their sum; activations
+    are not counted). Results without a spec stay replicated (the caller
+    gets the whole tensor). The function must be one the whole-function
+    optimization covers; otherwise, or when no placement fits the budget,
+    it is an error at the function. `explain=true` prints each argument's
+    placement and bytes, the memory against the budget and the modeled
+    time. The chosen specs are written into the function's type, and the
+    function is then planned as any other.
 
     Loop-carried values take the init's spec unless the body turns them into
     another, which the loop then carries (the init is redistributed once,
@@ -169,6 +184,14 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
            "the exact branch and bound does not finish (the best plan found "
            "by then is used); 0 leaves CBC out, so the result depends on the "
            "program alone">,
+    Option<"autoShard", "auto-shard", "std::string", /*default=*/"",
+           "Auto-sharding: the mesh (symbol name) over which the unannotated "
+           "tensor arguments of public functions get placements, chosen with "
+           "every op's strategy by the whole-function optimization (under "
+           "memory-budget-mb); empty turns it off">,
+    Option<"memoryBudgetMb", "memory-budget-mb", "double", /*default=*/"0",
+           "With auto-shard: the most MiB per rank that the chosen "
+           "arguments' shards may take together; 0: no budget">,
   ];
 }
 

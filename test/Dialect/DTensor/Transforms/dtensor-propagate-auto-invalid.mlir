@@ -1,0 +1,53 @@
+// RUN: dtensor-opt %s -split-input-file --dtensor-propagate="auto-shard=mesh memory-budget-mb=0.1" -verify-diagnostics
+// RUN: not dtensor-opt %s -split-input-file --dtensor-propagate="auto-shard=nomesh" 2>&1 | FileCheck %s --check-prefix=NOMESH
+// NOMESH: error: auto-shard: no dtensor.mesh named @nomesh
+
+dtensor.mesh @mesh shape = [4]
+
+// Even with every argument split four ways its shards take 128 KiB per
+// rank, over the budget.
+// expected-error@+1 {{auto-sharding @too_big: the arguments need 131072 bytes per rank with each sharded as finely as it can be, more than memory-budget-mb allows (104857 bytes)}}
+func.func @too_big(%m: !dtensor.device_mesh<@mesh>, %a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
+  %y = linalg.add ins(%a, %b : tensor<256x256xf32>, tensor<256x256xf32>) outs(%a : tensor<256x256xf32>) -> tensor<256x256xf32>
+  return %y : tensor<256x256xf32>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [4]
+
+// expected-error@+1 {{auto-sharding @no_handle over @mesh needs the mesh's handle as an argument (!dtensor.device_mesh<@mesh>)}}
+func.func @no_handle(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  return %a : tensor<8x8xf32>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [4]
+
+// A caller passes its operands as they are.
+// expected-error@+1 {{auto-sharding chooses the arguments of entry functions; @callee is called in the module}}
+func.func @callee(%m: !dtensor.device_mesh<@mesh>, %a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  return %a : tensor<8x8xf32>
+}
+func.func @caller(%m: !dtensor.device_mesh<@mesh>, %a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %r = func.call @callee(%m, %a) : (!dtensor.device_mesh<@mesh>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [4]
+
+// The whole-function optimization does not cover loops yet.
+// expected-error@+1 {{auto-sharding needs the whole-function optimization to cover @in_loop: skipped: it has loops or branches}}
+func.func @in_loop(%m: !dtensor.device_mesh<@mesh>, %a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %a) -> (tensor<8x8xf32>) {
+    %s = linalg.add ins(%acc, %acc : tensor<8x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<8x8xf32>) -> tensor<8x8xf32>
+    scf.yield %s : tensor<8x8xf32>
+  }
+  return %r : tensor<8x8xf32>
+}
