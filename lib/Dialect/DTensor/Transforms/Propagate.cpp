@@ -1053,6 +1053,31 @@ struct DTensorPropagatePass
   /// Memory bandwidth of the whole-function model's compute term (an
   /// H100's 2,000 GB/s, as the comm report's modeled step time).
   static constexpr double kMemoryBytesPerUs = 2.0e6;
+  /// Peak arithmetic of auto-sharding's compute term (the comm report's
+  /// default, 50 TFLOP/s).
+  static constexpr double kFlopsPerUs = 5.0e7;
+  /// A linalg op's floating-point operations: its iteration points times
+  /// the float ops of its body (0 for other ops or dynamic sizes), as the
+  /// comm report's step model counts them.
+  static double opFlops(Operation *op) {
+    auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp)
+      return 0;
+    double points = 1;
+    for (int64_t n : linalgOp.getStaticLoopRanges()) {
+      if (ShapedType::isDynamic(n))
+        return 0;
+      points *= double(n);
+    }
+    int64_t perPoint = 0;
+    op->walk([&](Operation *inner) {
+      if (inner != op && inner->getNumResults() == 1 &&
+          llvm::isa<FloatType>(inner->getResult(0).getType()) &&
+          inner->getNumOperands() > 0)
+        ++perPoint;
+    });
+    return points * double(perPoint);
+  }
   static constexpr double kComputeWeight = 1e-3;
 
   /// Solves `fn` (already planned: its ops carry the plan's specs) as one
@@ -1350,27 +1375,33 @@ struct DTensorPropagatePass
             }
           }
         }
-        // The op's own work per rank, as memory traffic: the local pieces
-        // of its operands and results, at kMemoryBytesPerUs and weighted
-        // kComputeWeight. A tie-breaker: where communication ties, the
-        // solver computes sharded, as propagation prefers the most sharded
-        // result. Propagation, the analysis that decides whether the
-        // solution is kept, and the exhaustive check all minimize
-        // communication, so compute does not outweigh it here.
+        // The op's own work per rank. Planning a given program: as memory
+        // traffic (the local pieces of its operands and results, at
+        // kMemoryBytesPerUs) weighted kComputeWeight, a tie-breaker: where
+        // communication ties, the solver computes sharded, as propagation
+        // prefers the most sharded result (propagation, the analysis that
+        // decides whether the solution is kept, and the exhaustive check
+        // all minimize communication). Auto-sharding, which chooses the
+        // layouts themselves: a real cost, the roofline time of the comm
+        // report's step model (the op's flops divided by the mesh dims that
+        // split its loops, at kFlopsPerUs, or its traffic, whichever is
+        // longer), so dividing the work pays as moving data costs.
+        double traffic = 0;
         for (size_t o = 0; o < opt.placed.size(); ++o) {
           Value v = o < numPlaced ? n.op->getOperand(n.rule.operands[o])
                                   : n.op->getResult(o - numPlaced);
           auto type = llvm::cast<RankedTensorType>(v.getType());
-          double elements = 1;
-          for (int64_t d = 0; d < type.getRank(); ++d) {
-            double size = double(type.getDimSize(d));
-            for (size_t m = 0; m < opt.placed[o].size(); ++m)
-              if (opt.placed[o][m].isShard() && opt.placed[o][m].dim == d)
-                size = std::ceil(size / double(n.view.shape[m]));
-            elements *= size;
-          }
-          time += kComputeWeight * elements *
-                  ((type.getElementTypeBitWidth() + 7) / 8) / kMemoryBytesPerUs;
+          traffic += shardBytes(type, opt.placed[o], n.view);
+        }
+        if (autoArgs) {
+          double split = 1;
+          for (size_t m = 0; m < opt.factors.size(); ++m)
+            if (opt.factors[m] >= 0)
+              split *= double(n.view.shape[m]);
+          time += std::max(opFlops(n.op) / split / kFlopsPerUs,
+                           traffic / kMemoryBytesPerUs);
+        } else {
+          time += kComputeWeight * traffic / kMemoryBytesPerUs;
         }
         // Its halo exchanges, as propagation prices them.
         if (!n.rule.windows.empty()) {
@@ -1563,7 +1594,7 @@ struct DTensorPropagatePass
             << (solution->optimal ? std::string("proven optimal")
                                   : std::string("best found"))
             << "): modeled " << solution->value.time
-            << " us of communication; arguments' shards "
+            << " us of communication and compute; arguments' shards "
             << int64_t(solution->value.bytes) << " bytes/rank";
         if (std::isfinite(budget))
           out << " of a budget of " << int64_t(budget);

@@ -133,7 +133,9 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     node whose options are every placement without Partials (its data
     arrives in that layout, for free), each costing its shard's bytes per
     rank against `memory-budget-mb` (a constraint on their sum; activations
-    are not counted). Results without a spec stay replicated (the caller
+    are not counted), and each op's compute is priced as a roofline (its
+    flops divided by the mesh dims that split its loops, or its traffic),
+    so dividing the work pays. Results without a spec stay replicated (the caller
     gets the whole tensor). The function must be one the whole-function
     optimization covers; otherwise, or when no placement fits the budget,
     it is an error at the function. `explain=true` prints each argument's
