@@ -1582,6 +1582,21 @@ struct DTensorPropagatePass
         os << "\n  argument " << arg.getArgNumber() << ": " << spec << ", "
            << int64_t(shardBytes(type, placed, n.view)) << " bytes/rank";
       }
+      // What the choice is against: the plan made with every argument
+      // replicated (the arguments at their R option, the ops as planned).
+      std::vector<int> replicated = startChoice;
+      for (auto [index, n] : llvm::enumerate(nodes)) {
+        if (n.op)
+          continue;
+        for (auto [o, opt] : llvm::enumerate(n.options))
+          if (llvm::all_of(opt.placed[0],
+                           [](const Placement &p) { return p.isReplicate(); }))
+            replicated[index] = int(o);
+      }
+      AssignmentValue whole = evaluateAssignment(problem, replicated);
+      os << "\n  against every argument replicated: modeled " << whole.time
+         << " us, " << int64_t(whole.bytes) << " bytes/rank"
+         << (whole.bytes > budget ? " (over the budget)" : "");
       autoChosen = true;
       // Decisions cached by the ops' structure saw the arguments' old specs.
       decisions.clear();

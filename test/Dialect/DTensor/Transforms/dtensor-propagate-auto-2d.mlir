@@ -15,6 +15,7 @@ dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
 // FREE-NEXT: argument 1: #dtensor.spec<@mesh, [S(0), S(0)]>, 2097152 bytes/rank
 // FREE-NEXT: argument 2: #dtensor.spec<@mesh, [R, R]>, 16777216 bytes/rank
 // FREE-NEXT: argument 3: #dtensor.spec<@mesh, [R, R]>, 16777216 bytes/rank
+// FREE-NEXT: against every argument replicated: modeled 7.37{{[0-9]+}}e+02 us, 41943040 bytes/rank{{$}}
 // RAN-FREE: verified @mlp: 1 output(s) of the compiled program match the original on 4 rank(s)
 // RAN-FREE-NEXT: communication: 1 collective, 8388608 bytes/rank
 // RAN-FREE-NEXT: all_gather 1 8388608 bytes mesh dims ["dp", "tp"]
@@ -26,6 +27,7 @@ dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
 // BUDGET-NEXT: argument 1: #dtensor.spec<@mesh, [S(0), R]>, 4194304 bytes/rank
 // BUDGET-NEXT: argument 2: #dtensor.spec<@mesh, [R, S(1)]>, 8388608 bytes/rank
 // BUDGET-NEXT: argument 3: #dtensor.spec<@mesh, [R, S(0)]>, 8388608 bytes/rank
+// BUDGET-NEXT: against every argument replicated: modeled 7.37{{[0-9]+}}e+02 us, 41943040 bytes/rank (over the budget)
 // RAN-BUDGET: verified @mlp: 1 output(s) of the compiled program match the original on 4 rank(s)
 // RAN-BUDGET-NEXT: communication: 2 collectives, 12582912 bytes/rank
 // RAN-BUDGET-NEXT: all_gather 1 8388608 bytes mesh dims ["dp"]
