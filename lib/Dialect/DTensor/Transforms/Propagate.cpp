@@ -1118,7 +1118,7 @@ struct DTensorPropagatePass
       }
       toDecide += op.hasAttr(kOperandSpecsAttr);
     }
-    if (toDecide == 0)
+    if (toDecide == 0 && !autoArgs)
       return;
     if (toDecide > wholeFunctionOps)
       return note("skipped: " + Twine(toDecide) + " ops to decide (limit " +
