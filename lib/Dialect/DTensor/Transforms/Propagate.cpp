@@ -442,9 +442,12 @@ struct DTensorPropagatePass
       if (fn.isExternal() || fn.isPrivate())
         continue;
       SmallVector<unsigned> args;
+      // Static shapes of numbers only (the model prices bytes); others
+      // stay plain, the same on every rank.
       for (BlockArgument a : fn.getArguments()) {
         auto t = llvm::dyn_cast<RankedTensorType>(a.getType());
-        if (t && !t.getEncoding())
+        if (t && !t.getEncoding() && t.hasStaticShape() &&
+            t.getElementType().isIntOrFloat())
           args.push_back(a.getArgNumber());
       }
       if (args.empty())

@@ -51,3 +51,15 @@ func.func @in_loop(%m: !dtensor.device_mesh<@mesh>, %a: tensor<8x8xf32>) -> tens
   }
   return %r : tensor<8x8xf32>
 }
+
+// -----
+
+dtensor.mesh @mesh shape = [4]
+
+// Arguments of dynamic shape or of index elements are not chosen (they stay
+// plain, the same on every rank); this used to crash pricing their bytes.
+func.func @odd_types(%m: !dtensor.device_mesh<@mesh>, %i: tensor<4xindex>, %d: tensor<?x8xf32>, %a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %y = linalg.add ins(%a, %a : tensor<8x8xf32>, tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %y : tensor<8x8xf32>
+}
