@@ -78,6 +78,23 @@ bool wellFormed(const AssignmentProblem &p, const std::vector<int> *choice,
   return true;
 }
 
+/// Calls `pay(a, t)` once for each distinct target t of `d` that the
+/// consumers' options in `choice` need, a the producer's option (0 when the
+/// state is fixed); `needed` is scratch space.
+template <typename Pay>
+void forEachNeeded(const AssignmentProblem::Demand &d,
+                   const std::vector<int> &choice, std::vector<char> &needed,
+                   Pay &&pay) {
+  int a = d.producer < 0 ? 0 : choice[d.producer];
+  needed.assign(d.cost[a].size(), 0);
+  for (const auto &[node, need] : d.consumers)
+    if (need[choice[node]] >= 0)
+      needed[need[choice[node]]] = 1;
+  for (size_t t = 0; t < needed.size(); ++t)
+    if (needed[t])
+      pay(a, t);
+}
+
 /// Depth-first branch and bound over the nodes in order: a demand's cost is
 /// added once its producer and every consumer have an option, so a partial
 /// assignment's cost is a lower bound of every completion. Returns the
@@ -137,16 +154,10 @@ branchAndBound(const AssignmentProblem &p, const AssignmentSolution &incumbent,
       choice[k] = int(o);
       for (size_t i : settled[k]) {
         const auto &d = p.demands[i];
-        int a = d.producer < 0 ? 0 : choice[d.producer];
-        needed.assign(d.cost[a].size(), 0);
-        for (const auto &[node, need] : d.consumers)
-          if (need[choice[node]] >= 0)
-            needed[need[choice[node]]] = 1;
-        for (size_t target = 0; target < needed.size(); ++target)
-          if (needed[target]) {
-            t += d.cost[a][target];
-            b += d.bytes[a][target];
-          }
+        forEachNeeded(d, choice, needed, [&](int a, size_t target) {
+          t += d.cost[a][target];
+          b += d.bytes[a][target];
+        });
       }
       if (isLegal(t) && t + rest[k + 1] < bestTime - kEps &&
           b <= p.bytesLimit + kEps)
@@ -382,16 +393,10 @@ std::optional<Eliminated> eliminate(const AssignmentProblem &p,
     if (work > maxWork)
       return std::nullopt;
     forEach(f->scope, choice, [&](size_t i) {
-      int a = d.producer < 0 ? 0 : choice[d.producer];
-      needed.assign(d.cost[a].size(), 0);
-      for (const auto &[node, need] : d.consumers)
-        if (need[choice[node]] >= 0)
-          needed[need[choice[node]]] = 1;
-      for (size_t t = 0; t < needed.size(); ++t)
-        if (needed[t]) {
-          f->time[i] += price(d.cost[a][t], d.bytes[a][t]);
-          f->bytes[i] += d.bytes[a][t];
-        }
+      forEachNeeded(d, choice, needed, [&](int a, size_t t) {
+        f->time[i] += price(d.cost[a][t], d.bytes[a][t]);
+        f->bytes[i] += d.bytes[a][t];
+      });
     });
     factors.push_back(std::move(*f));
   }
@@ -524,18 +529,12 @@ AssignmentValue mlir::dtensor::evaluateAssignment(const AssignmentProblem &p,
     v.time += p.nodes[n].cost[choice[n]];
     v.bytes += p.nodes[n].bytes[choice[n]];
   }
-  for (const auto &d : p.demands) {
-    int a = d.producer < 0 ? 0 : choice[d.producer];
-    std::vector<bool> needed(d.cost[a].size(), false);
-    for (const auto &[node, need] : d.consumers)
-      if (need[choice[node]] >= 0)
-        needed[need[choice[node]]] = true;
-    for (size_t t = 0; t < needed.size(); ++t)
-      if (needed[t]) {
-        v.time += d.cost[a][t];
-        v.bytes += d.bytes[a][t];
-      }
-  }
+  std::vector<char> needed;
+  for (const auto &d : p.demands)
+    forEachNeeded(d, choice, needed, [&](int a, size_t t) {
+      v.time += d.cost[a][t];
+      v.bytes += d.bytes[a][t];
+    });
   return v;
 }
 

@@ -14,6 +14,7 @@
 
 #include "dtensor/Core/Redistribute.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
+#include "dtensor/Dialect/DTensor/Transforms/Propagation.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -363,24 +364,10 @@ private:
     }
     if (!tensors)
       return 0.0;
-    double flops = 0;
-    if (auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op)) {
-      double points = 1;
-      for (int64_t n : linalgOp.getStaticLoopRanges()) {
-        if (ShapedType::isDynamic(n))
-          return std::nullopt;
-        points *= double(n);
-      }
-      int64_t perPoint = 0;
-      op->walk([&](Operation *inner) {
-        if (inner != op && inner->getNumResults() == 1 &&
-            llvm::isa<FloatType>(inner->getResult(0).getType()) &&
-            inner->getNumOperands() > 0)
-          ++perPoint;
-      });
-      flops = points * double(perPoint);
-    }
-    return std::max(flops / flopsPerUs, bytes / bytesPerUs);
+    std::optional<double> flops = linalgFlops(op);
+    if (!flops)
+      return std::nullopt;
+    return std::max(*flops / flopsPerUs, bytes / bytesPerUs);
   }
 
   /// The cost model's time of collective `c` (`op`); 0 when its mesh does
@@ -681,3 +668,23 @@ private:
   }
 };
 } // namespace
+
+std::optional<double> mlir::dtensor::linalgFlops(Operation *op) {
+  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp)
+    return 0.0;
+  double points = 1;
+  for (int64_t n : linalgOp.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(n))
+      return std::nullopt;
+    points *= double(n);
+  }
+  int64_t perPoint = 0;
+  op->walk([&](Operation *inner) {
+    if (inner != op && inner->getNumResults() == 1 &&
+        llvm::isa<FloatType>(inner->getResult(0).getType()) &&
+        inner->getNumOperands() > 0)
+      ++perPoint;
+  });
+  return points * double(perPoint);
+}

@@ -1059,28 +1059,6 @@ struct DTensorPropagatePass
   /// Peak arithmetic of auto-sharding's compute term (the comm report's
   /// default, 50 TFLOP/s).
   static constexpr double kFlopsPerUs = 5.0e7;
-  /// A linalg op's floating-point operations: its iteration points times
-  /// the float ops of its body (0 for other ops or dynamic sizes), as the
-  /// comm report's step model counts them.
-  static double opFlops(Operation *op) {
-    auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
-    if (!linalgOp)
-      return 0;
-    double points = 1;
-    for (int64_t n : linalgOp.getStaticLoopRanges()) {
-      if (ShapedType::isDynamic(n))
-        return 0;
-      points *= double(n);
-    }
-    int64_t perPoint = 0;
-    op->walk([&](Operation *inner) {
-      if (inner != op && inner->getNumResults() == 1 &&
-          llvm::isa<FloatType>(inner->getResult(0).getType()) &&
-          inner->getNumOperands() > 0)
-        ++perPoint;
-    });
-    return points * double(perPoint);
-  }
   static constexpr double kComputeWeight = 1e-3;
 
   /// Solves `fn` (already planned: its ops carry the plan's specs) as one
@@ -1401,7 +1379,7 @@ struct DTensorPropagatePass
           for (size_t m = 0; m < opt.factors.size(); ++m)
             if (opt.factors[m] >= 0)
               split *= double(n.view.shape[m]);
-          time += std::max(opFlops(n.op) / split / kFlopsPerUs,
+          time += std::max(linalgFlops(n.op).value_or(0) / split / kFlopsPerUs,
                            traffic / kMemoryBytesPerUs);
         } else {
           time += kComputeWeight * traffic / kMemoryBytesPerUs;

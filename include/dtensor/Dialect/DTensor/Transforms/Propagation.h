@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 
 namespace mlir {
@@ -35,6 +36,12 @@ namespace dtensor {
 constexpr const char *kOperandSpecsAttr = "dtensor.operand_specs";
 constexpr const char *kResultSpecsAttr = "dtensor.result_specs";
 constexpr const char *kArgSpecsAttr = "dtensor.arg_specs";
+
+/// A linalg op's floating-point operations: its iteration points times the
+/// float ops of its body; 0 for other ops, nullopt when a loop's size is not
+/// static. The compute term of the comm report's step model and of
+/// auto-sharding's cost (defined in CommReport.cpp).
+std::optional<double> linalgFlops(Operation *op);
 
 /// Priorities of hints: 0 is the strongest; values without a hint behind
 /// them have none.
