@@ -417,6 +417,19 @@ public:
                  detailed);
   }
 
+  /// Whether a replay looks for something else than this single-mesh-dim
+  /// step (then expand builds neither it nor its target state; make's own
+  /// check, with the same condition, covers the other steps).
+  bool unwanted(StepKind kind, int64_t m, int64_t fromDim, int64_t toDim,
+                ReduceKind reduce) const {
+    return only &&
+           !(only->meshDims.size() == 1 && only->meshDims[0] == m &&
+             only->fromDim == fromDim && only->toDim == toDim &&
+             only->reduce == reduce &&
+             (only->kind == kind || (only->kind == StepKind::LocalNoop &&
+                                     req.mesh[m] == 1)));
+  }
+
   /// Whether the search's budget is spent: expansions stop offering steps.
   bool stopped() const { return budget && budget->exhausted(); }
 
@@ -507,9 +520,10 @@ public:
         if (!s.isInnermost(req.mesh, m))
           continue;
         State r = s.withoutShard(m);
-        out.emplace_back(make(StepKind::AllGather, {m}, d, -1, ReduceKind::Sum,
-                              s, r),
-                         r);
+        if (!unwanted(StepKind::AllGather, m, d, -1, ReduceKind::Sum))
+          out.emplace_back(make(StepKind::AllGather, {m}, d, -1,
+                                ReduceKind::Sum, s, r),
+                           r);
         // S(d) -> P(sum): no data moves (the sum of the zero-padded shards
         // is the value). Offered toward a target with a Partial(sum) only.
         // As a detour elsewhere it can pay ([R, S(0)] -> [S(0), S(0)] could
@@ -517,7 +531,8 @@ public:
         // all_gather), but that changes many plans and is not explored yet
         // (docs/Redistribution.md).
         if ((!partial || *partial == ReduceKind::Sum) && targetPartial &&
-            *targetPartial == ReduceKind::Sum) {
+            *targetPartial == ReduceKind::Sum &&
+            !unwanted(StepKind::LocalZeroPad, m, d, -1, ReduceKind::Sum)) {
           State t = r;
           t.kinds[m] = Placement::partial(ReduceKind::Sum);
           out.emplace_back(make(StepKind::LocalZeroPad, {m}, d, -1,
@@ -525,7 +540,7 @@ public:
                            t);
         }
         for (int64_t e = 0; e < rank; ++e) {
-          if (e == d)
+          if (e == d || unwanted(StepKind::AllToAll, m, d, e, ReduceKind::Sum))
             continue;
           State t = r.withShard(m, e, req.mesh);
           out.emplace_back(
@@ -534,15 +549,20 @@ public:
       } else if (p.isPartial()) {
         State r = s;
         r.kinds[m] = Placement::replicate();
-        out.emplace_back(
-            make(StepKind::AllReduce, {m}, -1, -1, p.reduce, s, r), r);
+        if (!unwanted(StepKind::AllReduce, m, -1, -1, p.reduce))
+          out.emplace_back(
+              make(StepKind::AllReduce, {m}, -1, -1, p.reduce, s, r), r);
         for (int64_t d = 0; d < rank; ++d) {
+          if (unwanted(StepKind::ReduceScatter, m, -1, d, p.reduce))
+            continue;
           State t = r.withShard(m, d, req.mesh);
           out.emplace_back(
               make(StepKind::ReduceScatter, {m}, -1, d, p.reduce, s, t), t);
         }
       } else {
         for (int64_t d = 0; d < rank; ++d) {
+          if (unwanted(StepKind::LocalChunk, m, -1, d, ReduceKind::Sum))
+            continue;
           State t = s.withShard(m, d, req.mesh);
           out.emplace_back(
               make(StepKind::LocalChunk, {m}, -1, d, ReduceKind::Sum, s, t), t);
@@ -553,12 +573,13 @@ public:
             continue; // one Partial kind per spec
           if (options.prunePartials && (!targetPartial || *targetPartial != k))
             continue;
+          StepKind kind =
+              k == ReduceKind::Sum ? StepKind::LocalDivide : StepKind::LocalNoop;
+          if (unwanted(kind, m, -1, -1, k))
+            continue;
           State t = s;
           t.kinds[m] = Placement::partial(k);
-          out.emplace_back(make(k == ReduceKind::Sum ? StepKind::LocalDivide
-                                                     : StepKind::LocalNoop,
-                                {m}, -1, -1, k, s, t),
-                           t);
+          out.emplace_back(make(kind, {m}, -1, -1, k, s, t), t);
         }
       }
     }

@@ -175,6 +175,15 @@ bool hasDistributeUser(Value v) {
 }
 
 /// A candidate: the placements of every placed operand, then every result.
+/// A priced move's key: shapes, element width, mesh and placements as words
+/// (inline, so a lookup allocates nothing).
+using MoveKey = llvm::SmallVector<int64_t, 24>;
+struct MoveKeyHash {
+  size_t operator()(const MoveKey &key) const {
+    return llvm::hash_combine_range(key.begin(), key.end());
+  }
+};
+
 struct Candidate {
   std::vector<Placements> placed;
   std::vector<int64_t> factors; // per mesh dim: a factor, kNoFactor or kReplicateAll
@@ -261,7 +270,7 @@ struct DTensorPropagatePass
   llvm::DenseSet<Operation *> done, active;
   /// Plans already priced in this run (time, bytes per rank): programs
   /// repeat their shapes.
-  std::unordered_map<std::string, std::pair<double, double>> prices;
+  std::unordered_map<MoveKey, std::pair<double, double>, MoveKeyHash> prices;
   /// The redistribution cost of the choices made since it was last reset
   /// (to compare the specs a loop could carry, or two analyses of a
   /// function).
@@ -569,37 +578,32 @@ struct DTensorPropagatePass
       op->removeAttr(name);
   }
 
-  /// Element width, mesh and both placements, as key bytes.
-  static void appendMoveKey(std::string &key, RankedTensorType type,
+  /// Element width, mesh and both placements, as key words.
+  static void appendMoveKey(MoveKey &key, RankedTensorType type,
                             const ResolvedMeshView &view, const Placements &from,
                             const Placements &to) {
-    auto put = [&](int64_t v) { key.append(reinterpret_cast<char *>(&v), 8); };
-    put(type.getElementTypeBitWidth());
-    for (int64_t d : view.shape)
-      put(d);
-    put(-2);
+    key.push_back(type.getElementTypeBitWidth());
+    key.append(view.shape.begin(), view.shape.end());
+    key.push_back(-2);
     for (const Placements *ps : {&from, &to})
       for (const Placement &p : *ps)
-        put((int64_t(p.kind) << 48) | (int64_t(p.reduce) << 40) |
-            ((p.dim & 0xff) << 8) | (p.order & 0xff));
+        key.push_back((int64_t(p.kind) << 48) | (int64_t(p.reduce) << 40) |
+                      ((p.dim & 0xff) << 8) | (p.order & 0xff));
   }
 
-  /// The cost of redistributing `from` to `to` (0 when equal; infinite when
-  /// illegal).
   /// A move's compact key: sizes, element width, mesh, placements.
-  static std::string moveKey(const ResolvedMeshView &view, RankedTensorType type,
-                             const Placements &from, const Placements &to) {
-    std::string key;
-    auto put = [&](int64_t v) { key.append(reinterpret_cast<char *>(&v), 8); };
-    for (int64_t d : type.getShape())
-      put(d);
-    put(-1);
+  static void moveKey(MoveKey &key, const ResolvedMeshView &view,
+                      RankedTensorType type, const Placements &from,
+                      const Placements &to) {
+    key.append(type.getShape().begin(), type.getShape().end());
+    key.push_back(-1);
     appendMoveKey(key, type, view, from, to);
-    return key;
   }
 
   /// Plans by placement pattern and size class (see priceUncached).
-  std::unordered_map<std::string, std::vector<Step>> patterns;
+  std::unordered_map<MoveKey, std::vector<Step>, MoveKeyHash> patterns;
+  /// The cost of redistributing `from` to `to` (0 when equal; infinite when
+  /// illegal).
   double priceOf(const ResolvedMeshView &view, RankedTensorType type,
                  const Placements &from, const Placements &to) {
     return priceAndBytes(view, type, from, to).first;
@@ -609,25 +613,26 @@ struct DTensorPropagatePass
                                           RankedTensorType type,
                                           const Placements &from,
                                           const Placements &to) {
-    std::string key = moveKey(view, type, from, to);
-    auto [it, inserted] = prices.emplace(key, std::pair<double, double>());
-    if (!inserted)
+    // The model asks for the same moves many times (every option pair of
+    // every edge): the key lives on the stack, and only a miss copies it.
+    MoveKey key;
+    moveKey(key, view, type, from, to);
+    if (auto it = prices.find(key); it != prices.end())
       return it->second;
-    it->second = priceUncached(view, type, from, to);
-    return it->second;
+    std::pair<double, double> price = priceUncached(view, type, from, to);
+    prices.emplace(std::move(key), price);
+    return price;
   }
 
   /// A move's placement pattern and size class (see priceUncached).
-  static std::string patternKey(const ResolvedMeshView &view,
-                                RankedTensorType type, const Placements &from,
-                                const Placements &to) {
-    std::string key;
-    auto put = [&](int64_t v) { key.append(reinterpret_cast<char *>(&v), 8); };
-    put(type.getRank());
+  static MoveKey patternKey(const ResolvedMeshView &view, RankedTensorType type,
+                            const Placements &from, const Placements &to) {
+    MoveKey key;
+    key.push_back(type.getRank());
     double elements = 1;
     for (int64_t d : type.getShape())
       elements *= double(d);
-    put(elements > 0 ? int64_t(std::ilogb(elements)) : -1);
+    key.push_back(elements > 0 ? int64_t(std::ilogb(elements)) : -1);
     appendMoveKey(key, type, view, from, to);
     return key;
   }
@@ -645,7 +650,7 @@ struct DTensorPropagatePass
     // (never below the fastest one; it can differ a little from the plan
     // lowering picks, which also keeps within DTensor's greedy bytes);
     // insert-redistribute and lowering plan every move for its own shape.
-    std::string key = patternKey(view, type, from, to);
+    MoveKey key = patternKey(view, type, from, to);
     // Whether the two are one state depends on the mesh and rank only: an
     // empty plan records it per pattern.
     auto it = patterns.find(key);
@@ -1421,8 +1426,13 @@ struct DTensorPropagatePass
         std::vector<Placements> &targets = demandStates[it->second];
         std::vector<int> need;
         std::vector<size_t> firstOf(from.size());
-        for (size_t a = 0; a < from.size(); ++a)
+        for (size_t a = 0; a < from.size(); ++a) {
           firstOf[a] = size_t(llvm::find(from, from[a]) - from.begin());
+          for (std::vector<double> *row : {&d.cost[a], &d.bytes[a]})
+            if (row->capacity() < row->size() + n.options.size())
+              row->reserve(std::max(2 * row->capacity(),
+                                    row->size() + n.options.size()));
+        }
         for (const WholeOption &opt : n.options) {
           const Placements &want = opt.placed[o];
           auto t = llvm::find(targets, want);
