@@ -8,7 +8,9 @@ width 64. dp: the input is batch-sharded over dp, weights replicated. tp:
 Megatron pairs (column- then row-parallel weights over tp). dpw and tpw are
 the same with layers of distinct widths (layer i maps width 64 + i to
 65 + i, with a weight argument of its own), so no two layers are alike and
-no decision can be answered by a structurally equal earlier one. `dtensor`
+no decision can be answered by a structurally equal earlier one. dpwc and
+tpwc (ours only) are dpw and tpw with each layer a private function called
+once, as an exporter that keeps module boundaries writes them. `dtensor`
 writes our dialect (specs on the function arguments, the rest propagated);
 `shard` writes the same program for upstream MLIR's shard dialect
 (shard.shard annotations on the arguments).
@@ -34,6 +36,10 @@ def block(out, i, h, ht, w, wt, plain):
 
 def main():
     dialect, variant, layers = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    if variant.endswith("wc"):
+        if dialect != "dtensor":
+            sys.exit("gen_layers.py: the calls variants are written for dtensor only")
+        return distinct(dialect, variant[:-2], layers, calls=True)
     if variant.endswith("w"):
         return distinct(dialect, variant[:-1], layers)
     out = []
@@ -70,7 +76,7 @@ def main():
     print("\n".join(out))
 
 
-def distinct(dialect, variant, layers):
+def distinct(dialect, variant, layers, calls=False):
     width = lambda i: D + i
     out = []
     specs = {"x": "[S(0), R]" if variant == "dp" else "[R, R]"}
@@ -96,8 +102,25 @@ def distinct(dialect, variant, layers):
             out.append(f"  %s_{n} = shard.sharding @mesh split_axes = {axes[n]} : !shard.sharding")
             out.append(f"  %{n} = shard.shard %{n}_in to %s_{n} : tensor<{shapes[n]}xf32>")
             types[n] = f"tensor<{shapes[n]}xf32>"
-    out.append("  %zero = arith.constant 0.0 : f32")
     h, ht = "%x", types["x"]
+    if calls:
+        callees = []
+        for i in range(layers):
+            plain = f"tensor<{B}x{width(i + 1)}xf32>"
+            body = [f"func.func private @layer{i}(%m: !dtensor.device_mesh<@mesh>, %h: {ht}, "
+                    f"%w: {types[f'w{i}']}) -> {plain} {{",
+                    "  %zero = arith.constant 0.0 : f32"]
+            block(body, i, "%h", ht, "%w", types[f"w{i}"], plain)
+            body += [f"  return %h{i} : {plain}", "}"]
+            callees += body
+            out.append(f"  %c{i} = func.call @layer{i}(%m, {h}, %w{i}) : "
+                       f"(!dtensor.device_mesh<@mesh>, {ht}, {types[f'w{i}']}) -> {plain}")
+            h, ht = f"%c{i}", plain
+        out.append(f"  return {h} : {result}")
+        out.append("}")
+        print("\n".join(out[:1] + callees + out[1:]))
+        return
+    out.append("  %zero = arith.constant 0.0 : f32")
     for i in range(layers):
         plain = f"tensor<{B}x{width(i + 1)}xf32>"
         block(out, i, h, ht, f"%w{i}", types[f"w{i}"], plain)

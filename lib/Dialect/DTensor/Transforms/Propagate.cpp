@@ -1027,6 +1027,44 @@ struct DTensorPropagatePass
     Value arg = {};
   };
 
+  /// How many symbol uses name each symbol, per symbol table (counted once
+  /// per pass, at the first question).
+  llvm::DenseMap<Operation *, llvm::DenseMap<StringAttr, int64_t>> symbolUses;
+
+  /// The callee of `call` when whole-function optimization can decide its
+  /// ops with its caller's (see optimizeWholeFunction): private, one block,
+  /// called from here only; else null, with `why`.
+  func::FuncOp inlinableCallee(func::CallOp call, int depth, std::string &why) {
+    constexpr int kMaxDepth = 16;
+    auto fail = [&](const Twine &reason) {
+      why = ("skipped: " + reason).str();
+      return func::FuncOp();
+    };
+    auto callee = symbolTables->lookupNearestSymbolFrom<func::FuncOp>(
+        call, call.getCalleeAttr());
+    if (!callee || callee.isExternal() || !callee.isPrivate())
+      return fail("it calls " + call.getCallee() +
+                  ", which is not a private function with a body");
+    if (depth >= kMaxDepth)
+      return fail("calls nest deeper than " + Twine(kMaxDepth));
+    if (!callee.getBody().hasOneBlock())
+      return fail("@" + call.getCallee() + " has several blocks");
+    Operation *table = callee->getParentOp();
+    auto [counts, fresh] = symbolUses.try_emplace(table);
+    if (fresh)
+      for (Region &region : table->getRegions()) {
+        // (Unknown ops that may hold symbol tables: nothing is counted, so
+        // no callee is taken for called once.)
+        if (std::optional<SymbolTable::UseRange> uses =
+                SymbolTable::getSymbolUses(&region))
+          for (const SymbolTable::SymbolUse &use : *uses)
+            ++counts->second[use.getSymbolRef().getRootReference()];
+      }
+    if (counts->second.lookup(callee.getSymNameAttr()) != 1)
+      return fail("@" + call.getCallee() + " is called more than once");
+    return callee;
+  }
+
   /// Bytes of the largest shard a rank holds of a `type` tensor placed as
   /// `placed` on `view`.
   static double shardBytes(RankedTensorType type, const Placements &placed,
@@ -1093,22 +1131,81 @@ struct DTensorPropagatePass
     double before = spent + returnCost(fn);
     if (!(before > 0) && !autoArgs)
       return;
+    // The ops in program order, with the bodies of the private callees
+    // called once (from here, nowhere else) in place of their calls: the
+    // analysis gives a callee's arguments its call's operand specs and the
+    // call's results its returned values' specs (where the types carry a
+    // spec, call and callee carry the same one), so inside the model a
+    // callee's argument is its call's operand and a call's result the value
+    // its callee returns (`alias`). Their ops are decided with the caller's
+    // (a chain of distinct layers as calls is planned as the inline chain).
+    std::vector<Operation *> order;
+    llvm::DenseMap<Value, Value> alias;
+    llvm::DenseMap<Operation *, func::CallOp> inlinedReturns;
+    llvm::DenseMap<Operation *, func::FuncOp> inlinedCalls;
     int64_t toDecide = 0;
-    for (Operation &op : body) {
-      if (llvm::isa<HintOp, func::CallOp>(op))
-        return note("skipped: it has hints or calls");
-      if (!llvm::isa<ShardingRuleOpInterface>(op)) {
-        if (op.getNumRegions())
-          return note("skipped: it has loops or branches");
-        continue;
+    std::string why;
+    std::function<bool(Block &, int)> collect = [&](Block &block,
+                                                    int depth) -> bool {
+      for (Operation &op : block) {
+        if (llvm::isa<HintOp>(op)) {
+          why = "skipped: it has hints";
+          return false;
+        }
+        if (auto call = llvm::dyn_cast<func::CallOp>(op)) {
+          func::FuncOp callee = inlinableCallee(call, depth, why);
+          if (!callee || !collect(callee.getBody().front(), depth + 1))
+            return false;
+          inlinedCalls[call] = callee;
+          for (auto [arg, operand] :
+               llvm::zip(callee.getArguments(), call.getOperands()))
+            alias[arg] = operand;
+          Operation *ret = callee.getBody().front().getTerminator();
+          inlinedReturns[ret] = call;
+          for (auto [res, v] : llvm::zip(call.getResults(), ret->getOperands()))
+            alias[res] = v;
+          continue;
+        }
+        if (!llvm::isa<ShardingRuleOpInterface>(op)) {
+          if (op.getNumRegions()) {
+            why = "skipped: it has loops or branches";
+            return false;
+          }
+          continue;
+        }
+        order.push_back(&op);
+        toDecide += op.hasAttr(kOperandSpecsAttr);
       }
-      toDecide += op.hasAttr(kOperandSpecsAttr);
-    }
+      return true;
+    };
+    if (!collect(body, 0))
+      return note(why);
     if (toDecide == 0 && !autoArgs)
       return;
     if (toDecide > wholeFunctionOps)
       return note("skipped: " + Twine(toDecide) + " ops to decide (limit " +
                   Twine(wholeFunctionOps) + ", whole-function-ops)");
+    // The value `v` is inside the model (through inlined calls).
+    auto resolve = [&](Value v) {
+      for (auto it = alias.find(v); it != alias.end(); it = alias.find(v))
+        v = it->second;
+      return v;
+    };
+    // The uses of `v`, through inlined calls (into their callees'
+    // arguments) and returns (out to their calls' results).
+    std::function<void(Value, llvm::function_ref<void(OpOperand &)>)>
+        forEachUse = [&](Value v, llvm::function_ref<void(OpOperand &)> f) {
+          for (OpOperand &use : v.getUses()) {
+            Operation *user = use.getOwner();
+            if (auto it = inlinedCalls.find(user); it != inlinedCalls.end())
+              forEachUse(it->second.getArgument(use.getOperandNumber()), f);
+            else if (auto ret = inlinedReturns.find(user);
+                     ret != inlinedReturns.end())
+              forEachUse(ret->second->getResult(use.getOperandNumber()), f);
+            else
+              f(use);
+          }
+        };
     std::vector<WholeNode> nodes;
     llvm::DenseMap<Operation *, int> nodeOf;
     // Auto-sharding's arguments first: every placement without Partials.
@@ -1140,7 +1237,8 @@ struct DTensorPropagatePass
         argNodeOf[a] = int(nodes.size());
         nodes.push_back(std::move(n));
       }
-    for (Operation &op : body) {
+    for (Operation *opPtr : order) {
+      Operation &op = *opPtr;
       auto iface = llvm::dyn_cast<ShardingRuleOpInterface>(op);
       if (!iface || !op.hasAttr(kOperandSpecsAttr))
         continue; // nothing distributed reaches it
@@ -1172,6 +1270,7 @@ struct DTensorPropagatePass
     // The states a value can be in: its producer's options' (one per
     // option), or the one its type or argument fixes; empty when plain.
     auto producerOf = [&](Value v, int64_t &result) -> int {
+      v = resolve(v);
       if (auto arg = argNodeOf.find(v); arg != argNodeOf.end()) {
         result = 0;
         return arg->second;
@@ -1186,6 +1285,7 @@ struct DTensorPropagatePass
       return it->second;
     };
     auto statesOf = [&](Value v) {
+      v = resolve(v);
       std::vector<Placements> out;
       auto type = llvm::cast<RankedTensorType>(v.getType());
       int64_t r = 0;
@@ -1309,10 +1409,10 @@ struct DTensorPropagatePass
         // is paid once.
         auto type = llvm::cast<RankedTensorType>(n.arg.getType());
         std::vector<Placements> outside;
-        for (OpOperand &use : n.arg.getUses()) {
+        forEachUse(n.arg, [&](OpOperand &use) {
           Operation *user = use.getOwner();
           if (nodeOf.count(user))
-            continue; // a node: a demand prices it
+            return; // a node: a demand prices it
           Placements want(n.view.shape.size(), Placement::replicate());
           if (user == ret.getOperation())
             if (SpecAttr s =
@@ -1320,7 +1420,7 @@ struct DTensorPropagatePass
               want = s.getNormalizedPlacements(type.getRank());
           if (!llvm::is_contained(outside, want))
             outside.push_back(want);
-        }
+        });
         for (const WholeOption &opt : n.options) {
           double time = 0;
           for (const Placements &want : outside)
@@ -1347,7 +1447,7 @@ struct DTensorPropagatePass
             add(res, have, s.getNormalizedPlacements(type.getRank()));
             continue; // its users see the annotation
           }
-          for (OpOperand &use : res.getUses()) {
+          forEachUse(res, [&](OpOperand &use) {
             if (auto dist = llvm::dyn_cast<DistributeTensorOp>(use.getOwner())) {
               SpecAttr s = getSpec(dist.getType());
               add(res, have, s.getNormalizedPlacements(type.getRank()));
@@ -1359,7 +1459,7 @@ struct DTensorPropagatePass
                 add(res, have,
                     Placements(n.view.shape.size(), Placement::replicate()));
             }
-          }
+          });
         }
         // The op's own work per rank. Planning a given program: as memory
         // traffic (the local pieces of its operands and results, at
@@ -1402,17 +1502,20 @@ struct DTensorPropagatePass
       problem.nodes.push_back(std::move(pn));
     }
     // Demands: per value read by a node, its distinct targets.
-    llvm::MapVector<Value, int> demandOf;
+    // (A value read in a callee and in its caller moves in each: the
+    // analysis redistributes per block.)
+    llvm::MapVector<std::pair<Value, Block *>, int> demandOf;
     for (auto [ni, n] : llvm::enumerate(nodes)) {
       for (size_t o = 0; o < n.rule.numOperands(); ++o) {
-        Value v = n.op->getOperand(n.rule.operands[o]);
+        Value v = resolve(n.op->getOperand(n.rule.operands[o]));
         std::vector<Placements> from = statesOf(v);
         if (from.empty())
           continue; // plain: each rank slices it
         if (n.rule.isInit(o) && isFreshTensor(v))
           continue; // made fresh in any spec
         auto type = llvm::cast<RankedTensorType>(v.getType());
-        auto [it, fresh] = demandOf.try_emplace(v, int(problem.demands.size()));
+        auto [it, fresh] = demandOf.try_emplace({v, n.op->getBlock()},
+                                                int(problem.demands.size()));
         if (fresh) {
           AssignmentProblem::Demand d;
           int64_t r = 0;

@@ -45,6 +45,74 @@ func.func @gather_both(%m: !dtensor.device_mesh<@mesh>,
   return %v6 : tensor<16x16xf32>
 }
 
+// @gather_both with each matmul in a private function called once (the
+// second through a third, nested): the callees' ops are decided with the
+// caller's, as the inline program. The plan alone leaves the first
+// callee's Partial sum for the second to all-reduce.
+// EXPLAIN: dtensor-propagate: @gather_both_calls: whole-function optimization (2 ops, {{[0-9]+}} strategies, proven optimal in {{[0-9.]+}} s): modeled 1.68{{[0-9]+}}e+01 us, 3072 bytes/rank; the plan 1.86{{[0-9]+}}e+01 us, 3072 bytes/rank: kept the solution (analysed: 1.68{{[0-9]+}}e+01 us against the plan's 1.86{{[0-9]+}}e+01 us)
+// CHECK-LABEL: func.func private @first_mm
+// CHECK:         dtensor.redistribute {{.*}} -> tensor<16x16xf32, #dtensor.spec<@mesh, [R]>>
+// CHECK-LABEL: func.func private @second_mm
+// CHECK:         dtensor.redistribute {{.*}} -> tensor<32x16xf32, #dtensor.spec<@mesh, [R]>>
+// CHECK-NOT:     dtensor.redistribute
+// CHECK-LABEL: func.func @gather_both_calls
+// RAN:      verified @gather_both_calls: 1 output(s)
+// RAN-NEXT: communication: 2 collectives, 3072 bytes/rank
+// RAN-NEXT:   all_gather         2       3072 bytes  mesh dims [0]
+func.func private @first_mm(%m: !dtensor.device_mesh<@mesh>,
+                            %a0: tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>,
+                            %a1: tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>) -> tensor<16x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %v1 = tensor.empty() : tensor<16x32xf32>
+  %v2 = linalg.fill ins(%zero : f32) outs(%v1 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %v3 = linalg.matmul ins(%a0, %a1 : tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>, tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>) outs(%v2 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %v3 : tensor<16x32xf32>
+}
+func.func private @second_mm(%m: !dtensor.device_mesh<@mesh>, %v3: tensor<16x32xf32>,
+                             %a2: tensor<32x16xf32, #dtensor.spec<@mesh, [S(0)]>>) -> tensor<16x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %v4 = tensor.empty() : tensor<16x16xf32>
+  %v5 = linalg.fill ins(%zero : f32) outs(%v4 : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %v6 = linalg.matmul ins(%v3, %a2 : tensor<16x32xf32>, tensor<32x16xf32, #dtensor.spec<@mesh, [S(0)]>>) outs(%v5 : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %v6 : tensor<16x16xf32>
+}
+func.func private @second_outer(%m: !dtensor.device_mesh<@mesh>, %v3: tensor<16x32xf32>,
+                                %a2: tensor<32x16xf32, #dtensor.spec<@mesh, [S(0)]>>) -> tensor<16x16xf32> {
+  %r = func.call @second_mm(%m, %v3, %a2) : (!dtensor.device_mesh<@mesh>, tensor<16x32xf32>, tensor<32x16xf32, #dtensor.spec<@mesh, [S(0)]>>) -> tensor<16x16xf32>
+  return %r : tensor<16x16xf32>
+}
+func.func @gather_both_calls(%m: !dtensor.device_mesh<@mesh>,
+                             %a0: tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>,
+                             %a1: tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>,
+                             %a2: tensor<32x16xf32, #dtensor.spec<@mesh, [S(0)]>>) -> tensor<16x16xf32> {
+  %v3 = func.call @first_mm(%m, %a0, %a1) : (!dtensor.device_mesh<@mesh>, tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>, tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>) -> tensor<16x32xf32>
+  %v6 = func.call @second_outer(%m, %v3, %a2) : (!dtensor.device_mesh<@mesh>, tensor<16x32xf32>, tensor<32x16xf32, #dtensor.spec<@mesh, [S(0)]>>) -> tensor<16x16xf32>
+  return %v6 : tensor<16x16xf32>
+}
+
+// A callee called twice keeps one plan for both calls, which the model
+// does not express: the function is left to the plan.
+// EXPLAIN: dtensor-propagate: @called_twice: whole-function optimization skipped: @first_mm_twice is called more than once
+// RAN: verified @called_twice: 1 output(s)
+func.func private @first_mm_twice(%m: !dtensor.device_mesh<@mesh>,
+                                  %a0: tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>,
+                                  %a1: tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>) -> tensor<16x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %v1 = tensor.empty() : tensor<16x32xf32>
+  %v2 = linalg.fill ins(%zero : f32) outs(%v1 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %v3 = linalg.matmul ins(%a0, %a1 : tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>, tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>) outs(%v2 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %v3 : tensor<16x32xf32>
+}
+func.func @called_twice(%m: !dtensor.device_mesh<@mesh>,
+                        %a0: tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>,
+                        %a1: tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>) -> tensor<16x32xf32> {
+  %p = func.call @first_mm_twice(%m, %a0, %a1) : (!dtensor.device_mesh<@mesh>, tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>, tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>) -> tensor<16x32xf32>
+  %q = func.call @first_mm_twice(%m, %a0, %a1) : (!dtensor.device_mesh<@mesh>, tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>, tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>) -> tensor<16x32xf32>
+  %e = tensor.empty() : tensor<16x32xf32>
+  %s = linalg.add ins(%p, %q : tensor<16x32xf32>, tensor<16x32xf32>) outs(%e : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %s : tensor<16x32xf32>
+}
+
 // The plan is already optimal: the solver proves it and the plan stays.
 // EXPLAIN: dtensor-propagate: @megatron: whole-function optimization (3 ops, {{[0-9]+}} strategies, proven optimal in {{[0-9.]+}} s): {{.*}}: kept the plan
 // RAN:      verified @megatron: 1 output(s)
@@ -66,10 +134,10 @@ func.func @megatron(%m: !dtensor.device_mesh<@mesh>,
 }
 
 // What the model does not cover leaves the function to the plan, and
-// explain says why: loops and branches, calls, hints, tables read in op
-// bodies.
+// explain says why: loops and branches, hints, calls of functions called
+// more than once or not private, tables read in op bodies.
 // EXPLAIN: dtensor-propagate: @in_loop: whole-function optimization skipped: it has loops or branches
-// EXPLAIN: dtensor-propagate: @hinted: whole-function optimization skipped: it has hints or calls
+// EXPLAIN: dtensor-propagate: @hinted: whole-function optimization skipped: it has hints
 // RAN: verified @in_loop: 1 output(s)
 // RAN: verified @hinted: 1 output(s)
 func.func @in_loop(%m: !dtensor.device_mesh<@mesh>,
