@@ -10,7 +10,9 @@ the same with layers of distinct widths (layer i maps width 64 + i to
 65 + i, with a weight argument of its own), so no two layers are alike and
 no decision can be answered by a structurally equal earlier one. dpwc and
 tpwc (ours only) are dpw and tpw with each layer a private function called
-once, as an exporter that keeps module boundaries writes them. `dtensor`
+once, as an exporter that keeps module boundaries writes them; dpc and tpc
+(ours only) are dp and tp with each pair of layers one private function
+called LAYERS / 2 times. `dtensor`
 writes our dialect (specs on the function arguments, the rest propagated);
 `shard` writes the same program for upstream MLIR's shard dialect
 (shard.shard annotations on the arguments).
@@ -42,6 +44,10 @@ def main():
         return distinct(dialect, variant[:-2], layers, calls=True)
     if variant.endswith("w"):
         return distinct(dialect, variant[:-1], layers)
+    if variant.endswith("c"):
+        if dialect != "dtensor":
+            sys.exit("gen_layers.py: the calls variants are written for dtensor only")
+        return repeated_calls(variant[:-1], layers)
     out = []
     if dialect == "dtensor":
         out.append('dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]')
@@ -71,6 +77,36 @@ def main():
         wt = types["w1"] if i % 2 == 0 else types["w2"]
         block(out, i, h, ht, w, wt, plain)
         h, ht = f"%h{i}", plain
+    out.append(f"  return {h} : {plain}")
+    out.append("}")
+    print("\n".join(out))
+
+
+def repeated_calls(variant, layers):
+    """dp or tp with each pair of layers a call of one private function."""
+    out = ['dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]']
+    xs = "[S(0), R]" if variant == "dp" else "[R, R]"
+    w1 = "[R, R]" if variant == "dp" else "[R, S(1)]"
+    w2 = "[R, R]" if variant == "dp" else "[R, S(0)]"
+    t = lambda shape, spec: f"tensor<{shape}xf32, #dtensor.spec<@mesh, {spec}>>"
+    mesh = "!dtensor.device_mesh<@mesh>"
+    plain = f"tensor<{B}x{D}xf32>"
+    tw1, tw2 = t(f"{D}x{D}", w1), t(f"{D}x{D}", w2)
+    out.append(f"func.func private @pair(%m: {mesh}, %h: {plain}, %w1: {tw1}, %w2: {tw2}) -> {plain} {{")
+    out.append("  %zero = arith.constant 0.0 : f32")
+    block(out, 0, "%h", plain, "%w1", tw1, plain)
+    block(out, 1, "%h0", plain, "%w2", tw2, plain)
+    out.append(f"  return %h1 : {plain}")
+    out.append("}")
+    out.append(f"func.func @main(%m: {mesh}, %x: {t(f'{B}x{D}', xs)}, %w1: {tw1}, %w2: {tw2}) -> {plain} {{")
+    # The first call takes x through a plain copy, so every call's operand
+    # has one type.
+    out.append(f"  %e = tensor.empty() : {plain}")
+    out.append(f"  %h = linalg.copy ins(%x : {t(f'{B}x{D}', xs)}) outs(%e : {plain}) -> {plain}")
+    h = "%h"
+    for i in range(layers // 2):
+        out.append(f"  %c{i} = func.call @pair(%m, {h}, %w1, %w2) : ({mesh}, {plain}, {tw1}, {tw2}) -> {plain}")
+        h = f"%c{i}"
     out.append(f"  return {h} : {plain}")
     out.append("}")
     print("\n".join(out))

@@ -1030,10 +1030,24 @@ struct DTensorPropagatePass
   /// How many symbol uses name each symbol, per symbol table (counted once
   /// per pass, at the first question).
   llvm::DenseMap<Operation *, llvm::DenseMap<StringAttr, int64_t>> symbolUses;
+  int64_t symbolUseCount(func::FuncOp f) {
+    Operation *table = f->getParentOp();
+    auto [counts, fresh] = symbolUses.try_emplace(table);
+    if (fresh)
+      for (Region &region : table->getRegions()) {
+        // (Unknown ops that may hold symbol tables: nothing is counted, and
+        // no count matches the calls seen.)
+        if (std::optional<SymbolTable::UseRange> uses =
+                SymbolTable::getSymbolUses(&region))
+          for (const SymbolTable::SymbolUse &use : *uses)
+            ++counts->second[use.getSymbolRef().getRootReference()];
+      }
+    return counts->second.lookup(f.getSymNameAttr());
+  }
 
   /// The callee of `call` when whole-function optimization can decide its
-  /// ops with its caller's (see optimizeWholeFunction): private, one block,
-  /// called from here only; else null, with `why`.
+  /// ops with its caller's (see optimizeWholeFunction): private, with a
+  /// body of one block; else null, with `why`.
   func::FuncOp inlinableCallee(func::CallOp call, int depth, std::string &why) {
     constexpr int kMaxDepth = 16;
     auto fail = [&](const Twine &reason) {
@@ -1049,19 +1063,6 @@ struct DTensorPropagatePass
       return fail("calls nest deeper than " + Twine(kMaxDepth));
     if (!callee.getBody().hasOneBlock())
       return fail("@" + call.getCallee() + " has several blocks");
-    Operation *table = callee->getParentOp();
-    auto [counts, fresh] = symbolUses.try_emplace(table);
-    if (fresh)
-      for (Region &region : table->getRegions()) {
-        // (Unknown ops that may hold symbol tables: nothing is counted, so
-        // no callee is taken for called once.)
-        if (std::optional<SymbolTable::UseRange> uses =
-                SymbolTable::getSymbolUses(&region))
-          for (const SymbolTable::SymbolUse &use : *uses)
-            ++counts->second[use.getSymbolRef().getRootReference()];
-      }
-    if (counts->second.lookup(callee.getSymNameAttr()) != 1)
-      return fail("@" + call.getCallee() + " is called more than once");
     return callee;
   }
 
@@ -1131,18 +1132,28 @@ struct DTensorPropagatePass
     double before = spent + returnCost(fn);
     if (!(before > 0) && !autoArgs)
       return;
-    // The ops in program order, with the bodies of the private callees
-    // called once (from here, nowhere else) in place of their calls: the
-    // analysis gives a callee's arguments its call's operand specs and the
-    // call's results its returned values' specs (where the types carry a
-    // spec, call and callee carry the same one), so inside the model a
-    // callee's argument is its call's operand and a call's result the value
-    // its callee returns (`alias`). Their ops are decided with the caller's
-    // (a chain of distinct layers as calls is planned as the inline chain).
+    // The ops in program order, with the bodies of the private callees in
+    // place of their first calls (every call of each in this function or
+    // its callees, none elsewhere). The analysis gives a callee's arguments
+    // its first call's operand specs, moves the operands of later calls to
+    // them, and gives every call's results the specs of the values the
+    // callee returns (where a type carries a spec, call and callee carry the
+    // same one). So inside the model a callee's argument *is* its first
+    // call's operand (`alias`), a call's result the value its callee
+    // returns, a later call's operand moves to the state of the first's
+    // (priced below), and what happens inside a callee happens once per
+    // call (`multiplicity`). A chain of distinct layers as calls is planned
+    // as the inline chain; a layer called for every block, with its ops
+    // decided once for all of them.
     std::vector<Operation *> order;
     llvm::DenseMap<Value, Value> alias;
-    llvm::DenseMap<Operation *, func::CallOp> inlinedReturns;
-    llvm::DenseMap<Operation *, func::FuncOp> inlinedCalls;
+    struct Inlined {
+      func::FuncOp callee;
+      std::vector<func::CallOp> calls;
+    };
+    std::vector<Inlined> inlined;
+    llvm::DenseMap<Operation *, unsigned> inlinedIndex; // callee, call or return
+    llvm::DenseSet<Operation *> collecting;
     int64_t toDecide = 0;
     std::string why;
     std::function<bool(Block &, int)> collect = [&](Block &block,
@@ -1154,14 +1165,30 @@ struct DTensorPropagatePass
         }
         if (auto call = llvm::dyn_cast<func::CallOp>(op)) {
           func::FuncOp callee = inlinableCallee(call, depth, why);
-          if (!callee || !collect(callee.getBody().front(), depth + 1))
+          if (!callee)
             return false;
-          inlinedCalls[call] = callee;
-          for (auto [arg, operand] :
-               llvm::zip(callee.getArguments(), call.getOperands()))
-            alias[arg] = operand;
+          if (collecting.contains(callee)) {
+            why = ("skipped: @" + call.getCallee() + " is recursive").str();
+            return false;
+          }
           Operation *ret = callee.getBody().front().getTerminator();
-          inlinedReturns[ret] = call;
+          auto [it, first] = inlinedIndex.try_emplace(callee, inlined.size());
+          unsigned index = it->second;
+          inlinedIndex[call] = index;
+          if (first) {
+            inlined.push_back({callee, {call}});
+            inlinedIndex[ret] = index;
+            for (auto [arg, operand] :
+                 llvm::zip(callee.getArguments(), call.getOperands()))
+              alias[arg] = operand;
+            collecting.insert(callee);
+            bool ok = collect(callee.getBody().front(), depth + 1);
+            collecting.erase(callee);
+            if (!ok)
+              return false;
+          } else {
+            inlined[index].calls.push_back(call);
+          }
           for (auto [res, v] : llvm::zip(call.getResults(), ret->getOperands()))
             alias[res] = v;
           continue;
@@ -1180,32 +1207,56 @@ struct DTensorPropagatePass
     };
     if (!collect(body, 0))
       return note(why);
-    if (toDecide == 0 && !autoArgs)
-      return;
-    if (toDecide > wholeFunctionOps)
-      return note("skipped: " + Twine(toDecide) + " ops to decide (limit " +
-                  Twine(wholeFunctionOps) + ", whole-function-ops)");
+    for (Inlined &in : inlined)
+      if (symbolUseCount(in.callee) != int64_t(in.calls.size()))
+        return note("skipped: @" + in.callee.getSymName() +
+                    " is called or named outside this function");
+    // How many times a block runs per call of the function.
+    llvm::DenseMap<Block *, double> multiplicities;
+    std::function<double(Block *)> multiplicity = [&](Block *b) -> double {
+      if (b == &body)
+        return 1;
+      auto [it, fresh] = multiplicities.try_emplace(b, 0);
+      if (!fresh)
+        return it->second;
+      double m = 0;
+      for (func::CallOp call : inlined[inlinedIndex.lookup(b->getParentOp())].calls)
+        m += multiplicity(call->getBlock());
+      return multiplicities[b] = m;
+    };
     // The value `v` is inside the model (through inlined calls).
     auto resolve = [&](Value v) {
       for (auto it = alias.find(v); it != alias.end(); it = alias.find(v))
         v = it->second;
       return v;
     };
-    // The uses of `v`, through inlined calls (into their callees'
-    // arguments) and returns (out to their calls' results).
+    // The uses of `v`, through first calls (into their callees' arguments)
+    // and returns (out to every call's results). A later call's operand is
+    // moved to the first call's (priced apart).
     std::function<void(Value, llvm::function_ref<void(OpOperand &)>)>
         forEachUse = [&](Value v, llvm::function_ref<void(OpOperand &)> f) {
           for (OpOperand &use : v.getUses()) {
             Operation *user = use.getOwner();
-            if (auto it = inlinedCalls.find(user); it != inlinedCalls.end())
-              forEachUse(it->second.getArgument(use.getOperandNumber()), f);
-            else if (auto ret = inlinedReturns.find(user);
-                     ret != inlinedReturns.end())
-              forEachUse(ret->second->getResult(use.getOperandNumber()), f);
-            else
+            auto it = inlinedIndex.find(user);
+            if (it == inlinedIndex.end()) {
               f(use);
+              continue;
+            }
+            Inlined &in = inlined[it->second];
+            if (auto call = llvm::dyn_cast<func::CallOp>(user)) {
+              if (call == in.calls.front())
+                forEachUse(in.callee.getArgument(use.getOperandNumber()), f);
+            } else {
+              for (func::CallOp c : in.calls)
+                forEachUse(c->getResult(use.getOperandNumber()), f);
+            }
           }
         };
+    if (toDecide == 0 && !autoArgs)
+      return;
+    if (toDecide > wholeFunctionOps)
+      return note("skipped: " + Twine(toDecide) + " ops to decide (limit " +
+                  Twine(wholeFunctionOps) + ", whole-function-ops)");
     std::vector<WholeNode> nodes;
     llvm::DenseMap<Operation *, int> nodeOf;
     // Auto-sharding's arguments first: every placement without Partials.
@@ -1409,6 +1460,7 @@ struct DTensorPropagatePass
         // is paid once.
         auto type = llvm::cast<RankedTensorType>(n.arg.getType());
         std::vector<Placements> outside;
+        std::vector<double> times; // how many times each is moved
         forEachUse(n.arg, [&](OpOperand &use) {
           Operation *user = use.getOwner();
           if (nodeOf.count(user))
@@ -1418,49 +1470,57 @@ struct DTensorPropagatePass
             if (SpecAttr s =
                     getSpec(fn.getResultTypes()[use.getOperandNumber()]))
               want = s.getNormalizedPlacements(type.getRank());
-          if (!llvm::is_contained(outside, want))
+          if (!llvm::is_contained(outside, want)) {
             outside.push_back(want);
+            times.push_back(multiplicity(user->getBlock()));
+          }
         });
         for (const WholeOption &opt : n.options) {
           double time = 0;
-          for (const Placements &want : outside)
-            time += movePrice(n.view, type, opt.placed[0], want).first;
+          for (auto [want, count] : llvm::zip(outside, times))
+            time += count * movePrice(n.view, type, opt.placed[0], want).first;
           pn.cost.push_back(time);
           pn.bytes.push_back(shardBytes(type, opt.placed[0], n.view));
         }
         problem.nodes.push_back(std::move(pn));
         continue;
       }
+      // What happens at the op happens once per run of its block.
+      double runs = multiplicity(n.op->getBlock());
       for (const WholeOption &opt : n.options) {
         double time = 0, bytes = 0;
-        auto add = [&](Value res, const Placements &from, const Placements &to) {
+        auto add = [&](Value res, const Placements &from, const Placements &to,
+                       double count) {
           auto [t, b] = movePrice(n.view, llvm::cast<RankedTensorType>(res.getType()),
                                   from, to);
-          time += t;
-          bytes += b;
+          time += count * t;
+          bytes += count * b;
         };
         for (size_t r = 0; r < n.rule.numResults(); ++r) {
           Value res = n.op->getResult(r);
           auto type = llvm::cast<RankedTensorType>(res.getType());
           const Placements &have = opt.placed[numPlaced + r];
           if (SpecAttr s = getSpec(type)) {
-            add(res, have, s.getNormalizedPlacements(type.getRank()));
+            add(res, have, s.getNormalizedPlacements(type.getRank()), runs);
             continue; // its users see the annotation
           }
           forEachUse(res, [&](OpOperand &use) {
+            double count = multiplicity(use.getOwner()->getBlock());
             if (auto dist = llvm::dyn_cast<DistributeTensorOp>(use.getOwner())) {
               SpecAttr s = getSpec(dist.getType());
-              add(res, have, s.getNormalizedPlacements(type.getRank()));
+              add(res, have, s.getNormalizedPlacements(type.getRank()), count);
             } else if (use.getOwner() == ret.getOperation()) {
               SpecAttr s = getSpec(fn.getResultTypes()[use.getOperandNumber()]);
               if (s)
-                add(res, have, s.getNormalizedPlacements(type.getRank()));
+                add(res, have, s.getNormalizedPlacements(type.getRank()), count);
               else if (fn.isPublic())
                 add(res, have,
-                    Placements(n.view.shape.size(), Placement::replicate()));
+                    Placements(n.view.shape.size(), Placement::replicate()),
+                    count);
             }
           });
         }
+        double own = 0, ownBytes = 0;
         // The op's own work per rank. Planning a given program: as memory
         // traffic (the local pieces of its operands and results, at
         // kMemoryBytesPerUs) weighted kComputeWeight, a tie-breaker: where
@@ -1484,17 +1544,19 @@ struct DTensorPropagatePass
           for (size_t m = 0; m < opt.factors.size(); ++m)
             if (opt.factors[m] >= 0)
               split *= double(n.view.shape[m]);
-          time += std::max(linalgFlops(n.op).value_or(0) / split / kFlopsPerUs,
-                           traffic / kMemoryBytesPerUs);
+          own += std::max(linalgFlops(n.op).value_or(0) / split / kFlopsPerUs,
+                          traffic / kMemoryBytesPerUs);
         } else {
-          time += kComputeWeight * traffic / kMemoryBytesPerUs;
+          own += kComputeWeight * traffic / kMemoryBytesPerUs;
         }
         // Its halo exchanges, as propagation prices them.
         if (!n.rule.windows.empty()) {
           auto [t, b] = haloPrice(n.view, n.op, n.rule, opt.factors, opt.placed);
-          time += t;
-          bytes += b;
+          own += t;
+          ownBytes += b;
         }
+        time += runs * own;
+        bytes += runs * ownBytes;
         pn.cost.push_back(time);
         // Auto-sharding bounds memory, not bytes moved.
         pn.bytes.push_back(autoArgs ? 0 : bytes);
@@ -1528,6 +1590,7 @@ struct DTensorPropagatePass
         AssignmentProblem::Demand &d = problem.demands[it->second];
         std::vector<Placements> &targets = demandStates[it->second];
         std::vector<int> need;
+        double runs = multiplicity(n.op->getBlock());
         std::vector<size_t> firstOf(from.size());
         for (size_t a = 0; a < from.size(); ++a) {
           firstOf[a] = size_t(llvm::find(from, from[a]) - from.begin());
@@ -1549,6 +1612,10 @@ struct DTensorPropagatePass
                   same < a ? std::make_pair(d.cost[same].back(),
                                             d.bytes[same].back())
                            : movePrice(n.view, type, from[a], want);
+              if (same >= a) {
+                time *= runs;
+                bytes *= runs;
+              }
               d.cost[a].push_back(time);
               d.bytes[a].push_back(bytes);
             }
@@ -1559,6 +1626,77 @@ struct DTensorPropagatePass
       }
     }
     demandStates.clear();
+    // A later call's operand moves to the state of its first call's (the
+    // callee's argument), where the later call runs.
+    for (const Inlined &in : inlined) {
+      func::CallOp first = in.calls.front();
+      for (func::CallOp call : llvm::drop_begin(in.calls)) {
+        double runs = multiplicity(call->getBlock());
+        for (unsigned j = 0; j < call.getNumOperands(); ++j) {
+          Value want = resolve(first.getOperand(j));
+          Value have = resolve(call.getOperand(j));
+          auto type = llvm::dyn_cast<RankedTensorType>(have.getType());
+          if (want == have || !type)
+            continue;
+          std::vector<Placements> from = statesOf(have);
+          if (from.empty())
+            continue; // plain: each rank slices it
+          std::vector<Placements> to = statesOf(want);
+          int64_t rh = 0, rw = 0;
+          int ph = producerOf(have, rh), pw = producerOf(want, rw);
+          const ResolvedMeshView &view = nodes[ph >= 0 ? ph : pw >= 0 ? pw : 0].view;
+          if (ph < 0 && pw < 0)
+            continue; // the same whatever is chosen
+          if (to.empty()) // a plain argument: gathered whole
+            to.push_back(Placements(from.front().size(), Placement::replicate()));
+          auto price = [&](const Placements &a, const Placements &b) {
+            auto [t, bytes] = movePrice(view, type, a, b);
+            return std::make_pair(runs * t, runs * bytes);
+          };
+          if (pw < 0 || ph == pw) {
+            // One node decides both states (or the target is fixed): part
+            // of that node's cost.
+            int n = ph;
+            for (size_t o = 0; o < problem.nodes[n].cost.size(); ++o) {
+              auto [t, b] = price(from[o], pw < 0 ? to.front() : to[o]);
+              problem.nodes[n].cost[o] += t;
+              problem.nodes[n].bytes[o] += autoArgs ? 0 : b;
+            }
+            continue;
+          }
+          if (ph < 0) {
+            for (size_t o = 0; o < problem.nodes[pw].cost.size(); ++o) {
+              auto [t, b] = price(from.front(), to[o]);
+              problem.nodes[pw].cost[o] += t;
+              problem.nodes[pw].bytes[o] += autoArgs ? 0 : b;
+            }
+            continue;
+          }
+          // Two nodes: a demand of `have` whose consumer is the node that
+          // gives `want` its state.
+          AssignmentProblem::Demand d;
+          d.producer = ph;
+          std::vector<Placements> targets;
+          std::vector<int> need;
+          for (const Placements &t : to) {
+            auto at = llvm::find(targets, t);
+            need.push_back(int(at - targets.begin()));
+            if (at == targets.end())
+              targets.push_back(t);
+          }
+          d.cost.resize(from.size());
+          d.bytes.resize(from.size());
+          for (size_t a = 0; a < from.size(); ++a)
+            for (const Placements &t : targets) {
+              auto [time, bytes] = price(from[a], t);
+              d.cost[a].push_back(time);
+              d.bytes[a].push_back(bytes);
+            }
+          d.consumers.push_back({pw, std::move(need)});
+          problem.demands.push_back(std::move(d));
+        }
+      }
+    }
     if (autoArgs)
       for (AssignmentProblem::Demand &d : problem.demands)
         for (std::vector<double> &row : d.bytes)
@@ -2170,6 +2308,12 @@ struct DTensorPropagatePass
     // is analysed at its first call, with that call's specs).
     if (callee.isPrivate())
       spent += ownCost.lookup(callee);
+    // And its operands' moves to the callee's arguments' specs (nothing at
+    // a private callee's first call, which takes its operands' specs; a
+    // later call's operands are redistributed to them, as a public callee's
+    // are to its arguments').
+    for (auto [arg, v] : llvm::zip(callee.getArguments(), call.getOperands()))
+      spent += boundaryCost(v, specOf(arg), call);
     auto ret =
         llvm::cast<func::ReturnOp>(callee.getBody().front().getTerminator());
     for (auto [res, v, type] :
