@@ -1023,8 +1023,12 @@ struct DTensorPropagatePass
     ResolvedMeshView view;
     SpecAttr like;
     std::vector<WholeOption> options;
-    /// The argument, for an argument's node.
+    /// The argument, for an argument's node; the loop's region argument,
+    /// for a carried value's.
     Value arg = {};
+    /// A value an scf.for carries (its options: the states it may be
+    /// carried in; the analysis carries its init's or its yield's).
+    bool carry = false;
   };
 
   /// How many symbol uses name each symbol, per symbol table (counted once
@@ -1154,6 +1158,10 @@ struct DTensorPropagatePass
     std::vector<Inlined> inlined;
     llvm::DenseMap<Operation *, unsigned> inlinedIndex; // callee, call or return
     llvm::DenseSet<Operation *> collecting;
+    // The scf.for loops (constant trip counts), outer first: their bodies'
+    // ops join the model, what happens in a body counts once per
+    // iteration, and each carried value is a node of its own (below).
+    std::vector<scf::ForOp> loops;
     int64_t toDecide = 0;
     std::string why;
     std::function<bool(Block &, int)> collect = [&](Block &block,
@@ -1193,9 +1201,23 @@ struct DTensorPropagatePass
             alias[res] = v;
           continue;
         }
+        if (auto loop = llvm::dyn_cast<scf::ForOp>(op)) {
+          std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
+                                 ub = getConstantIntValue(loop.getUpperBound()),
+                                 step = getConstantIntValue(loop.getStep());
+          if (!lb || !ub || !step || *step <= 0) {
+            why = "skipped: a loop's trip count is not a constant";
+            return false;
+          }
+          loops.push_back(loop);
+          order.push_back(loop); // its carried values' nodes go here
+          if (!collect(*loop.getBody(), depth))
+            return false;
+          continue;
+        }
         if (!llvm::isa<ShardingRuleOpInterface>(op)) {
           if (op.getNumRegions()) {
-            why = "skipped: it has loops or branches";
+            why = "skipped: it has branches or other regions";
             return false;
           }
           continue;
@@ -1219,6 +1241,14 @@ struct DTensorPropagatePass
       auto [it, fresh] = multiplicities.try_emplace(b, 0);
       if (!fresh)
         return it->second;
+      if (auto loop = llvm::dyn_cast<scf::ForOp>(b->getParentOp())) {
+        int64_t lb = *getConstantIntValue(loop.getLowerBound()),
+                ub = *getConstantIntValue(loop.getUpperBound()),
+                step = *getConstantIntValue(loop.getStep());
+        // As the analysis counts a loop: at least one trip.
+        double trips = double(std::max<int64_t>((ub - lb + step - 1) / step, 1));
+        return multiplicities[b] = trips * multiplicity(loop->getBlock());
+      }
       double m = 0;
       for (func::CallOp call : inlined[inlinedIndex.lookup(b->getParentOp())].calls)
         m += multiplicity(call->getBlock());
@@ -1237,6 +1267,11 @@ struct DTensorPropagatePass
         forEachUse = [&](Value v, llvm::function_ref<void(OpOperand &)> f) {
           for (OpOperand &use : v.getUses()) {
             Operation *user = use.getOwner();
+            if (llvm::isa<scf::YieldOp>(user) ||
+                (llvm::isa<scf::ForOp>(user) &&
+                 use.getOperandNumber() >=
+                     llvm::cast<scf::ForOp>(user).getNumControlOperands()))
+              continue; // moved to the carried state (priced apart)
             auto it = inlinedIndex.find(user);
             if (it == inlinedIndex.end()) {
               f(use);
@@ -1290,6 +1325,36 @@ struct DTensorPropagatePass
       }
     for (Operation *opPtr : order) {
       Operation &op = *opPtr;
+      if (auto loop = llvm::dyn_cast<scf::ForOp>(op)) {
+        // A node per distributed carried value without a spec of its own:
+        // the region argument and the loop's result are in its state.
+        auto yield = llvm::cast<scf::YieldOp>(loop.getBody()->getTerminator());
+        for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
+          auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
+          if (!type || getSpec(type))
+            continue; // fixed (its init and yield move to it) or no tensor
+          SpecAttr like = specOf(arg);
+          for (Value v : {loop.getInitArgs()[i], yield.getOperand(i)})
+            if (!like)
+              like = specOf(v);
+          if (!like)
+            continue; // nothing distributed is carried
+          if (!type.hasStaticShape())
+            return note("skipped: a loop carries a tensor of dynamic shape");
+          FailureOr<ResolvedMeshView> view = resolveMeshView(
+              loop, like.getView(), *symbolTables,
+              [&]() { return loop->emitOpError(); });
+          if (failed(view))
+            return;
+          WholeNode n{nullptr, ShardingRule(), std::move(*view), like, {}};
+          n.arg = arg;
+          n.carry = true;
+          argNodeOf[arg] = int(nodes.size());
+          argNodeOf[loop->getResult(i)] = int(nodes.size());
+          nodes.push_back(std::move(n));
+        }
+        continue;
+      }
       auto iface = llvm::dyn_cast<ShardingRuleOpInterface>(op);
       if (!iface || !op.hasAttr(kOperandSpecsAttr))
         continue; // nothing distributed reaches it
@@ -1355,6 +1420,49 @@ struct DTensorPropagatePass
     // states give (Partials pass through only where an operand can be one).
     constexpr size_t kMaxOptions = 512, kMaxStates = 64;
     for (WholeNode &n : nodes) {
+      if (n.carry) {
+        // A carried value's states: its init's, the plan's, and every
+        // placement of R, S(d) and P(sum) per mesh dim.
+        auto type = llvm::cast<RankedTensorType>(n.arg.getType());
+        auto loop = llvm::cast<scf::ForOp>(
+            llvm::cast<BlockArgument>(n.arg).getOwner()->getParentOp());
+        unsigned i = llvm::cast<BlockArgument>(n.arg).getArgNumber() -
+                     loop.getNumInductionVars();
+        int64_t meshRank = n.view.shape.size();
+        std::vector<Placements> states = statesOf(loop.getInitArgs()[i]);
+        if (SpecAttr planned = specOf(n.arg))
+          states.push_back(planned.getNormalizedPlacements(type.getRank()));
+        else
+          states.push_back(Placements(meshRank, Placement::replicate()));
+        std::vector<int64_t> pick(meshRank, -1);
+        std::function<void(int64_t)> all = [&](int64_t m) {
+          if (m == meshRank) {
+            Placements ps;
+            for (int64_t d : pick)
+              ps.push_back(d == -1   ? Placement::replicate()
+                           : d == -2 ? Placement::partial(ReduceKind::Sum)
+                                     : Placement::shard(d));
+            states.push_back(std::move(ps));
+            return;
+          }
+          for (int64_t d = -2; d < type.getRank(); ++d) {
+            pick[m] = d;
+            all(m + 1);
+          }
+        };
+        all(0);
+        for (Placements &ps : states) {
+          bool seen = llvm::any_of(n.options, [&](const WholeOption &o) {
+            return dropDefaultOrders(o.placed[0]) == dropDefaultOrders(ps);
+          });
+          if (seen)
+            continue;
+          WholeOption opt;
+          opt.placed.push_back(std::move(ps));
+          n.options.push_back(std::move(opt));
+        }
+        continue;
+      }
       if (!n.op)
         continue; // an argument: its placements
       const ShardingRule &rule = n.rule;
@@ -1452,6 +1560,43 @@ struct DTensorPropagatePass
     for (WholeNode &n : nodes) {
       size_t numPlaced = n.rule.numOperands();
       AssignmentProblem::Node pn;
+      if (n.carry) {
+        // Its init's and yield's moves are demands (below); the loop's
+        // result moves to the function's result and distribute_tensors as
+        // an op's result does.
+        auto arg = llvm::cast<BlockArgument>(n.arg);
+        auto loop = llvm::cast<scf::ForOp>(arg.getOwner()->getParentOp());
+        Value res = loop->getResult(arg.getArgNumber() - loop.getNumInductionVars());
+        auto type = llvm::cast<RankedTensorType>(res.getType());
+        std::vector<std::pair<Placements, double>> outside;
+        forEachUse(res, [&](OpOperand &use) {
+          double count = multiplicity(use.getOwner()->getBlock());
+          if (auto dist = llvm::dyn_cast<DistributeTensorOp>(use.getOwner())) {
+            outside.push_back({getSpec(dist.getType()).getNormalizedPlacements(
+                                   type.getRank()),
+                               count});
+          } else if (use.getOwner() == ret.getOperation()) {
+            SpecAttr s = getSpec(fn.getResultTypes()[use.getOperandNumber()]);
+            if (s)
+              outside.push_back({s.getNormalizedPlacements(type.getRank()), count});
+            else if (fn.isPublic())
+              outside.push_back(
+                  {Placements(n.view.shape.size(), Placement::replicate()), count});
+          }
+        });
+        for (const WholeOption &opt : n.options) {
+          double time = 0, bytes = 0;
+          for (const auto &[want, count] : outside) {
+            auto [t, b] = movePrice(n.view, type, opt.placed[0], want);
+            time += count * t;
+            bytes += count * b;
+          }
+          pn.cost.push_back(time);
+          pn.bytes.push_back(autoArgs ? 0 : bytes);
+        }
+        problem.nodes.push_back(std::move(pn));
+        continue;
+      }
       if (!n.op) {
         // An argument arrives in its layout for nothing; its "bytes" are
         // its shard's (the memory the budget bounds). Users outside the
@@ -1626,75 +1771,84 @@ struct DTensorPropagatePass
       }
     }
     demandStates.clear();
-    // A later call's operand moves to the state of its first call's (the
-    // callee's argument), where the later call runs.
+    // `have` moving to the state of `want` `runs` times: a later call's
+    // operand to its first call's (the callee's argument), a loop's init
+    // and yield to the state it carries.
+    auto moveToState = [&](Value want, Value have, double runs) {
+      auto type = llvm::dyn_cast<RankedTensorType>(have.getType());
+      if (want == have || !type)
+        return;
+      std::vector<Placements> from = statesOf(have);
+      if (from.empty())
+        return; // plain: each rank slices it
+      std::vector<Placements> to = statesOf(want);
+      int64_t rh = 0, rw = 0;
+      int ph = producerOf(have, rh), pw = producerOf(want, rw);
+      if (ph < 0 && pw < 0)
+        return; // the same whatever is chosen
+      const ResolvedMeshView &view = nodes[ph >= 0 ? ph : pw].view;
+      if (to.empty()) // a plain argument: gathered whole
+        to.push_back(Placements(from.front().size(), Placement::replicate()));
+      auto price = [&](const Placements &a, const Placements &b) {
+        auto [t, bytes] = movePrice(view, type, a, b);
+        return std::make_pair(runs * t, runs * bytes);
+      };
+      if (pw < 0 || ph == pw) {
+        // One node decides both states (or the target is fixed): part of
+        // that node's cost.
+        for (size_t o = 0; o < problem.nodes[ph].cost.size(); ++o) {
+          auto [t, b] = price(from[o], pw < 0 ? to.front() : to[o]);
+          problem.nodes[ph].cost[o] += t;
+          problem.nodes[ph].bytes[o] += autoArgs ? 0 : b;
+        }
+        return;
+      }
+      if (ph < 0) {
+        for (size_t o = 0; o < problem.nodes[pw].cost.size(); ++o) {
+          auto [t, b] = price(from.front(), to[o]);
+          problem.nodes[pw].cost[o] += t;
+          problem.nodes[pw].bytes[o] += autoArgs ? 0 : b;
+        }
+        return;
+      }
+      // Two nodes: a demand of `have` whose consumer is the node that gives
+      // `want` its state.
+      AssignmentProblem::Demand d;
+      d.producer = ph;
+      std::vector<Placements> targets;
+      std::vector<int> need;
+      for (const Placements &t : to) {
+        auto at = llvm::find(targets, t);
+        need.push_back(int(at - targets.begin()));
+        if (at == targets.end())
+          targets.push_back(t);
+      }
+      d.cost.resize(from.size());
+      d.bytes.resize(from.size());
+      for (size_t a = 0; a < from.size(); ++a)
+        for (const Placements &t : targets) {
+          auto [time, bytes] = price(from[a], t);
+          d.cost[a].push_back(time);
+          d.bytes[a].push_back(bytes);
+        }
+      d.consumers.push_back({pw, std::move(need)});
+      problem.demands.push_back(std::move(d));
+    };
     for (const Inlined &in : inlined) {
       func::CallOp first = in.calls.front();
-      for (func::CallOp call : llvm::drop_begin(in.calls)) {
-        double runs = multiplicity(call->getBlock());
-        for (unsigned j = 0; j < call.getNumOperands(); ++j) {
-          Value want = resolve(first.getOperand(j));
-          Value have = resolve(call.getOperand(j));
-          auto type = llvm::dyn_cast<RankedTensorType>(have.getType());
-          if (want == have || !type)
-            continue;
-          std::vector<Placements> from = statesOf(have);
-          if (from.empty())
-            continue; // plain: each rank slices it
-          std::vector<Placements> to = statesOf(want);
-          int64_t rh = 0, rw = 0;
-          int ph = producerOf(have, rh), pw = producerOf(want, rw);
-          const ResolvedMeshView &view = nodes[ph >= 0 ? ph : pw >= 0 ? pw : 0].view;
-          if (ph < 0 && pw < 0)
-            continue; // the same whatever is chosen
-          if (to.empty()) // a plain argument: gathered whole
-            to.push_back(Placements(from.front().size(), Placement::replicate()));
-          auto price = [&](const Placements &a, const Placements &b) {
-            auto [t, bytes] = movePrice(view, type, a, b);
-            return std::make_pair(runs * t, runs * bytes);
-          };
-          if (pw < 0 || ph == pw) {
-            // One node decides both states (or the target is fixed): part
-            // of that node's cost.
-            int n = ph;
-            for (size_t o = 0; o < problem.nodes[n].cost.size(); ++o) {
-              auto [t, b] = price(from[o], pw < 0 ? to.front() : to[o]);
-              problem.nodes[n].cost[o] += t;
-              problem.nodes[n].bytes[o] += autoArgs ? 0 : b;
-            }
-            continue;
-          }
-          if (ph < 0) {
-            for (size_t o = 0; o < problem.nodes[pw].cost.size(); ++o) {
-              auto [t, b] = price(from.front(), to[o]);
-              problem.nodes[pw].cost[o] += t;
-              problem.nodes[pw].bytes[o] += autoArgs ? 0 : b;
-            }
-            continue;
-          }
-          // Two nodes: a demand of `have` whose consumer is the node that
-          // gives `want` its state.
-          AssignmentProblem::Demand d;
-          d.producer = ph;
-          std::vector<Placements> targets;
-          std::vector<int> need;
-          for (const Placements &t : to) {
-            auto at = llvm::find(targets, t);
-            need.push_back(int(at - targets.begin()));
-            if (at == targets.end())
-              targets.push_back(t);
-          }
-          d.cost.resize(from.size());
-          d.bytes.resize(from.size());
-          for (size_t a = 0; a < from.size(); ++a)
-            for (const Placements &t : targets) {
-              auto [time, bytes] = price(from[a], t);
-              d.cost[a].push_back(time);
-              d.bytes[a].push_back(bytes);
-            }
-          d.consumers.push_back({pw, std::move(need)});
-          problem.demands.push_back(std::move(d));
-        }
+      for (func::CallOp call : llvm::drop_begin(in.calls))
+        for (unsigned j = 0; j < call.getNumOperands(); ++j)
+          moveToState(resolve(first.getOperand(j)), resolve(call.getOperand(j)),
+                      multiplicity(call->getBlock()));
+    }
+    // A loop's init moves once per entry, its yield once per iteration.
+    for (scf::ForOp loop : loops) {
+      auto yield = llvm::cast<scf::YieldOp>(loop.getBody()->getTerminator());
+      for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
+        moveToState(arg, resolve(loop.getInitArgs()[i]),
+                    multiplicity(loop->getBlock()));
+        moveToState(arg, resolve(yield.getOperand(i)),
+                    multiplicity(loop.getBody()));
       }
     }
     if (autoArgs)
@@ -1707,6 +1861,23 @@ struct DTensorPropagatePass
     // that can be kept).
     std::vector<int> startChoice;
     for (auto [index, n] : llvm::enumerate(nodes)) {
+      if (n.carry) {
+        // The state the plan carries (plain: replicated).
+        auto type = llvm::cast<RankedTensorType>(n.arg.getType());
+        SpecAttr planned = specOf(n.arg);
+        Placements want =
+            planned ? dropDefaultOrders(
+                          planned.getNormalizedPlacements(type.getRank()))
+                    : Placements(n.view.shape.size(), Placement::replicate());
+        auto it = llvm::find_if(n.options, [&](const WholeOption &o) {
+          return dropDefaultOrders(o.placed[0]) == want;
+        });
+        if (it == n.options.end())
+          return note("skipped: the plan's carried state is not among its "
+                      "options");
+        startChoice.push_back(int(it - n.options.begin()));
+        continue;
+      }
       if (!n.op) {
         const std::vector<double> &bytes = problem.nodes[index].bytes;
         startChoice.push_back(
@@ -1781,12 +1952,16 @@ struct DTensorPropagatePass
                               .count();
     if (!solution)
       return note("failed: " + error);
-    size_t strategies = 0;
-    for (const WholeNode &n : nodes)
+    size_t strategies = 0, carried = 0;
+    for (const WholeNode &n : nodes) {
       strategies += n.options.size();
+      carried += n.carry;
+    }
     std::string summary;
     llvm::raw_string_ostream(summary)
-        << "(" << nodes.size() << " ops, " << strategies << " strategies, "
+        << "(" << nodes.size() - carried << " ops, "
+        << (carried ? Twine(carried) + " carried values, " : Twine())
+        << strategies << " strategies, "
         << (solution->optimal ? std::string("proven optimal")
             : std::isfinite(solution->lowerBound)
                 ? llvm::formatv("within {0:e} us of a proven bound",
@@ -1804,7 +1979,7 @@ struct DTensorPropagatePass
       std::string chosenArgs;
       llvm::raw_string_ostream os(chosenArgs);
       for (auto [index, n] : llvm::enumerate(nodes)) {
-        if (n.op)
+        if (n.op || n.carry)
           continue;
         const Placements &placed = n.options[solution->choice[index]].placed[0];
         auto type = llvm::cast<RankedTensorType>(n.arg.getType());
@@ -1818,7 +1993,7 @@ struct DTensorPropagatePass
       // replicated (the arguments at their R option, the ops as planned).
       std::vector<int> replicated = startChoice;
       for (auto [index, n] : llvm::enumerate(nodes)) {
-        if (n.op)
+        if (n.op || n.carry)
           continue;
         for (auto [o, opt] : llvm::enumerate(n.options))
           if (llvm::all_of(opt.placed[0],
@@ -1855,7 +2030,8 @@ struct DTensorPropagatePass
     // Analyse the function with the solution's choices forced; keep it only
     // if the analysis's own total drops.
     for (auto [n, c] : llvm::zip(nodes, solution->choice))
-      forcedOps[n.op] = n.options[c].factors;
+      if (n.op)
+        forcedOps[n.op] = n.options[c].factors;
     demands.clear();
     restart(start);
     bool trialFailed = false;

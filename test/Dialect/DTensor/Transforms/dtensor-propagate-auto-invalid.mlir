@@ -39,15 +39,14 @@ func.func @caller(%m: !dtensor.device_mesh<@mesh>, %a: tensor<8x8xf32>) -> tenso
 
 dtensor.mesh @mesh shape = [4]
 
-// The whole-function optimization does not cover loops yet.
-// expected-error@+1 {{auto-sharding needs the whole-function optimization to cover @in_loop: skipped: it has loops or branches}}
-func.func @in_loop(%m: !dtensor.device_mesh<@mesh>, %a: tensor<8x8xf32>) -> tensor<8x8xf32> {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
-  %r = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %a) -> (tensor<8x8xf32>) {
-    %s = linalg.add ins(%acc, %acc : tensor<8x8xf32>, tensor<8x8xf32>) outs(%acc : tensor<8x8xf32>) -> tensor<8x8xf32>
+// The whole-function optimization does not cover branches yet.
+// expected-error@+1 {{auto-sharding needs the whole-function optimization to cover @in_branch: skipped: it has branches or other regions}}
+func.func @in_branch(%m: !dtensor.device_mesh<@mesh>, %a: tensor<8x8xf32>, %flag: i1) -> tensor<8x8xf32> {
+  %r = scf.if %flag -> (tensor<8x8xf32>) {
+    %s = linalg.add ins(%a, %a : tensor<8x8xf32>, tensor<8x8xf32>) outs(%a : tensor<8x8xf32>) -> tensor<8x8xf32>
     scf.yield %s : tensor<8x8xf32>
+  } else {
+    scf.yield %a : tensor<8x8xf32>
   }
   return %r : tensor<8x8xf32>
 }
