@@ -117,8 +117,9 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     all-reduces its sum once instead of reduce-scattering it for the caller
     to gather). That plan is kept only if the function's total cost drops.
 
-    Whole-function optimization (`whole-function-ops`): a function that is
-    one straight block (no loops, branches, calls or hints) with at most that
+    Whole-function optimization (`whole-function-ops`): a function of one
+    block (no branches or hints; `scf.for` loops of constant trip count and
+    the private functions only it calls are taken in) with at most that
     many ops to decide is then solved as one integer program (COIN-OR CBC,
     `whole-function-seconds` per function): each op picks a strategy, each
     distinct move of a value is paid once at the planner's price, bytes are
