@@ -36,6 +36,17 @@ def block(out, i, h, ht, w, wt, plain):
     out.append(f"  }} -> {plain}")
 
 
+def specs(variant):
+    """Our specs of x, w1 and w2 for dp or tp."""
+    if variant == "dp":
+        return "[S(0), R]", "[R, R]", "[R, R]"
+    return "[R, R]", "[R, S(1)]", "[R, S(0)]"
+
+
+def typed(shape, spec):
+    return f"tensor<{shape}xf32, #dtensor.spec<@mesh, {spec}>>"
+
+
 def main():
     dialect, variant, layers = sys.argv[1], sys.argv[2], int(sys.argv[3])
     if variant.endswith("wc"):
@@ -51,10 +62,8 @@ def main():
     out = []
     if dialect == "dtensor":
         out.append('dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]')
-        xs = "[S(0), R]" if variant == "dp" else "[R, R]"
-        w1 = "[R, R]" if variant == "dp" else "[R, S(1)]"
-        w2 = "[R, R]" if variant == "dp" else "[R, S(0)]"
-        t = lambda shape, spec: f"tensor<{shape}xf32, #dtensor.spec<@mesh, {spec}>>"
+        xs, w1, w2 = specs(variant)
+        t = typed
         out.append(f"func.func @main(%m: !dtensor.device_mesh<@mesh>, %x: {t(f'{B}x{D}', xs)}, "
                    f"%w1: {t(f'{D}x{D}', w1)}, %w2: {t(f'{D}x{D}', w2)}) -> tensor<{B}x{D}xf32> {{")
         types = {"x": t(f"{B}x{D}", xs), "w1": t(f"{D}x{D}", w1), "w2": t(f"{D}x{D}", w2)}
@@ -85,10 +94,8 @@ def main():
 def repeated_calls(variant, layers):
     """dp or tp with each pair of layers a call of one private function."""
     out = ['dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]']
-    xs = "[S(0), R]" if variant == "dp" else "[R, R]"
-    w1 = "[R, R]" if variant == "dp" else "[R, S(1)]"
-    w2 = "[R, R]" if variant == "dp" else "[R, S(0)]"
-    t = lambda shape, spec: f"tensor<{shape}xf32, #dtensor.spec<@mesh, {spec}>>"
+    xs, w1, w2 = specs(variant)
+    t = typed
     mesh = "!dtensor.device_mesh<@mesh>"
     plain = f"tensor<{B}x{D}xf32>"
     tw1, tw2 = t(f"{D}x{D}", w1), t(f"{D}x{D}", w2)

@@ -403,10 +403,7 @@ public:
             const State &after) const {
     if (budget)
       budget->charge();
-    if (only && !(only->meshDims == dims && only->fromDim == fromDim &&
-                  only->toDim == toDim && only->reduce == reduce &&
-                  (only->kind == kind || (only->kind == StepKind::LocalNoop &&
-                                          groupSize(dims) == 1)))) {
+    if (!isWanted(kind, dims.data(), dims.size(), fromDim, toDim, reduce)) {
       // Not the step a replay looks for: left unpriced (and unmatchable).
       Step s;
       s.kind = kind;
@@ -417,17 +414,29 @@ public:
                  detailed);
   }
 
-  /// Whether a replay looks for something else than this single-mesh-dim
-  /// step (then expand builds neither it nor its target state; make's own
-  /// check, with the same condition, covers the other steps).
+  /// Whether the step over mesh dims [dims, dims + count) can be the one a
+  /// replay looks for (any step when not replaying; a step over a group of
+  /// one rank is a LocalNoop).
+  bool isWanted(StepKind kind, const int64_t *dims, size_t count,
+                int64_t fromDim, int64_t toDim, ReduceKind reduce) const {
+    if (!only)
+      return true;
+    if (only->meshDims.size() != count ||
+        !std::equal(dims, dims + count, only->meshDims.begin()) ||
+        only->fromDim != fromDim || only->toDim != toDim ||
+        only->reduce != reduce)
+      return false;
+    int64_t ranks = 1;
+    for (size_t i = 0; i < count; ++i)
+      ranks *= req.mesh[dims[i]];
+    return only->kind == kind ||
+           (only->kind == StepKind::LocalNoop && ranks == 1);
+  }
+  /// A single-mesh-dim step a replay does not look for: expand builds
+  /// neither it nor its target state.
   bool unwanted(StepKind kind, int64_t m, int64_t fromDim, int64_t toDim,
                 ReduceKind reduce) const {
-    return only &&
-           !(only->meshDims.size() == 1 && only->meshDims[0] == m &&
-             only->fromDim == fromDim && only->toDim == toDim &&
-             only->reduce == reduce &&
-             (only->kind == kind || (only->kind == StepKind::LocalNoop &&
-                                     req.mesh[m] == 1)));
+    return !isWanted(kind, &m, 1, fromDim, toDim, reduce);
   }
 
   /// Whether the search's budget is spent: expansions stop offering steps.

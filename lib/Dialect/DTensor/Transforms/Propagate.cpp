@@ -184,6 +184,40 @@ struct MoveKeyHash {
   }
 };
 
+/// The trip count of `loop` when its bounds and step are constants (at
+/// least 1, as propagation counts a loop's cost).
+std::optional<int64_t> constantTrips(scf::ForOp loop) {
+  std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
+                         ub = getConstantIntValue(loop.getUpperBound()),
+                         step = getConstantIntValue(loop.getStep());
+  if (!lb || !ub || !step || *step <= 0)
+    return std::nullopt;
+  return std::max<int64_t>((*ub - *lb + *step - 1) / *step, 1);
+}
+
+/// Every placement of a rank-`rank` tensor on a mesh of `meshRank` dims
+/// with R or S(d) per mesh dim (and P(sum) with `partialSum`), default
+/// shard orders.
+std::vector<Placements> everyPlacement(int64_t meshRank, int64_t rank,
+                                       bool partialSum) {
+  std::vector<Placements> out;
+  Placements ps(meshRank);
+  std::function<void(int64_t)> fill = [&](int64_t m) {
+    if (m == meshRank) {
+      out.push_back(ps);
+      return;
+    }
+    for (int64_t d = partialSum ? -2 : -1; d < rank; ++d) {
+      ps[m] = d == -1   ? Placement::replicate()
+              : d == -2 ? Placement::partial(ReduceKind::Sum)
+                        : Placement::shard(d);
+      fill(m + 1);
+    }
+  };
+  fill(0);
+  return out;
+}
+
 struct Candidate {
   std::vector<Placements> placed;
   std::vector<int64_t> factors; // per mesh dim: a factor, kNoFactor or kReplicateAll
@@ -1202,10 +1236,7 @@ struct DTensorPropagatePass
           continue;
         }
         if (auto loop = llvm::dyn_cast<scf::ForOp>(op)) {
-          std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
-                                 ub = getConstantIntValue(loop.getUpperBound()),
-                                 step = getConstantIntValue(loop.getStep());
-          if (!lb || !ub || !step || *step <= 0) {
+          if (!constantTrips(loop)) {
             why = "skipped: a loop's trip count is not a constant";
             return false;
           }
@@ -1241,18 +1272,19 @@ struct DTensorPropagatePass
       auto [it, fresh] = multiplicities.try_emplace(b, 0);
       if (!fresh)
         return it->second;
-      if (auto loop = llvm::dyn_cast<scf::ForOp>(b->getParentOp())) {
-        int64_t lb = *getConstantIntValue(loop.getLowerBound()),
-                ub = *getConstantIntValue(loop.getUpperBound()),
-                step = *getConstantIntValue(loop.getStep());
-        // As the analysis counts a loop: at least one trip.
-        double trips = double(std::max<int64_t>((ub - lb + step - 1) / step, 1));
-        return multiplicities[b] = trips * multiplicity(loop->getBlock());
+      Operation *parent = b->getParentOp();
+      if (auto loop = llvm::dyn_cast<scf::ForOp>(parent))
+        return multiplicities[b] = double(constantTrips(loop).value_or(1)) *
+                                   multiplicity(loop->getBlock());
+      if (auto callee = inlinedIndex.find(parent); callee != inlinedIndex.end()) {
+        double m = 0;
+        for (func::CallOp call : inlined[callee->second].calls)
+          m += multiplicity(call->getBlock());
+        return multiplicities[b] = m;
       }
-      double m = 0;
-      for (func::CallOp call : inlined[inlinedIndex.lookup(b->getParentOp())].calls)
-        m += multiplicity(call->getBlock());
-      return multiplicities[b] = m;
+      // Another op's region (a use in a linalg body): where that op runs.
+      return multiplicities[b] =
+                 parent->getBlock() ? multiplicity(parent->getBlock()) : 1;
     };
     // The value `v` is inside the model (through inlined calls).
     auto resolve = [&](Value v) {
@@ -1301,24 +1333,13 @@ struct DTensorPropagatePass
         BlockArgument a = fn.getArgument(i);
         auto type = llvm::cast<RankedTensorType>(a.getType());
         WholeNode n{nullptr, ShardingRule(), autoArgs->view, specOf(a), {}};
-        int64_t meshRank = autoArgs->view.shape.size();
-        std::vector<int64_t> pick(meshRank, -1);
-        std::function<void(int64_t)> all = [&](int64_t m) {
-          if (m == meshRank) {
-            Placements ps;
-            for (int64_t d : pick)
-              ps.push_back(d < 0 ? Placement::replicate() : Placement::shard(d));
-            WholeOption opt;
-            opt.placed.push_back(std::move(ps));
-            n.options.push_back(std::move(opt));
-            return;
-          }
-          for (int64_t d = -1; d < type.getRank(); ++d) {
-            pick[m] = d;
-            all(m + 1);
-          }
-        };
-        all(0);
+        for (Placements &ps : everyPlacement(autoArgs->view.shape.size(),
+                                             type.getRank(),
+                                             /*partialSum=*/false)) {
+          WholeOption opt;
+          opt.placed.push_back(std::move(ps));
+          n.options.push_back(std::move(opt));
+        }
         n.arg = a;
         argNodeOf[a] = int(nodes.size());
         nodes.push_back(std::move(n));
@@ -1434,23 +1455,9 @@ struct DTensorPropagatePass
           states.push_back(planned.getNormalizedPlacements(type.getRank()));
         else
           states.push_back(Placements(meshRank, Placement::replicate()));
-        std::vector<int64_t> pick(meshRank, -1);
-        std::function<void(int64_t)> all = [&](int64_t m) {
-          if (m == meshRank) {
-            Placements ps;
-            for (int64_t d : pick)
-              ps.push_back(d == -1   ? Placement::replicate()
-                           : d == -2 ? Placement::partial(ReduceKind::Sum)
-                                     : Placement::shard(d));
-            states.push_back(std::move(ps));
-            return;
-          }
-          for (int64_t d = -2; d < type.getRank(); ++d) {
-            pick[m] = d;
-            all(m + 1);
-          }
-        };
-        all(0);
+        for (Placements &ps :
+             everyPlacement(meshRank, type.getRank(), /*partialSum=*/true))
+          states.push_back(std::move(ps));
         for (Placements &ps : states) {
           bool seen = llvm::any_of(n.options, [&](const WholeOption &o) {
             return dropDefaultOrders(o.placed[0]) == dropDefaultOrders(ps);
@@ -1557,6 +1564,22 @@ struct DTensorPropagatePass
     // distribute_tensors) and one demand per value the nodes read.
     AssignmentProblem problem;
     auto ret = llvm::cast<func::ReturnOp>(body.getTerminator());
+    // The placements a use outside the model needs of a value the model
+    // decides: a distribute_tensor's spec, the function's result spec
+    // (whole for a public function's plain result); none for other users.
+    auto outsideTarget = [&](OpOperand &use, int64_t rank,
+                             size_t meshRank) -> std::optional<Placements> {
+      Operation *user = use.getOwner();
+      if (auto dist = llvm::dyn_cast<DistributeTensorOp>(user))
+        return getSpec(dist.getType()).getNormalizedPlacements(rank);
+      if (user == ret.getOperation()) {
+        if (SpecAttr s = getSpec(fn.getResultTypes()[use.getOperandNumber()]))
+          return s.getNormalizedPlacements(rank);
+        if (fn.isPublic())
+          return Placements(meshRank, Placement::replicate());
+      }
+      return std::nullopt;
+    };
     for (WholeNode &n : nodes) {
       size_t numPlaced = n.rule.numOperands();
       AssignmentProblem::Node pn;
@@ -1570,19 +1593,10 @@ struct DTensorPropagatePass
         auto type = llvm::cast<RankedTensorType>(res.getType());
         std::vector<std::pair<Placements, double>> outside;
         forEachUse(res, [&](OpOperand &use) {
-          double count = multiplicity(use.getOwner()->getBlock());
-          if (auto dist = llvm::dyn_cast<DistributeTensorOp>(use.getOwner())) {
-            outside.push_back({getSpec(dist.getType()).getNormalizedPlacements(
-                                   type.getRank()),
-                               count});
-          } else if (use.getOwner() == ret.getOperation()) {
-            SpecAttr s = getSpec(fn.getResultTypes()[use.getOperandNumber()]);
-            if (s)
-              outside.push_back({s.getNormalizedPlacements(type.getRank()), count});
-            else if (fn.isPublic())
-              outside.push_back(
-                  {Placements(n.view.shape.size(), Placement::replicate()), count});
-          }
+          if (std::optional<Placements> want =
+                  outsideTarget(use, type.getRank(), n.view.shape.size()))
+            outside.push_back(
+                {std::move(*want), multiplicity(use.getOwner()->getBlock())});
         });
         for (const WholeOption &opt : n.options) {
           double time = 0, bytes = 0;
@@ -1650,19 +1664,9 @@ struct DTensorPropagatePass
             continue; // its users see the annotation
           }
           forEachUse(res, [&](OpOperand &use) {
-            double count = multiplicity(use.getOwner()->getBlock());
-            if (auto dist = llvm::dyn_cast<DistributeTensorOp>(use.getOwner())) {
-              SpecAttr s = getSpec(dist.getType());
-              add(res, have, s.getNormalizedPlacements(type.getRank()), count);
-            } else if (use.getOwner() == ret.getOperation()) {
-              SpecAttr s = getSpec(fn.getResultTypes()[use.getOperandNumber()]);
-              if (s)
-                add(res, have, s.getNormalizedPlacements(type.getRank()), count);
-              else if (fn.isPublic())
-                add(res, have,
-                    Placements(n.view.shape.size(), Placement::replicate()),
-                    count);
-            }
+            if (std::optional<Placements> want =
+                    outsideTarget(use, type.getRank(), n.view.shape.size()))
+              add(res, have, *want, multiplicity(use.getOwner()->getBlock()));
           });
         }
         double own = 0, ownBytes = 0;
@@ -1960,7 +1964,7 @@ struct DTensorPropagatePass
     std::string summary;
     llvm::raw_string_ostream(summary)
         << "(" << nodes.size() - carried << " ops, "
-        << (carried ? Twine(carried) + " carried values, " : Twine())
+        << (carried ? std::to_string(carried) + " carried values, " : "")
         << strategies << " strategies, "
         << (solution->optimal ? std::string("proven optimal")
             : std::isfinite(solution->lowerBound)
@@ -2323,12 +2327,7 @@ struct DTensorPropagatePass
     SmallVector<bool> fixed;
     for (BlockArgument arg : loop.getRegionIterArgs())
       fixed.push_back(bool(getSpec(arg.getType())));
-    int64_t trips = 1;
-    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
-                           ub = getConstantIntValue(loop.getUpperBound()),
-                           step = getConstantIntValue(loop.getStep());
-    if (lb && ub && step && *step > 0)
-      trips = std::max<int64_t>((*ub - *lb + *step - 1) / *step, 1);
+    int64_t trips = constantTrips(loop).value_or(1);
     SmallVector<SpecAttr> carried = chooseCarried(
         loop, loop.getInitArgs(), fixed, trips, [&](ArrayRef<SpecAttr> carry) {
           for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))

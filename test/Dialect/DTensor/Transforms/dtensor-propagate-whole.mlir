@@ -178,7 +178,9 @@ func.func @megatron(%m: !dtensor.device_mesh<@mesh>,
 // public or external functions or of callees also called from elsewhere,
 // tables read in op bodies.
 // EXPLAIN: dtensor-propagate: @hinted: whole-function optimization skipped: it has hints
+// EXPLAIN: dtensor-propagate: @dynamic_trips: whole-function optimization skipped: a loop's trip count is not a constant
 // RAN: verified @hinted: 1 output(s)
+// RAN: verified @dynamic_trips: 1 output(s)
 func.func @in_loop(%m: !dtensor.device_mesh<@mesh>,
                    %x: tensor<8x16xf32, #dtensor.spec<@mesh, [S(1)]>>,
                    %w: tensor<16x16xf32, #dtensor.spec<@mesh, [R]>>) -> tensor<8x16xf32> {
@@ -204,6 +206,25 @@ func.func @hinted(%m: !dtensor.device_mesh<@mesh>,
   %h = dtensor.hint %y, %m priority 0 : tensor<8x16xf32>, !dtensor.device_mesh<@mesh> -> tensor<8x16xf32, #dtensor.spec<@mesh, [S(0)]>>
   %t = math.tanh %h : tensor<8x16xf32, #dtensor.spec<@mesh, [S(0)]>>
   return %t : tensor<8x16xf32, #dtensor.spec<@mesh, [S(0)]>>
+}
+
+func.func @dynamic_trips(%m: !dtensor.device_mesh<@mesh>,
+                         %x: tensor<8x16xf32, #dtensor.spec<@mesh, [S(1)]>>,
+                         %w: tensor<16x16xf32, #dtensor.spec<@mesh, [R]>>) -> tensor<8x16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  // Two trips, from a size the loop bound is not folded from.
+  %n = tensor.dim %w, %c0 : tensor<16x16xf32, #dtensor.spec<@mesh, [R]>>
+  %c14 = arith.constant 14 : index
+  %ub = arith.subi %n, %c14 : index
+  %r = scf.for %i = %c0 to %ub step %c1 iter_args(%acc = %f) -> (tensor<8x16xf32>) {
+    %y = linalg.matmul ins(%x, %w : tensor<8x16xf32, #dtensor.spec<@mesh, [S(1)]>>, tensor<16x16xf32, #dtensor.spec<@mesh, [R]>>) outs(%acc : tensor<8x16xf32>) -> tensor<8x16xf32>
+    scf.yield %y : tensor<8x16xf32>
+  }
+  return %r : tensor<8x16xf32>
 }
 
 // A halo exchange is part of a strategy's cost and bytes: the stencil's
