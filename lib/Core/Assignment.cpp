@@ -206,69 +206,86 @@ bool lexLess(double t, double b, double bt, double bb) {
   return !(t > bt + tol) && b < bb;
 }
 
-/// Exact minimization of the time (ties: fewer bytes), ignoring the bytes
-/// bound, by variable elimination (dynamic programming over the graph the
-/// demands make: exact on chains and trees in time linear in the nodes, and
-/// on any graph whose elimination keeps tables small). Each node is a
-/// variable; its own cost a one-variable table; a demand a table over its
-/// producer and consumers (each distinct target paid once). Nodes are
-/// eliminated in the order that makes the smallest table next. Returns
-/// nullopt when a table would exceed `maxEntries` or the work `maxWork`
-/// (then the other methods decide).
-struct Eliminated {
-  std::vector<int> choice;
-  /// The minimum of the model eliminated (time + lambda * bytes): when
-  /// `relaxed`, a lower bound of the problem's own.
-  double objective = 0;
+/// The tables variable elimination works on. Each node is a variable (and
+/// each split target's two-state node, after the nodes); its own cost a
+/// one-variable table; a demand a table over its producer and consumers
+/// (each distinct target paid once).
+struct FactorModel {
+  std::vector<size_t> domain;
+  std::vector<Factor> factors;
+  size_t numNodes = 0;
+  /// Some demand was relaxed (each reader paying its share): the model's
+  /// minimum is a lower bound of the problem's, not its value.
   bool relaxed = false;
+  /// Table entries visited so far (the work limit counts them).
+  double work = 0;
 };
 constexpr size_t kMaxSplitTargets = 6;
 /// A plan within this fraction of a proven lower bound is kept without
 /// searching further (as integer programming solvers' default gap, 1e-4).
 constexpr double kRelativeGap = 1e-4;
-std::optional<Eliminated> eliminate(const AssignmentProblem &p,
-                                    size_t maxEntries, double maxWork,
-                                    double lambda) {
-  // What is minimized: time plus `lambda` per byte (a Lagrangian weight of
-  // the bytes bound; 0: time alone).
+
+/// A table over `scope` (deduplicated and sorted here), zero everywhere;
+/// nullopt past `maxEntries` entries.
+std::optional<Factor> makeFactor(const std::vector<size_t> &domain,
+                                 std::vector<int> scope, size_t maxEntries) {
+  std::sort(scope.begin(), scope.end());
+  scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
+  Factor f;
+  size_t size = 1;
+  for (int v : scope) {
+    f.stride.push_back(size);
+    if (size > maxEntries / domain[v])
+      return std::nullopt;
+    size *= domain[v];
+  }
+  f.scope = std::move(scope);
+  f.time.assign(size, 0);
+  f.bytes.assign(size, 0);
+  return f;
+}
+
+/// Visits every assignment of `scope` (in `choice`) in table order.
+template <typename Visit>
+void forEachAssignment(const std::vector<size_t> &domain,
+                       const std::vector<int> &scope, std::vector<int> &choice,
+                       Visit &&visit) {
+  for (int v : scope)
+    choice[v] = 0;
+  for (size_t i = 0;; ++i) {
+    visit(i);
+    size_t k = 0;
+    while (k < scope.size() && ++choice[scope[k]] == int(domain[scope[k]]))
+      choice[scope[k++]] = 0;
+    if (k == scope.size())
+      return;
+  }
+}
+
+/// The tables of `p`, time priced as time plus `lambda` per byte (a
+/// Lagrangian weight of the bytes bound; 0: time alone). Nullopt when a
+/// table would exceed `maxEntries` or the work `maxWork`.
+std::optional<FactorModel> buildFactors(const AssignmentProblem &p,
+                                        size_t maxEntries, double maxWork,
+                                        double lambda,
+                                        size_t maxSplitTargets = kMaxSplitTargets) {
   auto price = [&](double time, double bytes) {
     return lambda > 0 && isLegal(time) ? time + lambda * bytes : time;
   };
+  FactorModel m;
   size_t n = p.nodes.size();
-  std::vector<size_t> domain(n);
+  m.numNodes = n;
+  std::vector<size_t> &domain = m.domain;
+  std::vector<Factor> &factors = m.factors;
+  domain.resize(n);
   for (size_t i = 0; i < n; ++i)
     domain[i] = p.nodes[i].cost.size();
-  std::vector<Factor> factors;
-  double work = 0;
-  auto makeFactor = [&](std::vector<int> scope) -> std::optional<Factor> {
-    std::sort(scope.begin(), scope.end());
-    scope.erase(std::unique(scope.begin(), scope.end()), scope.end());
-    Factor f;
-    size_t size = 1;
-    for (int v : scope) {
-      f.stride.push_back(size);
-      if (size > maxEntries / domain[v])
-        return std::nullopt;
-      size *= domain[v];
-    }
-    f.scope = std::move(scope);
-    f.time.assign(size, 0);
-    f.bytes.assign(size, 0);
-    return f;
+  auto makeFactor = [&](std::vector<int> scope) {
+    return ::makeFactor(domain, std::move(scope), maxEntries);
   };
-  // Visits every assignment of `scope` (in `choice`) in table order.
   auto forEach = [&](const std::vector<int> &scope, std::vector<int> &choice,
                      auto &&visit) {
-    for (int v : scope)
-      choice[v] = 0;
-    for (size_t i = 0;; ++i) {
-      visit(i);
-      size_t k = 0;
-      while (k < scope.size() && ++choice[scope[k]] == int(domain[scope[k]]))
-        choice[scope[k++]] = 0;
-      if (k == scope.size())
-        return;
-    }
+    forEachAssignment(domain, scope, choice, visit);
   };
   std::vector<int> choice(n, 0);
   for (size_t i = 0; i < n; ++i) {
@@ -280,7 +297,6 @@ std::optional<Eliminated> eliminate(const AssignmentProblem &p,
     factors.push_back(std::move(f));
   }
   std::vector<char> needed;
-  bool relaxed = false;
   size_t splitTargets = 0;
   for (const auto &d : p.demands) {
     std::vector<int> scope;
@@ -332,14 +348,14 @@ std::optional<Eliminated> eliminate(const AssignmentProblem &p,
           factors.push_back(std::move(forbid));
         }
       }
-      if (splitTargets + coupling.size() > kMaxSplitTargets) {
+      if (splitTargets + coupling.size() > maxSplitTargets) {
         // Too many two-state nodes for the tables (each stays in every
         // table until its last reader is eliminated). Relaxed instead: each
         // of the k readers pays 1/k of the move to the target it needs, so
         // the model never prices a plan above its exact cost (a lower
         // bound), and prices it exactly when all k readers share one
         // target (a weight every layer reads alike).
-        relaxed = true;
+        m.relaxed = true;
         double k = double(d.consumers.size());
         for (const auto &[node, need] : d.consumers) {
           std::vector<int> pair{node};
@@ -389,8 +405,8 @@ std::optional<Eliminated> eliminate(const AssignmentProblem &p,
     std::optional<Factor> f = makeFactor(scope);
     if (!f)
       return std::nullopt;
-    work += double(f->time.size()) * double(d.consumers.size() + 1);
-    if (work > maxWork)
+    m.work += double(f->time.size()) * double(d.consumers.size() + 1);
+    if (m.work > maxWork)
       return std::nullopt;
     forEach(f->scope, choice, [&](size_t i) {
       forEachNeeded(d, choice, needed, [&](int a, size_t t) {
@@ -401,22 +417,64 @@ std::optional<Eliminated> eliminate(const AssignmentProblem &p,
     factors.push_back(std::move(*f));
   }
 
-  // Every node, the targets' two-state nodes included.
-  size_t numNodes = n, numModel = factors.size();
-  n = domain.size();
-  // The factors on each node, and the size of the table each node's
-  // elimination would make (ordered: the smallest next; a leaf makes one
-  // entry).
-  std::vector<std::vector<int>> on(n);
-  for (size_t f = 0; f < factors.size(); ++f)
-    for (int v : factors[f].scope)
-      on[v].push_back(int(f));
-  std::vector<char> mark(n, 0);
-  auto sizeOf = [&](int v) {
+  return m;
+}
+
+/// The order of elimination: the node whose elimination makes the smallest
+/// table next (a leaf makes one entry). Tracks the factors on each node as
+/// tables are consumed and made.
+class EliminationOrder {
+public:
+  EliminationOrder(const std::vector<size_t> &domain,
+                   const std::vector<Factor> &factors)
+      : domain(domain), on(domain.size()), mark(domain.size(), 0),
+        sizes(domain.size()) {
+    for (const Factor &f : factors)
+      added(f.scope);
+    for (size_t v = 0; v < domain.size(); ++v)
+      order.insert({sizes[v] = sizeOf(int(v)), int(v)});
+  }
+
+  /// The next node to eliminate, the factors on it (consumed) and the
+  /// scope of the table its elimination makes; false when none is left.
+  /// `added` must follow with that table.
+  bool next(int &node, std::vector<int> &used, std::vector<int> &scope) {
+    if (order.empty())
+      return false;
+    node = order.begin()->second;
+    order.erase(order.begin());
+    used = std::move(on[node]);
+    on[node].clear();
+    scope.clear();
+    for (int f : used)
+      for (int u : scopes[f])
+        if (u != node)
+          scope.push_back(u);
+    for (int f : used)
+      for (int u : scopes[f])
+        if (u != node)
+          on[u].erase(std::find(on[u].begin(), on[u].end(), f));
+    return true;
+  }
+
+  /// Records a table over `scope` (sorted, unique); only its nodes' sizes
+  /// change.
+  void added(const std::vector<int> &scope) {
+    int id = int(scopes.size());
+    scopes.push_back(scope);
+    for (int u : scope)
+      on[u].push_back(id);
+    for (int u : scope)
+      if (order.erase({sizes[u], u}))
+        order.insert({sizes[u] = sizeOf(u), u});
+  }
+
+private:
+  double sizeOf(int v) {
     double size = 1;
     std::vector<int> seen;
     for (int f : on[v])
-      for (int u : factors[f].scope)
+      for (int u : scopes[f])
         if (u != v && !mark[u]) {
           mark[u] = 1;
           seen.push_back(u);
@@ -425,33 +483,56 @@ std::optional<Eliminated> eliminate(const AssignmentProblem &p,
     for (int u : seen)
       mark[u] = 0;
     return size;
-  };
-  std::vector<double> sizes(n);
+  }
+
+  const std::vector<size_t> &domain;
+  std::vector<std::vector<int>> scopes, on;
+  std::vector<char> mark;
+  std::vector<double> sizes;
   std::set<std::pair<double, int>> order;
-  for (size_t v = 0; v < n; ++v)
-    order.insert({sizes[v] = sizeOf(int(v)), int(v)});
+};
+
+/// Exact minimization of the time (ties: fewer bytes), ignoring the bytes
+/// bound, by variable elimination (dynamic programming over the graph the
+/// demands make: exact on chains and trees in time linear in the nodes, and
+/// on any graph whose elimination keeps tables small). Nodes are
+/// eliminated in the order that makes the smallest table next. Returns
+/// nullopt when a table would exceed `maxEntries` or the work `maxWork`
+/// (then the other methods decide).
+struct Eliminated {
+  std::vector<int> choice;
+  /// The minimum of the model eliminated (time + lambda * bytes): when
+  /// `relaxed`, a lower bound of the problem's own.
+  double objective = 0;
+  bool relaxed = false;
+};
+std::optional<Eliminated> eliminate(const AssignmentProblem &p,
+                                    size_t maxEntries, double maxWork,
+                                    double lambda) {
+  std::optional<FactorModel> model = buildFactors(p, maxEntries, maxWork, lambda);
+  if (!model)
+    return std::nullopt;
+  std::vector<size_t> &domain = model->domain;
+  std::vector<Factor> &factors = model->factors;
+  size_t numNodes = model->numNodes, numModel = factors.size();
+  std::vector<int> choice(domain.size(), 0);
   struct Step {
     int node;
     std::vector<int> factors;
   };
   std::vector<Step> steps;
-  while (!order.empty()) {
-    int best = order.begin()->second;
-    order.erase(order.begin());
-    std::vector<int> scope;
-    for (int f : on[best])
-      for (int u : factors[f].scope)
-        if (u != best)
-          scope.push_back(u);
-    std::optional<Factor> g = makeFactor(scope);
+  EliminationOrder order(domain, factors);
+  int best;
+  std::vector<int> used, scope;
+  while (order.next(best, used, scope)) {
+    std::optional<Factor> g = makeFactor(domain, scope, maxEntries);
     if (!g)
       return std::nullopt;
-    work += double(g->time.size()) * double(domain[best]) *
-            double(on[best].size());
-    if (work > maxWork)
+    model->work += double(g->time.size()) * double(domain[best]) *
+                   double(used.size());
+    if (model->work > maxWork)
       return std::nullopt;
-    std::vector<int> used = on[best];
-    forEach(g->scope, choice, [&](size_t i) {
+    forEachAssignment(domain, g->scope, choice, [&](size_t i) {
       double bt = AssignmentProblem::kInfinity, bb = 0;
       for (size_t o = 0; o < domain[best]; ++o) {
         choice[best] = int(o);
@@ -470,21 +551,9 @@ std::optional<Eliminated> eliminate(const AssignmentProblem &p,
       g->bytes[i] = bb;
     });
     choice[best] = 0;
-    for (int f : used)
-      for (int u : factors[f].scope)
-        if (u != best)
-          on[u].erase(std::find(on[u].begin(), on[u].end(), f));
-    on[best].clear();
-    int id = int(factors.size());
-    for (int u : g->scope)
-      on[u].push_back(id);
+    order.added(g->scope);
     factors.push_back(std::move(*g));
-    // Only the neighbours' tables change.
-    for (int u : factors[id].scope) {
-      order.erase({sizes[u], u});
-      order.insert({sizes[u] = sizeOf(u), u});
-    }
-    steps.push_back({best, std::move(used)});
+    steps.push_back({best, used});
   }
   // Back: each node, in the reverse order, takes the option that attains
   // the minimum given the nodes eliminated after it (already chosen).
@@ -512,7 +581,232 @@ std::optional<Eliminated> eliminate(const AssignmentProblem &p,
     out.objective += factors[f].time[factors[f].index(choice)];
   choice.resize(numNodes);
   out.choice = std::move(choice);
-  out.relaxed = relaxed;
+  out.relaxed = model->relaxed;
+  return out;
+}
+
+/// A point of a Pareto frontier: a time and bytes, and where it came from
+/// (for an eliminated table's points: its offset in the table's `origin`,
+/// which holds the eliminated node's option and then the point taken from
+/// each table consumed).
+struct FrontierPoint {
+  double time, bytes;
+  uint32_t origin;
+};
+
+/// Keeps the points no other beats in both time and bytes (ties in time:
+/// fewer bytes; equal points: one), sorted by time.
+void prune(std::vector<FrontierPoint> &points) {
+  constexpr double kEps = 1e-9;
+  std::sort(points.begin(), points.end(),
+            [](const FrontierPoint &a, const FrontierPoint &b) {
+              return a.time < b.time || (a.time == b.time && a.bytes < b.bytes);
+            });
+  size_t kept = 0;
+  double least = AssignmentProblem::kInfinity;
+  for (const FrontierPoint &q : points)
+    if (!isLegal(least) || q.bytes < least - kEps * std::max(1.0, least)) {
+      least = q.bytes;
+      points[kept++] = q;
+    }
+  points.resize(kept);
+}
+
+/// The frontier of sums of one point from each of several frontiers, within
+/// `limit` bytes, and per point the index taken from each (`width` indices
+/// per point, flat).
+struct FrontierSum {
+  std::vector<FrontierPoint> points, next;
+  std::vector<int32_t> picks, nextPicks;
+  size_t width = 0;
+
+  void reset() {
+    points.assign(1, {0, 0, 0});
+    picks.clear();
+    width = 0;
+  }
+  /// Adds one frontier; returns the pairs combined (the work).
+  double add(const std::vector<FrontierPoint> &frontier, double limit) {
+    double work = double(points.size()) * double(frontier.size()) + 1;
+    next.clear();
+    nextPicks.clear();
+    for (size_t a = 0; a < points.size(); ++a)
+      for (size_t k = 0; k < frontier.size(); ++k) {
+        FrontierPoint q{points[a].time + frontier[k].time,
+                        points[a].bytes + frontier[k].bytes,
+                        uint32_t(next.size())};
+        if (q.bytes > limit)
+          continue;
+        next.push_back(q);
+        nextPicks.insert(nextPicks.end(), picks.begin() + a * width,
+                         picks.begin() + (a + 1) * width);
+        nextPicks.push_back(int32_t(k));
+      }
+    prune(next);
+    points.clear();
+    picks.clear();
+    for (FrontierPoint q : next) {
+      picks.insert(picks.end(), nextPicks.begin() + q.origin * (width + 1),
+                   nextPicks.begin() + (q.origin + 1) * (width + 1));
+      q.origin = uint32_t(points.size());
+      points.push_back(q);
+    }
+    ++width;
+    return work;
+  }
+  const int32_t *picksOf(size_t point) const {
+    return picks.data() + point * width;
+  }
+};
+
+/// Exact minimization of the time within the bytes bound, by variable
+/// elimination whose table entries are Pareto frontiers: per assignment of
+/// a table's scope, every (time, bytes) no other completion beats in both,
+/// within the bound. Exact where the Lagrangian weights leave a gap (a plan
+/// the bound forbids is cheaper than every plan it allows), as long as the
+/// frontiers stay small: nullopt past `maxWork` points combined, or when
+/// the model must relax a demand (then the branch and bound and CBC decide).
+std::optional<AssignmentSolution> eliminateWithinBound(const AssignmentProblem &p,
+                                                       size_t maxEntries,
+                                                       double maxWork) {
+  // Every shared target split (exact); the work limit bounds the tables.
+  std::optional<FactorModel> model =
+      buildFactors(p, maxEntries, maxWork, 0, std::numeric_limits<size_t>::max());
+  if (!model || model->relaxed)
+    return std::nullopt;
+  constexpr double kEps = 1e-9;
+  const double limit = p.bytesLimit * (1 + kEps) + kEps;
+  std::vector<size_t> &domain = model->domain;
+  size_t numModel = model->factors.size();
+  double work = model->work;
+  struct Frontiers {
+    std::vector<int> scope;
+    std::vector<size_t> stride;
+    std::vector<std::vector<FrontierPoint>> entries;
+    std::vector<int32_t> origin;
+    size_t index(const std::vector<int> &choice) const {
+      size_t i = 0;
+      for (size_t k = 0; k < scope.size(); ++k)
+        i += size_t(choice[scope[k]]) * stride[k];
+      return i;
+    }
+  };
+  std::vector<Frontiers> tables;
+  for (Factor &f : model->factors) {
+    Frontiers t{f.scope, f.stride, {}, {}};
+    t.entries.resize(f.time.size());
+    for (size_t i = 0; i < f.time.size(); ++i)
+      if (isLegal(f.time[i]) && f.bytes[i] <= limit)
+        t.entries[i].push_back({f.time[i], f.bytes[i], 0});
+    tables.push_back(std::move(t));
+  }
+  model->factors.clear();
+  std::vector<int> choice(domain.size(), 0);
+  struct Step {
+    int node;
+    std::vector<int> used;
+  };
+  std::vector<Step> steps;
+  // The table each step made (-1: a model table).
+  std::vector<int> madeBy(numModel, -1);
+  {
+    std::vector<Factor> scopesOnly;
+    for (const Frontiers &t : tables)
+      scopesOnly.push_back(Factor{t.scope, t.stride, {}, {}});
+    EliminationOrder order(domain, scopesOnly);
+    int best;
+    std::vector<int> used, scope;
+    // The sums built so far for one option: points, and per point the
+    // points taken from the tables consumed so far.
+    FrontierSum sum;
+    while (order.next(best, used, scope)) {
+      std::optional<Factor> shape = makeFactor(domain, scope, maxEntries);
+      if (!shape)
+        return std::nullopt;
+      Frontiers g{shape->scope, shape->stride, {}, {}};
+      g.entries.resize(shape->time.size());
+      bool over = false;
+      forEachAssignment(domain, g.scope, choice, [&](size_t i) {
+        if (over)
+          return;
+        std::vector<FrontierPoint> &out = g.entries[i];
+        for (size_t o = 0; o < domain[best]; ++o) {
+          choice[best] = int(o);
+          sum.reset();
+          for (int f : used) {
+            work += sum.add(tables[f].entries[tables[f].index(choice)], limit);
+            if (work > maxWork) {
+              over = true;
+              return;
+            }
+            if (sum.points.empty())
+              break;
+          }
+          if (sum.width < used.size())
+            continue;
+          for (size_t a = 0; a < sum.points.size(); ++a) {
+            out.push_back({sum.points[a].time, sum.points[a].bytes,
+                           uint32_t(g.origin.size())});
+            g.origin.push_back(int32_t(o));
+            g.origin.insert(g.origin.end(), sum.picksOf(a),
+                            sum.picksOf(a) + sum.width);
+          }
+        }
+        prune(out);
+      });
+      if (over)
+        return std::nullopt;
+      choice[best] = 0;
+      order.added(g.scope);
+      madeBy.push_back(int(steps.size()));
+      tables.push_back(std::move(g));
+      steps.push_back({best, used});
+    }
+  }
+  // What is left: tables over no node (one entry each). Their sum's fastest
+  // point within the bound is the optimum.
+  std::vector<int> roots;
+  {
+    std::vector<char> consumed(tables.size(), 0);
+    for (const Step &s : steps)
+      for (int f : s.used)
+        consumed[f] = 1;
+    for (size_t f = 0; f < tables.size(); ++f)
+      if (!consumed[f])
+        roots.push_back(int(f));
+  }
+  FrontierSum total;
+  total.reset();
+  for (int f : roots)
+    total.add(tables[f].entries[0], limit);
+  AssignmentSolution out;
+  if (total.points.empty()) {
+    // Nothing legal within the bound.
+    out.value.time = AssignmentProblem::kInfinity;
+    return out;
+  }
+  // The points are sorted by time: the first is the fastest.
+  // Back: a point of a made table names its node's option and the points of
+  // the tables it consumed, read at the nodes chosen so far.
+  std::function<void(int, const FrontierPoint &)> take =
+      [&](int f, const FrontierPoint &q) {
+    if (madeBy[f] < 0)
+      return;
+    const Step &s = steps[madeBy[f]];
+    const int32_t *origin = &tables[f].origin[q.origin];
+    choice[s.node] = origin[0];
+    for (size_t u = 0; u < s.used.size(); ++u) {
+      const Frontiers &t = tables[s.used[u]];
+      take(s.used[u], t.entries[t.index(choice)][origin[1 + u]]);
+    }
+  };
+  for (size_t r = 0; r < roots.size(); ++r)
+    take(roots[r], tables[roots[r]].entries[0][total.picksOf(0)[r]]);
+  choice.resize(model->numNodes);
+  out.value = evaluateAssignment(p, choice);
+  out.choice = std::move(choice);
+  out.optimal = true;
+  out.lowerBound = out.value.time;
   return out;
 }
 
@@ -637,6 +931,18 @@ mlir::dtensor::solveAssignment(const AssignmentProblem &p,
     if (closeEnough()) {
       incumbent.lowerBound = bound;
       return incumbent;
+    }
+    // The gap the weights leave (a plan the bound forbids is cheaper than
+    // every plan it allows, at every weight): the frontiers close it where
+    // they stay small.
+    if (std::optional<AssignmentSolution> exact = eliminateWithinBound(
+            p, size_t(1) << 20, double(eliminationWork) / 8)) {
+      if (isLegal(exact->value.time) && within(exact->value)) {
+        consider(*exact);
+        incumbent.optimal = true;
+        incumbent.lowerBound = incumbent.value.time;
+        return incumbent;
+      }
     }
   }
   if (std::optional<AssignmentSolution> found =

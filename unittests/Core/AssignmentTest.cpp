@@ -138,6 +138,100 @@ TEST(Assignment, TheBytesBoundKeepsAFasterPlanThatMovesMore) {
   EXPECT_DOUBLE_EQ(bounded->value.bytes, 64);
 }
 
+// The bytes bound where no Lagrangian weight finds the optimum: two
+// independent choices, fast-and-heavy or slow-and-light, (0, 10) or (10, 0)
+// and (0, 6) or (6, 0), within 10 bytes. Only the mixed plans keep the
+// bound, the faster one the first node fast (6 us, 10 bytes), and every
+// weight's minimum is one of the pure plans. Elimination over Pareto frontiers proves it optimal with no branch
+// and bound and no CBC (a search budget of 0, no time limit).
+TEST(Assignment, ParetoFrontiersCloseTheLagrangianGap) {
+  AssignmentProblem p;
+  AssignmentProblem::Node a = node({0, 10}), b = node({0, 6});
+  a.bytes = {10, 0};
+  b.bytes = {6, 0};
+  p.nodes = {a, b};
+  p.bytesLimit = 10;
+  std::string error;
+  auto s = solveAssignment(p, {1, 1}, 0, error, /*searchBudget=*/0);
+  ASSERT_TRUE(s) << error;
+  EXPECT_TRUE(s->optimal);
+  EXPECT_EQ(s->choice, (std::vector<int>{0, 1}));
+  EXPECT_DOUBLE_EQ(s->value.time, 6);
+  EXPECT_DOUBLE_EQ(s->value.bytes, 10);
+}
+
+// Larger random problems under a tight bytes bound (a chain with values
+// read further on, as a function's ops): elimination alone (no branch and
+// bound, no CBC) proves the brute-force optimum every time.
+TEST(Assignment, BoundedRandomProblemsAreSolvedByElimination) {
+  std::mt19937 rng(11);
+  int solved = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    AssignmentProblem p;
+    int nodes = 6 + int(rng() % 5);
+    for (int n = 0; n < nodes; ++n) {
+      std::vector<double> cost;
+      int options = 2 + int(rng() % 3);
+      for (int o = 0; o < options; ++o)
+        cost.push_back(double(rng() % 9));
+      AssignmentProblem::Node nd = node(cost);
+      for (double &b : nd.bytes)
+        b = double(rng() % 16);
+      p.nodes.push_back(nd);
+    }
+    for (int n = 0; n + 1 < nodes; ++n) {
+      AssignmentProblem::Demand d;
+      d.producer = n;
+      int targets = 1 + int(rng() % 3);
+      for (size_t a = 0; a < p.nodes[n].cost.size(); ++a) {
+        std::vector<double> c, b;
+        for (int t = 0; t < targets; ++t) {
+          c.push_back(double(rng() % 12));
+          b.push_back(double(rng() % 32));
+        }
+        d.cost.push_back(c);
+        d.bytes.push_back(b);
+      }
+      for (int c = n + 1; c < nodes && c <= n + 3; ++c) {
+        if (c != n + 1 && rng() % 2)
+          continue;
+        std::vector<int> need;
+        for (size_t o = 0; o < p.nodes[c].cost.size(); ++o)
+          need.push_back(int(rng() % (targets + 1)) - 1);
+        d.consumers.push_back({c, need});
+      }
+      p.demands.push_back(d);
+    }
+    // The bound: the bytes of the lightest plan plus a little, so the
+    // fastest plan breaks it.
+    std::vector<int> lightest(p.nodes.size(), 0), choice(p.nodes.size(), 0);
+    double least = kInf;
+    while (true) {
+      AssignmentValue v = evaluateAssignment(p, choice);
+      if (v.bytes < least) {
+        least = v.bytes;
+        lightest = choice;
+      }
+      size_t k = 0;
+      while (k < choice.size() && ++choice[k] == int(p.nodes[k].cost.size()))
+        choice[k++] = 0;
+      if (k == choice.size())
+        break;
+    }
+    p.bytesLimit = least + double(rng() % 24);
+    std::vector<int> best = bruteForce(p);
+    ASSERT_FALSE(best.empty());
+    std::string error;
+    auto s = solveAssignment(p, lightest, 0, error, /*searchBudget=*/0);
+    ASSERT_TRUE(s) << error;
+    EXPECT_TRUE(s->optimal) << trial;
+    EXPECT_NEAR(s->value.time, evaluateAssignment(p, best).time, 1e-9) << trial;
+    EXPECT_LE(s->value.bytes, p.bytesLimit + 1e-9) << trial;
+    solved += s->optimal;
+  }
+  EXPECT_EQ(solved, 40);
+}
+
 // A fixed state (an argument): the price sits on the target alone.
 TEST(Assignment, AFixedProducerPaysPerTarget) {
   AssignmentProblem p;
@@ -215,12 +309,17 @@ TEST(Assignment, RandomProblemsMatchBruteForce) {
     std::vector<int> best = bruteForce(p);
     if (best.empty())
       continue; // nothing legal within the bound
-    // Each method: elimination (the default), the branch and bound (no
-    // elimination) and CBC (neither: a search budget of 0).
-    for (auto [budget, elimination] :
-         {std::pair<int64_t, int64_t>{200000, 50000000}, {200000, 0}, {0, 0}}) {
+    // Each method: elimination (the default), elimination alone (no branch
+    // and bound, no CBC: the bytes bound by Lagrangian weights and then
+    // Pareto frontiers), the branch and bound (no elimination) and CBC
+    // (neither: a search budget of 0).
+    for (auto [budget, elimination, seconds] :
+         {std::tuple<int64_t, int64_t, double>{200000, 50000000, 10},
+          {0, 50000000, 0},
+          {200000, 0, 10},
+          {0, 0, 10}}) {
       std::string error;
-      auto s = solveAssignment(p, best, 10, error, budget, elimination);
+      auto s = solveAssignment(p, best, seconds, error, budget, elimination);
       ASSERT_TRUE(s) << error;
       // From the optimum, nothing better exists.
       EXPECT_DOUBLE_EQ(s->value.time, evaluateAssignment(p, best).time) << trial;
@@ -228,7 +327,7 @@ TEST(Assignment, RandomProblemsMatchBruteForce) {
       std::vector<int> zero(p.nodes.size(), 0);
       AssignmentValue z = evaluateAssignment(p, zero);
       if (z.time < kInf && z.bytes <= p.bytesLimit) {
-        auto t = solveAssignment(p, zero, 10, error, budget, elimination);
+        auto t = solveAssignment(p, zero, seconds, error, budget, elimination);
         ASSERT_TRUE(t) << error;
         EXPECT_TRUE(t->optimal) << trial;
         EXPECT_NEAR(t->value.time, evaluateAssignment(p, best).time, 1e-6) << trial;

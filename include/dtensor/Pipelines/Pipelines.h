@@ -36,14 +36,15 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<int64_t> wholeFunctionOps{
       *this, "whole-function-ops",
-      llvm::cl::desc("Propagation also solves straight-line functions of at "
-                     "most this many ops as one integer program (COIN-OR "
-                     "CBC), kept where it costs less; 0 turns it off"),
+      llvm::cl::desc("Propagation also solves functions of at most this "
+                     "many ops (one block; constant-trip scf.for loops and "
+                     "private callees taken in) exactly over every op's "
+                     "strategies, kept where it costs less; 0 turns it off"),
       llvm::cl::init(200)};
   PassOptions::Option<double> wholeFunctionSeconds{
       *this, "whole-function-seconds",
-      llvm::cl::desc("Time limit of CBC per function where the exact branch "
-                     "and bound does not finish; 0: branch and bound only"),
+      llvm::cl::desc("Time limit of CBC per function where elimination and "
+                     "the exact branch and bound do not finish; 0: no CBC"),
       llvm::cl::init(0.5)};
   PassOptions::Option<std::string> autoShard{
       *this, "auto-shard",

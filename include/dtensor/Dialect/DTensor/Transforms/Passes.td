@@ -124,8 +124,9 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     `whole-function-seconds` per function): each op picks a strategy, each
     distinct move of a value is paid once at the planner's price, bytes are
     bounded by the plan's; solved by variable elimination (exact on chains
-    and trees of ops), then an exact branch and bound, then CBC for the
-    rest. The solution is analysed with every op's choice
+    and trees of ops; the bytes bound by Lagrangian weights, then by
+    elimination over Pareto frontiers of time and bytes), then an exact
+    branch and bound, then CBC for the rest. The solution is analysed with every op's choice
     forced and kept only where that analysis costs less than the plan.
 
     Auto-sharding (`auto-shard=MESH`): in a public function, every ranked
@@ -175,18 +176,19 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
            "0 turns it off">,
     Option<"wholeFunctionOps", "whole-function-ops", "int64_t",
            /*default=*/"200",
-           "Whole-function optimization: a function that is one straight "
-           "block (no loops, branches, calls or hints) with at most this "
-           "many ops to decide is also solved as an integer program over "
-           "every op's strategies (COIN-OR CBC), moving no more bytes than "
-           "the plan found otherwise; kept when its cost is lower. 0 turns "
-           "it off">,
+           "Whole-function optimization: a function of one block (no "
+           "branches or hints; scf.for loops of constant trip count and the "
+           "private functions only it calls taken in) with at most this "
+           "many ops to decide is also solved exactly over every op's "
+           "strategies (variable elimination, then branch and bound, then "
+           "COIN-OR CBC), moving no more bytes than the plan found "
+           "otherwise; kept when its cost is lower. 0 turns it off">,
     Option<"wholeFunctionSeconds", "whole-function-seconds", "double",
            /*default=*/"0.5",
            "Time limit of CBC per function, for the whole-function problems "
-           "the exact branch and bound does not finish (the best plan found "
-           "by then is used); 0 leaves CBC out, so the result depends on the "
-           "program alone">,
+           "that elimination and the exact branch and bound do not finish "
+           "(the best plan found by then is used); 0 leaves CBC out, so the "
+           "result depends on the program alone">,
     Option<"autoShard", "auto-shard", "std::string", /*default=*/"",
            "Auto-sharding: the mesh (symbol name) over which the unannotated "
            "tensor arguments of public functions get placements, chosen with "
