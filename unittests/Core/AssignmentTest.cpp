@@ -24,22 +24,31 @@ AssignmentProblem::Node node(std::vector<double> cost) {
   return n;
 }
 
+/// Calls `visit(choice)` for every assignment of `p`'s nodes.
+template <typename Visit>
+void forEveryAssignment(const AssignmentProblem &p, Visit &&visit) {
+  std::vector<int> choice(p.nodes.size(), 0);
+  while (true) {
+    visit(choice);
+    size_t n = 0;
+    while (n < choice.size() && ++choice[n] == int(p.nodes[n].cost.size()))
+      choice[n++] = 0;
+    if (n == choice.size())
+      return;
+  }
+}
+
 /// Every assignment, the cheapest within the bytes bound (ties: the first).
 std::vector<int> bruteForce(const AssignmentProblem &p) {
-  std::vector<int> choice(p.nodes.size(), 0), best;
+  std::vector<int> best;
   double bestTime = kInf;
-  while (true) {
+  forEveryAssignment(p, [&](const std::vector<int> &choice) {
     AssignmentValue v = evaluateAssignment(p, choice);
     if (v.time < bestTime - 1e-9 && v.bytes <= p.bytesLimit + 1e-9) {
       bestTime = v.time;
       best = choice;
     }
-    size_t n = 0;
-    while (n < choice.size() && ++choice[n] == int(p.nodes[n].cost.size()))
-      choice[n++] = 0;
-    if (n == choice.size())
-      break;
-  }
+  });
   return best;
 }
 
@@ -204,20 +213,15 @@ TEST(Assignment, BoundedRandomProblemsAreSolvedByElimination) {
     }
     // The bound: the bytes of the lightest plan plus a little, so the
     // fastest plan breaks it.
-    std::vector<int> lightest(p.nodes.size(), 0), choice(p.nodes.size(), 0);
+    std::vector<int> lightest;
     double least = kInf;
-    while (true) {
+    forEveryAssignment(p, [&](const std::vector<int> &choice) {
       AssignmentValue v = evaluateAssignment(p, choice);
       if (v.bytes < least) {
         least = v.bytes;
         lightest = choice;
       }
-      size_t k = 0;
-      while (k < choice.size() && ++choice[k] == int(p.nodes[k].cost.size()))
-        choice[k++] = 0;
-      if (k == choice.size())
-        break;
-    }
+    });
     p.bytesLimit = least + double(rng() % 24);
     std::vector<int> best = bruteForce(p);
     ASSERT_FALSE(best.empty());
