@@ -37,8 +37,9 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
   PassOptions::Option<int64_t> wholeFunctionOps{
       *this, "whole-function-ops",
       llvm::cl::desc("Propagation also solves functions of at most this "
-                     "many ops (one block; constant-trip scf.for loops and "
-                     "private callees taken in) exactly over every op's "
+                     "many ops (one block; constant-trip scf.for loops, "
+                     "scf.if branches and private callees taken in) exactly "
+                     "over every op's "
                      "strategies, kept where it costs less; 0 turns it off"),
       llvm::cl::init(200)};
   PassOptions::Option<double> wholeFunctionSeconds{

@@ -1058,12 +1058,42 @@ struct DTensorPropagatePass
     SpecAttr like;
     std::vector<WholeOption> options;
     /// The argument, for an argument's node; the loop's region argument,
-    /// for a carried value's.
+    /// for a carried value's; the scf.if's result, for a branch result's.
     Value arg = {};
-    /// A value an scf.for carries (its options: the states it may be
-    /// carried in; the analysis carries its init's or its yield's).
+    /// A value an scf.for carries or an scf.if yields (its options: the
+    /// states it may be in; the analysis takes its init's or its yield's,
+    /// or one branch's yield's).
     bool carry = false;
   };
+
+  /// A carried value's node (WholeNode::carry): the value outside its
+  /// region (the loop's result; the branch's result itself).
+  static Value carriedResult(const WholeNode &n) {
+    auto arg = llvm::dyn_cast<BlockArgument>(n.arg);
+    if (!arg)
+      return n.arg;
+    auto loop = llvm::cast<scf::ForOp>(arg.getOwner()->getParentOp());
+    return loop->getResult(arg.getArgNumber() - loop.getNumInductionVars());
+  }
+  /// The values whose states a carried value may take as they are (a
+  /// loop's init; a branch's two yields), and whose moves to its state are
+  /// paid: the init once per entry, the yield once per iteration; each
+  /// branch's yield once per run of the branch.
+  static SmallVector<std::pair<Value, Block *>, 2>
+  carriedSources(const WholeNode &n) {
+    if (auto arg = llvm::dyn_cast<BlockArgument>(n.arg)) {
+      auto loop = llvm::cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      unsigned i = arg.getArgNumber() - loop.getNumInductionVars();
+      auto yield = llvm::cast<scf::YieldOp>(loop.getBody()->getTerminator());
+      return {{loop.getInitArgs()[i], loop->getBlock()},
+              {yield.getOperand(i), loop.getBody()}};
+    }
+    auto res = llvm::cast<OpResult>(n.arg);
+    auto branch = llvm::cast<scf::IfOp>(res.getOwner());
+    unsigned i = res.getResultNumber();
+    return {{branch.thenYield().getOperand(i), branch.thenBlock()},
+            {branch.elseYield().getOperand(i), branch.elseBlock()}};
+  }
 
   /// How many symbol uses name each symbol, per symbol table (counted once
   /// per pass, at the first question).
@@ -1121,13 +1151,17 @@ struct DTensorPropagatePass
 
   /// The price and bytes per rank of a move, as the integer program sees
   /// it: a move into a Partial the value does not already hold is illegal
-  /// (propagation asks for a Partial operand only where it is one).
+  /// (propagation asks for a Partial operand only where it is one), except
+  /// with `intoPartial`: a value moved to the state a loop carries or a
+  /// branch yields, which the analysis makes as the planner prices it (a
+  /// replicated yield made a P(sum) locally).
   std::pair<double, double> movePrice(const ResolvedMeshView &view,
                                       RankedTensorType type,
                                       const Placements &from,
-                                      const Placements &to) {
+                                      const Placements &to,
+                                      bool intoPartial = false) {
     constexpr double kInf = std::numeric_limits<double>::infinity();
-    for (size_t d = 0; d < to.size(); ++d)
+    for (size_t d = 0; d < to.size() && !intoPartial; ++d)
       if (to[d].isPartial() && !(from[d] == to[d]))
         return {kInf, 0};
     auto [time, bytes] = priceAndBytes(view, type, from, to);
@@ -1192,10 +1226,10 @@ struct DTensorPropagatePass
     std::vector<Inlined> inlined;
     llvm::DenseMap<Operation *, unsigned> inlinedIndex; // callee, call or return
     llvm::DenseSet<Operation *> collecting;
-    // The scf.for loops (constant trip counts), outer first: their bodies'
-    // ops join the model, what happens in a body counts once per
-    // iteration, and each carried value is a node of its own (below).
-    std::vector<scf::ForOp> loops;
+    // scf.for loops (constant trip counts) and scf.if branches: their
+    // bodies' ops join the model (a loop body's count once per iteration),
+    // and each value a loop carries or a branch yields is a node of its own
+    // (below); the loop or branch stands in `order` for those nodes.
     int64_t toDecide = 0;
     std::string why;
     std::function<bool(Block &, int)> collect = [&](Block &block,
@@ -1240,15 +1274,26 @@ struct DTensorPropagatePass
             why = "skipped: a loop's trip count is not a constant";
             return false;
           }
-          loops.push_back(loop);
           order.push_back(loop); // its carried values' nodes go here
           if (!collect(*loop.getBody(), depth))
             return false;
           continue;
         }
+        if (auto branch = llvm::dyn_cast<scf::IfOp>(op)) {
+          // Both branches' ops join the model, each counted as if it ran
+          // (as the analysis counts them); each result is a node (below)
+          // that both yields move to.
+          if (!collect(*branch.thenBlock(), depth) ||
+              (branch.elseBlock() && !collect(*branch.elseBlock(), depth)))
+            return false;
+          order.push_back(branch); // its results' nodes go here
+          continue;
+        }
         if (!llvm::isa<ShardingRuleOpInterface>(op)) {
           if (op.getNumRegions()) {
-            why = "skipped: it has branches or other regions";
+            why = ("skipped: it has an " + op.getName().getStringRef() +
+                   " (regions the model does not cover)")
+                      .str();
             return false;
           }
           continue;
@@ -1346,32 +1391,38 @@ struct DTensorPropagatePass
       }
     for (Operation *opPtr : order) {
       Operation &op = *opPtr;
-      if (auto loop = llvm::dyn_cast<scf::ForOp>(op)) {
-        // A node per distributed carried value without a spec of its own:
-        // the region argument and the loop's result are in its state.
-        auto yield = llvm::cast<scf::YieldOp>(loop.getBody()->getTerminator());
-        for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
-          auto type = llvm::dyn_cast<RankedTensorType>(arg.getType());
+      if (llvm::isa<scf::ForOp, scf::IfOp>(op)) {
+        // A node per distributed value a loop carries or a branch yields
+        // without a spec of its own: the loop's region argument and result,
+        // or the branch's result, are in its state.
+        SmallVector<Value> held;
+        if (auto loop = llvm::dyn_cast<scf::ForOp>(op))
+          llvm::append_range(held, loop.getRegionIterArgs());
+        else
+          llvm::append_range(held, op.getResults());
+        for (Value v : held) {
+          auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
           if (!type || getSpec(type))
-            continue; // fixed (its init and yield move to it) or no tensor
-          SpecAttr like = specOf(arg);
-          for (Value v : {loop.getInitArgs()[i], yield.getOperand(i)})
-            if (!like)
-              like = specOf(v);
-          if (!like)
-            continue; // nothing distributed is carried
+            continue; // fixed (its sources move to it) or no tensor
+          WholeNode n{nullptr, ShardingRule(), ResolvedMeshView(), specOf(v), {}};
+          n.arg = v;
+          n.carry = true;
+          for (auto [source, block] : carriedSources(n))
+            if (!n.like)
+              n.like = specOf(source);
+          if (!n.like)
+            continue; // nothing distributed is carried or yielded
           if (!type.hasStaticShape())
-            return note("skipped: a loop carries a tensor of dynamic shape");
+            return note("skipped: an " + op.getName().getStringRef() +
+                        " carries or yields a tensor of dynamic shape");
           FailureOr<ResolvedMeshView> view = resolveMeshView(
-              loop, like.getView(), *symbolTables,
-              [&]() { return loop->emitOpError(); });
+              &op, n.like.getView(), *symbolTables,
+              [&]() { return op.emitOpError(); });
           if (failed(view))
             return;
-          WholeNode n{nullptr, ShardingRule(), std::move(*view), like, {}};
-          n.arg = arg;
-          n.carry = true;
-          argNodeOf[arg] = int(nodes.size());
-          argNodeOf[loop->getResult(i)] = int(nodes.size());
+          n.view = std::move(*view);
+          argNodeOf[v] = int(nodes.size());
+          argNodeOf[carriedResult(n)] = int(nodes.size());
           nodes.push_back(std::move(n));
         }
         continue;
@@ -1442,22 +1493,29 @@ struct DTensorPropagatePass
     constexpr size_t kMaxOptions = 512, kMaxStates = 64;
     for (WholeNode &n : nodes) {
       if (n.carry) {
-        // A carried value's states: its init's, the plan's, and every
-        // placement of R, S(d) and P(sum) per mesh dim.
+        // A carried value's states: its init's (a branch result's: both
+        // yields'), the plan's, and every placement of R, S(d) and P(sum)
+        // per mesh dim.
         auto type = llvm::cast<RankedTensorType>(n.arg.getType());
-        auto loop = llvm::cast<scf::ForOp>(
-            llvm::cast<BlockArgument>(n.arg).getOwner()->getParentOp());
-        unsigned i = llvm::cast<BlockArgument>(n.arg).getArgNumber() -
-                     loop.getNumInductionVars();
         int64_t meshRank = n.view.shape.size();
-        std::vector<Placements> states = statesOf(loop.getInitArgs()[i]);
+        std::vector<Placements> states;
+        auto sources = carriedSources(n);
+        if (llvm::isa<BlockArgument>(n.arg))
+          sources.pop_back(); // a loop's yield: its states follow the carried one
+        for (auto [source, block] : sources)
+          for (Placements &ps : statesOf(source))
+            states.push_back(std::move(ps));
         if (SpecAttr planned = specOf(n.arg))
           states.push_back(planned.getNormalizedPlacements(type.getRank()));
         else
           states.push_back(Placements(meshRank, Placement::replicate()));
-        for (Placements &ps :
-             everyPlacement(meshRank, type.getRank(), /*partialSum=*/true))
-          states.push_back(std::move(ps));
+        // (A branch's result: the analysis gives it one yield's spec, so
+        // only the yields' states; a loop may carry a third state, such as
+        // a Partial sum its body accumulates.)
+        if (llvm::isa<BlockArgument>(n.arg))
+          for (Placements &ps :
+               everyPlacement(meshRank, type.getRank(), /*partialSum=*/true))
+            states.push_back(std::move(ps));
         for (Placements &ps : states) {
           bool seen = llvm::any_of(n.options, [&](const WholeOption &o) {
             return dropDefaultOrders(o.placed[0]) == dropDefaultOrders(ps);
@@ -1584,12 +1642,10 @@ struct DTensorPropagatePass
       size_t numPlaced = n.rule.numOperands();
       AssignmentProblem::Node pn;
       if (n.carry) {
-        // Its init's and yield's moves are demands (below); the loop's
+        // Its sources' moves are demands (below); the loop's or branch's
         // result moves to the function's result and distribute_tensors as
         // an op's result does.
-        auto arg = llvm::cast<BlockArgument>(n.arg);
-        auto loop = llvm::cast<scf::ForOp>(arg.getOwner()->getParentOp());
-        Value res = loop->getResult(arg.getArgNumber() - loop.getNumInductionVars());
+        Value res = carriedResult(n);
         auto type = llvm::cast<RankedTensorType>(res.getType());
         std::vector<std::pair<Placements, double>> outside;
         forEachUse(res, [&](OpOperand &use) {
@@ -1778,7 +1834,10 @@ struct DTensorPropagatePass
     // `have` moving to the state of `want` `runs` times: a later call's
     // operand to its first call's (the callee's argument), a loop's init
     // and yield to the state it carries.
-    auto moveToState = [&](Value want, Value have, double runs) {
+    // Moves into a Partial are priced (else illegal) toward the states in
+    // `intoPartial` (null: every state).
+    auto moveToState = [&](Value want, Value have, double runs,
+                           const std::vector<Placements> *intoPartial) {
       auto type = llvm::dyn_cast<RankedTensorType>(have.getType());
       if (want == have || !type)
         return;
@@ -1794,7 +1853,9 @@ struct DTensorPropagatePass
       if (to.empty()) // a plain argument: gathered whole
         to.push_back(Placements(from.front().size(), Placement::replicate()));
       auto price = [&](const Placements &a, const Placements &b) {
-        auto [t, bytes] = movePrice(view, type, a, b);
+        auto [t, bytes] = movePrice(
+            view, type, a, b,
+            !intoPartial || llvm::is_contained(*intoPartial, b));
         return std::make_pair(runs * t, runs * bytes);
       };
       if (pw < 0 || ph == pw) {
@@ -1843,16 +1904,33 @@ struct DTensorPropagatePass
       for (func::CallOp call : llvm::drop_begin(in.calls))
         for (unsigned j = 0; j < call.getNumOperands(); ++j)
           moveToState(resolve(first.getOperand(j)), resolve(call.getOperand(j)),
-                      multiplicity(call->getBlock()));
+                      multiplicity(call->getBlock()), nullptr);
     }
-    // A loop's init moves once per entry, its yield once per iteration.
-    for (scf::ForOp loop : loops) {
-      auto yield = llvm::cast<scf::YieldOp>(loop.getBody()->getTerminator());
-      for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
-        moveToState(arg, resolve(loop.getInitArgs()[i]),
-                    multiplicity(loop->getBlock()));
-        moveToState(arg, resolve(yield.getOperand(i)),
-                    multiplicity(loop.getBody()));
+    // A loop's init moves once per entry, its yield once per iteration; a
+    // branch's yield once per run of the branch.
+    for (Operation *op : order) {
+      if (auto loop = llvm::dyn_cast<scf::ForOp>(op)) {
+        auto yield = llvm::cast<scf::YieldOp>(loop.getBody()->getTerminator());
+        for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
+          // Into a Partial only toward the states the analysis may carry
+          // (the init's or the yield's: an R init moved once to the P(sum)
+          // the body accumulates); pricing every state's would cost planner
+          // searches by the thousand on 3-D meshes.
+          Value init = resolve(loop.getInitArgs()[i]),
+                next = resolve(yield.getOperand(i));
+          std::vector<Placements> analysed = statesOf(init);
+          for (Placements &ps : statesOf(next))
+            analysed.push_back(std::move(ps));
+          moveToState(arg, init, multiplicity(loop->getBlock()), &analysed);
+          moveToState(arg, next, multiplicity(loop.getBody()), &analysed);
+        }
+      } else if (auto branch = llvm::dyn_cast<scf::IfOp>(op)) {
+        for (OpResult res : branch->getResults())
+          for (Block *block : {branch.thenBlock(), branch.elseBlock()})
+            moveToState(res,
+                        resolve(llvm::cast<scf::YieldOp>(block->getTerminator())
+                                    .getOperand(res.getResultNumber())),
+                        multiplicity(block), nullptr);
       }
     }
     if (autoArgs)
@@ -1956,15 +2034,17 @@ struct DTensorPropagatePass
                               .count();
     if (!solution)
       return note("failed: " + error);
-    size_t strategies = 0, carried = 0;
+    size_t strategies = 0, carried = 0, joined = 0;
     for (const WholeNode &n : nodes) {
       strategies += n.options.size();
-      carried += n.carry;
+      carried += n.carry && llvm::isa<BlockArgument>(n.arg);
+      joined += n.carry && !llvm::isa<BlockArgument>(n.arg);
     }
     std::string summary;
     llvm::raw_string_ostream(summary)
-        << "(" << nodes.size() - carried << " ops, "
+        << "(" << nodes.size() - carried - joined << " ops, "
         << (carried ? std::to_string(carried) + " carried values, " : "")
+        << (joined ? std::to_string(joined) + " branch results, " : "")
         << strategies << " strategies, "
         << (solution->optimal ? std::string("proven optimal")
             : std::isfinite(solution->lowerBound)

@@ -99,3 +99,26 @@ func.func @in_loop(%m: !dtensor.device_mesh<@mesh>, %a: tensor<8x8xf32>) -> tens
   }
   return %r : tensor<8x8xf32>
 }
+
+// A function with a branch: both branches' ops and the branch's result are
+// in the model (each branch counted as if it ran). The result is plain, so
+// the arguments stay whole and nothing moves (the nodes: two arguments,
+// the add and the branch's result).
+// TIGHT: dtensor-propagate: @in_branch: auto-sharding (4 nodes, {{.*}}
+// TIGHT-NEXT: argument 1: #dtensor.spec<@mesh, [R]>, 256 bytes/rank
+// TIGHT-NEXT: argument 2: #dtensor.spec<@mesh, [R]>, 4 bytes/rank
+// RAN: verified @in_branch: 1 output(s) of the compiled program match the original on 4 rank(s)
+// RAN-NEXT: communication: 0 collectives, 0 bytes/rank
+func.func @in_branch(%m: !dtensor.device_mesh<@mesh>, %a: tensor<8x8xf32>, %flagin: tensor<1xf32>) -> tensor<8x8xf32> {
+  %i0 = arith.constant 0 : index
+  %zero = arith.constant 0.0 : f32
+  %fv = tensor.extract %flagin[%i0] : tensor<1xf32>
+  %flag = arith.cmpf ogt, %fv, %zero : f32
+  %r = scf.if %flag -> (tensor<8x8xf32>) {
+    %s = linalg.add ins(%a, %a : tensor<8x8xf32>, tensor<8x8xf32>) outs(%a : tensor<8x8xf32>) -> tensor<8x8xf32>
+    scf.yield %s : tensor<8x8xf32>
+  } else {
+    scf.yield %a : tensor<8x8xf32>
+  }
+  return %r : tensor<8x8xf32>
+}

@@ -5,7 +5,8 @@
 // RUN: dtensor-run %s --entry gather_both --verify --pipeline "dtensor-compile{whole-function-ops=0}" --report | FileCheck %s --check-prefix=PLAN
 
 // Whole-function optimization (issue 14): a straight-line function is also
-// solved as one integer program over every op's strategies (COIN-OR CBC),
+// solved as one integer program over every op's strategies (elimination,
+// branch and bound, COIN-OR CBC; branches: dtensor-propagate-whole-branch.mlir),
 // and the solution is kept when its analysis costs less than the plan of
 // lookahead and local search.
 
@@ -174,7 +175,7 @@ func.func @megatron(%m: !dtensor.device_mesh<@mesh>,
 // RAN-NEXT: communication: 1 collective, 512 bytes/rank
 //
 // What the model does not cover leaves the function to the plan, and
-// explain says why: branches, loops of unknown trip count, hints, calls of
+// explain says why: scf.while, loops of unknown trip count, hints, calls of
 // public or external functions or of callees also called from elsewhere,
 // tables read in op bodies.
 // EXPLAIN: dtensor-propagate: @hinted: whole-function optimization skipped: it has hints

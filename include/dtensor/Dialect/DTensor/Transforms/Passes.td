@@ -118,8 +118,9 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     to gather). That plan is kept only if the function's total cost drops.
 
     Whole-function optimization (`whole-function-ops`): a function of one
-    block (no branches or hints; `scf.for` loops of constant trip count and
-    the private functions only it calls are taken in) with at most that
+    block (no `scf.while` or hints; `scf.for` loops of constant trip count,
+    `scf.if` branches and the private functions only it calls are taken in)
+    with at most that
     many ops to decide is then solved as one integer program (COIN-OR CBC,
     `whole-function-seconds` per function): each op picks a strategy, each
     distinct move of a value is paid once at the planner's price, bytes are
@@ -177,8 +178,9 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     Option<"wholeFunctionOps", "whole-function-ops", "int64_t",
            /*default=*/"200",
            "Whole-function optimization: a function of one block (no "
-           "branches or hints; scf.for loops of constant trip count and the "
-           "private functions only it calls taken in) with at most this "
+           "scf.while or hints; scf.for loops of constant trip count, scf.if "
+           "branches and the private functions only it calls taken in) with "
+           "at most this "
            "many ops to decide is also solved exactly over every op's "
            "strategies (variable elimination, then branch and bound, then "
            "COIN-OR CBC), moving no more bytes than the plan found "
