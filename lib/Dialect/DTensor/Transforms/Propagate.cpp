@@ -302,6 +302,9 @@ struct DTensorPropagatePass
   llvm::DenseMap<Value, int64_t> strength;
   /// Functions analysed (or being analysed, for recursion).
   llvm::DenseSet<Operation *> done, active;
+  /// Calls of a function made inside its own analysis (recursion, with
+  /// plain operands), per callee.
+  llvm::DenseMap<Operation *, llvm::SetVector<Operation *>> recursiveCalls;
   /// Plans already priced in this run (time, bytes per rank): programs
   /// repeat their shapes.
   std::unordered_map<MoveKey, std::pair<double, double>, MoveKeyHash> prices;
@@ -539,6 +542,7 @@ struct DTensorPropagatePass
     strength.clear();
     done.clear();
     active.clear();
+    recursiveCalls.clear();
     demands.clear();
     returnDemands.clear();
     calleeLookahead = false;
@@ -2544,6 +2548,7 @@ struct DTensorPropagatePass
                               "dtensor-propagate does not support";
         failedAny = true;
       }
+      recursiveCalls[callee].insert(call);
       return;
     }
     if (!done.contains(callee)) {
@@ -2558,6 +2563,26 @@ struct DTensorPropagatePass
       visitFunction(callee);
       --callDepth;
       returnDemands.erase(callee);
+      // A recursive call inside has no result specs (its callee's were not
+      // known yet); it cannot take results the callee returns distributed.
+      if (auto it = recursiveCalls.find(callee); it != recursiveCalls.end()) {
+        auto ret =
+            llvm::cast<func::ReturnOp>(callee.getBody().front().getTerminator());
+        for (auto [v, type] :
+             llvm::zip(ret.getOperands(), callee.getResultTypes())) {
+          if (getSpec(type) || !specOf(v))
+            continue;
+          for (Operation *inner : it->second)
+            inner->emitOpError()
+                << "calls " << call.getCalleeAttr()
+                << " recursively, which returns a distributed value ("
+                << specOf(v)
+                << "); dtensor-propagate does not support recursion through "
+                   "distributed values";
+          failedAny = true;
+          break;
+        }
+      }
     }
     // Every call of a private callee pays its redistributions (the callee
     // is analysed at its first call, with that call's specs).

@@ -22,3 +22,45 @@ func.func @two_meshes(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4x4xf32, #dten
   return %r : tensor<4x4xf32>
 }
 
+
+// -----
+
+dtensor.mesh @mesh shape = [4]
+
+// Recursion with a distributed operand: the callee's argument would need
+// the spec it is being analysed with.
+func.func private @rec_operand(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %t = linalg.negf ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  // expected-error@+1 {{'func.call' op calls @rec_operand recursively with distributed operands, which dtensor-propagate does not support}}
+  %r = func.call @rec_operand(%m, %t) : (!dtensor.device_mesh<@mesh>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+func.func @calls_rec_operand(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x16xf32, #dtensor.spec<@mesh, [S(1)]>>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %t = linalg.negf ins(%x : tensor<8x16xf32, #dtensor.spec<@mesh, [S(1)]>>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %r = func.call @rec_operand(%m, %t) : (!dtensor.device_mesh<@mesh>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [4]
+
+// Recursion with plain operands whose callee returns a distributed value:
+// the recursive call's results would keep the plain type (this used to
+// leave a call whose result type did not match its callee's).
+func.func private @rec_result(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x16xf32>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %t = linalg.negf ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %z = tensor.empty() : tensor<8x16xf32>
+  // expected-error@+1 {{'func.call' op calls @rec_result recursively, which returns a distributed value (#dtensor.spec<@mesh, [S(1)]>); dtensor-propagate does not support recursion through distributed values}}
+  %r = func.call @rec_result(%m, %z) : (!dtensor.device_mesh<@mesh>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %t : tensor<8x16xf32>
+}
+func.func @calls_rec_result(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x16xf32, #dtensor.spec<@mesh, [S(1)]>>) -> tensor<8x16xf32> {
+  %e = tensor.empty() : tensor<8x16xf32>
+  %t = linalg.negf ins(%x : tensor<8x16xf32, #dtensor.spec<@mesh, [S(1)]>>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %r = func.call @rec_result(%m, %t) : (!dtensor.device_mesh<@mesh>, tensor<8x16xf32>) -> tensor<8x16xf32>
+  return %r : tensor<8x16xf32>
+}
