@@ -1156,9 +1156,10 @@ struct DTensorPropagatePass
   /// The price and bytes per rank of a move, as the integer program sees
   /// it: a move into a Partial the value does not already hold is illegal
   /// (propagation asks for a Partial operand only where it is one), except
-  /// with `intoPartial`: a value moved to the state a loop carries or a
-  /// branch yields, which the analysis makes as the planner prices it (a
-  /// replicated yield made a P(sum) locally).
+  /// with `intoPartial`: a value moved to a fixed spec (an annotation, a
+  /// distribute_tensor, the function's result) or to the state a loop
+  /// carries or a branch yields, which the analysis makes as the planner
+  /// prices it (a replicated yield made a P(sum) locally).
   std::pair<double, double> movePrice(const ResolvedMeshView &view,
                                       RankedTensorType type,
                                       const Placements &from,
@@ -1661,7 +1662,8 @@ struct DTensorPropagatePass
         for (const WholeOption &opt : n.options) {
           double time = 0, bytes = 0;
           for (const auto &[want, count] : outside) {
-            auto [t, b] = movePrice(n.view, type, opt.placed[0], want);
+            auto [t, b] = movePrice(n.view, type, opt.placed[0], want,
+                                    /*intoPartial=*/true);
             time += count * t;
             bytes += count * b;
           }
@@ -1697,7 +1699,9 @@ struct DTensorPropagatePass
         for (const WholeOption &opt : n.options) {
           double time = 0;
           for (auto [want, count] : llvm::zip(outside, times))
-            time += count * movePrice(n.view, type, opt.placed[0], want).first;
+            time += count * movePrice(n.view, type, opt.placed[0], want,
+                                      /*intoPartial=*/true)
+                                .first;
           pn.cost.push_back(time);
           pn.bytes.push_back(shardBytes(type, opt.placed[0], n.view));
         }
@@ -1710,8 +1714,9 @@ struct DTensorPropagatePass
         double time = 0, bytes = 0;
         auto add = [&](Value res, const Placements &from, const Placements &to,
                        double count) {
-          auto [t, b] = movePrice(n.view, llvm::cast<RankedTensorType>(res.getType()),
-                                  from, to);
+          auto [t, b] =
+              movePrice(n.view, llvm::cast<RankedTensorType>(res.getType()),
+                        from, to, /*intoPartial=*/true);
           time += count * t;
           bytes += count * b;
         };
