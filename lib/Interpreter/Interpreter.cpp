@@ -966,6 +966,11 @@ void registerFuncKernels(llvm::StringMap<Interpreter::Kernel> &k) {
     if (!callee || callee.isExternal())
       return op->emitOpError() << "calls " << call.getCalleeAttr()
                                << ", which has no body to interpret";
+    if (I.isRunning(callee))
+      return op->emitOpError()
+             << "calls " << call.getCalleeAttr()
+             << " recursively, which the interpreter does not run (a "
+                "function's values live in one environment)";
     std::vector<MValue> args, results;
     for (Value v : call.getOperands())
       args.push_back(I.lookup(v));
@@ -1039,7 +1044,10 @@ LogicalResult Interpreter::run(func::FuncOp entry, std::vector<MValue> args,
 LogicalResult Interpreter::callFunction(func::FuncOp fn,
                                         std::vector<MValue> args,
                                         std::vector<MValue> &results) {
-  return runRegion(fn.getBody(), std::move(args), results);
+  running.insert(fn);
+  LogicalResult ok = runRegion(fn.getBody(), std::move(args), results);
+  running.erase(fn);
+  return ok;
 }
 
 LogicalResult Interpreter::runRegion(Region &region, std::vector<MValue> args,

@@ -23,6 +23,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <functional>
@@ -253,6 +254,8 @@ public:
                           std::vector<MValue> &results);
   ModuleOp getModule() { return module; }
   SymbolTableCollection &symbols() { return symbolTable; }
+  /// Whether `fn` is being run (a call of it now would recurse).
+  bool isRunning(func::FuncOp fn) const { return running.contains(fn); }
 
 private:
   LogicalResult runBlock(Block &block, std::vector<MValue> &results);
@@ -283,6 +286,9 @@ private:
   bool tracing = false;
   std::function<void(Operation *)> observer;
   std::vector<TraceEvent> events;
+  /// The functions on the call stack: values live in one environment, so
+  /// a function cannot run inside itself.
+  llvm::SmallPtrSet<Operation *, 8> running;
 };
 
 /// How many threads run the ranks of an op at once (1: one after another);

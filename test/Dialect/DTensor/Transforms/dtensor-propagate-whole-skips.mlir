@@ -1,5 +1,6 @@
 // RUN: dtensor-opt %s --dtensor-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s
 // RUN: dtensor-run %s --entry deep --verify --pipeline dtensor-compile | FileCheck %s --check-prefix=RAN
+// RUN: not dtensor-run %s --entry recursive 2>&1 | FileCheck %s --check-prefix=REFUSED
 
 // Whole-function optimization (issue 14) over calls: what it leaves to the
 // plan, with the reason in explain.
@@ -10,6 +11,10 @@ dtensor.mesh @mesh shape = [4]
 // value: recursion through distributed values is an error,
 // dtensor-propagate-invalid.mlir) leaves the function to the plan.
 // CHECK: dtensor-propagate: @recursive: whole-function optimization skipped: @rec is recursive
+// The interpreter does not run a function inside itself (its values live in
+// one environment): an error at the call, where it used to recurse until the
+// stack overflowed (a fuzz smoke run found it).
+// REFUSED: error: 'func.call' op calls @rec recursively, which the interpreter does not run
 func.func private @rec(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x16xf32>) -> tensor<8x16xf32> {
   %e = tensor.empty() : tensor<8x16xf32>
   %t = linalg.negf ins(%x : tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
