@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 
 using namespace mlir::dtensor;
@@ -50,6 +51,55 @@ std::vector<int> bruteForce(const AssignmentProblem &p) {
     }
   });
   return best;
+}
+
+/// A random problem over `nodes` nodes in a chain: each node has
+/// `minOptions` plus up to `optionSpan - 1` options priced by `nodeCost()` and
+/// `nodeBytes()`; demand k (k = 0 .. nodes - 2) is produced by
+/// `producerOf(k)` (-1: a fixed state), with 1 to 3 targets priced by
+/// `moveCost()` and `moveBytes()`, and read by node k + 1 and, each with
+/// even odds, the nodes after it up to `reach` past k.
+template <typename Draw, typename Producer>
+AssignmentProblem randomChain(std::mt19937 &rng, int nodes, int minOptions,
+                              int optionSpan, Draw nodeCost, Draw nodeBytes,
+                              Producer producerOf, Draw moveCost,
+                              Draw moveBytes, int reach) {
+  AssignmentProblem p;
+  for (int n = 0; n < nodes; ++n) {
+    std::vector<double> cost;
+    int options = minOptions + int(rng() % optionSpan);
+    for (int o = 0; o < options; ++o)
+      cost.push_back(nodeCost());
+    AssignmentProblem::Node nd = node(cost);
+    for (double &b : nd.bytes)
+      b = nodeBytes();
+    p.nodes.push_back(nd);
+  }
+  for (int k = 0; k + 1 < nodes; ++k) {
+    AssignmentProblem::Demand d;
+    d.producer = producerOf(k);
+    int targets = 1 + int(rng() % 3);
+    size_t rows = d.producer < 0 ? 1 : p.nodes[d.producer].cost.size();
+    for (size_t a = 0; a < rows; ++a) {
+      std::vector<double> c, b;
+      for (int t = 0; t < targets; ++t) {
+        c.push_back(moveCost());
+        b.push_back(moveBytes());
+      }
+      d.cost.push_back(c);
+      d.bytes.push_back(b);
+    }
+    for (int c = k + 1; c < nodes && c <= k + reach; ++c) {
+      if (c != k + 1 && rng() % 2)
+        continue;
+      std::vector<int> need;
+      for (size_t o = 0; o < p.nodes[c].cost.size(); ++o)
+        need.push_back(int(rng() % (targets + 1)) - 1);
+      d.consumers.push_back({c, need});
+    }
+    p.demands.push_back(d);
+  }
+  return p;
 }
 
 // The case a one-op-at-a-time choice loses: the first node's cheapest option
@@ -176,41 +226,13 @@ TEST(Assignment, BoundedRandomProblemsAreSolvedByElimination) {
   std::mt19937 rng(11);
   int solved = 0;
   for (int trial = 0; trial < 40; ++trial) {
-    AssignmentProblem p;
+    auto below = [&](unsigned mod) -> std::function<double()> {
+      return [&rng, mod]() { return double(rng() % mod); };
+    };
     int nodes = 6 + int(rng() % 5);
-    for (int n = 0; n < nodes; ++n) {
-      std::vector<double> cost;
-      int options = 2 + int(rng() % 3);
-      for (int o = 0; o < options; ++o)
-        cost.push_back(double(rng() % 9));
-      AssignmentProblem::Node nd = node(cost);
-      for (double &b : nd.bytes)
-        b = double(rng() % 16);
-      p.nodes.push_back(nd);
-    }
-    for (int n = 0; n + 1 < nodes; ++n) {
-      AssignmentProblem::Demand d;
-      d.producer = n;
-      int targets = 1 + int(rng() % 3);
-      for (size_t a = 0; a < p.nodes[n].cost.size(); ++a) {
-        std::vector<double> c, b;
-        for (int t = 0; t < targets; ++t) {
-          c.push_back(double(rng() % 12));
-          b.push_back(double(rng() % 32));
-        }
-        d.cost.push_back(c);
-        d.bytes.push_back(b);
-      }
-      for (int c = n + 1; c < nodes && c <= n + 3; ++c) {
-        if (c != n + 1 && rng() % 2)
-          continue;
-        std::vector<int> need;
-        for (size_t o = 0; o < p.nodes[c].cost.size(); ++o)
-          need.push_back(int(rng() % (targets + 1)) - 1);
-        d.consumers.push_back({c, need});
-      }
-      p.demands.push_back(d);
-    }
+    AssignmentProblem p =
+        randomChain(rng, nodes, 2, 3, below(9), below(16),
+                    [](int k) { return k; }, below(12), below(32), 3);
     // The bound: the bytes of the lightest plan plus a little, so the
     // fastest plan breaks it.
     std::vector<int> lightest;
@@ -272,42 +294,19 @@ TEST(Assignment, MalformedProblemsAreErrors) {
 TEST(Assignment, RandomProblemsMatchBruteForce) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 60; ++trial) {
-    AssignmentProblem p;
     int nodes = 2 + int(rng() % 5);
-    for (int n = 0; n < nodes; ++n) {
-      std::vector<double> cost;
-      int options = 1 + int(rng() % 3);
-      for (int o = 0; o < options; ++o)
-        cost.push_back(rng() % 7 == 0 ? kInf : double(rng() % 5));
-      AssignmentProblem::Node nd = node(cost);
-      for (double &b : nd.bytes)
-        b = double(rng() % 4);
-      p.nodes.push_back(nd);
-    }
-    for (int n = 1; n < nodes; ++n) {
-      AssignmentProblem::Demand d;
-      d.producer = rng() % 4 == 0 ? -1 : int(rng() % n);
-      int targets = 1 + int(rng() % 3);
-      size_t rows = d.producer < 0 ? 1 : p.nodes[d.producer].cost.size();
-      for (size_t a = 0; a < rows; ++a) {
-        std::vector<double> c, b;
-        for (int t = 0; t < targets; ++t) {
-          c.push_back(rng() % 9 == 0 ? kInf : double(rng() % 6));
-          b.push_back(double(rng() % 8));
-        }
-        d.cost.push_back(c);
-        d.bytes.push_back(b);
-      }
-      for (int c = n; c < nodes; ++c) {
-        if (c != n && rng() % 2)
-          continue;
-        std::vector<int> need;
-        for (size_t o = 0; o < p.nodes[c].cost.size(); ++o)
-          need.push_back(int(rng() % (targets + 1)) - 1);
-        d.consumers.push_back({c, need});
-      }
-      p.demands.push_back(d);
-    }
+    std::function<double()> nodeCost = [&]() {
+      return rng() % 7 == 0 ? kInf : double(rng() % 5);
+    };
+    std::function<double()> nodeBytes = [&]() { return double(rng() % 4); };
+    std::function<double()> moveCost = [&]() {
+      return rng() % 9 == 0 ? kInf : double(rng() % 6);
+    };
+    std::function<double()> moveBytes = [&]() { return double(rng() % 8); };
+    AssignmentProblem p = randomChain(
+        rng, nodes, 1, 3, nodeCost, nodeBytes,
+        [&](int k) { return rng() % 4 == 0 ? -1 : int(rng() % (k + 1)); },
+        moveCost, moveBytes, nodes);
     if (trial % 2)
       p.bytesLimit = double(rng() % 20);
     std::vector<int> best = bruteForce(p);
