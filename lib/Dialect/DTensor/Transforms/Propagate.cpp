@@ -1070,6 +1070,119 @@ struct DTensorPropagatePass
     bool carry = false;
   };
 
+  /// Hints in the whole-function model. A hint is not a cost: propagation
+  /// meets hints before it weighs cost, and values computed from a hinted
+  /// value carry its priority into later choices (strengthOf). So the
+  /// solution keeps what the hints decided in the plan, and optimizes the
+  /// rest: a hinted value the plan produced in one of its hints' specs is
+  /// produced in that spec (an auto-sharded argument takes its strongest
+  /// hint's spec where it can); a value held by a hint's priority keeps the
+  /// plan's spec, and every op the plan did not move it for reads it in
+  /// that spec. Drops the other options of the nodes that decide them;
+  /// false, with `why`, when a node would be left with none.
+  template <typename Resolve, typename ProducerOf>
+  bool keepHintDecisions(std::vector<WholeNode> &nodes,
+                         ArrayRef<HintOp> hints, Resolve &resolve,
+                         ProducerOf &producerOf, bool autoArgs,
+                         std::string &why) {
+    auto normalized = [](SpecAttr s, Type t) {
+      return dropDefaultOrders(s.getNormalizedPlacements(
+          llvm::cast<RankedTensorType>(t).getRank()));
+    };
+    // The option column of a node's `r`th result.
+    auto column = [](const WholeNode &n, int64_t r) -> size_t {
+      return n.op ? n.rule.numOperands() + r : 0;
+    };
+    auto keepOnly = [&](WholeNode &n, size_t col, const Placements &want,
+                        Operation *at) {
+      llvm::erase_if(n.options, [&](const WholeOption &o) {
+        return dropDefaultOrders(o.placed[col]) != want;
+      });
+      if (!n.options.empty())
+        return true;
+      why = ("skipped: no strategy keeps what a hint decided at " +
+             at->getName().getStringRef())
+                .str();
+      return false;
+    };
+    // Hinted values, by the value inside the model, with their hints.
+    llvm::MapVector<Value, SmallVector<HintOp, 1>> hinted;
+    for (HintOp h : hints)
+      hinted[resolve(h.getSource())].push_back(h);
+    for (auto &[v, on] : hinted) {
+      int64_t r = 0;
+      int p = producerOf(v, r);
+      if (p < 0)
+        continue; // fixed or plain: nothing to decide
+      WholeNode &n = nodes[p];
+      Type type = v.getType();
+      std::optional<Placements> want;
+      if (!n.op && !n.carry) {
+        // An auto-sharded argument: its strongest hint, where it can be.
+        HintOp best = *llvm::min_element(on, [](HintOp a, HintOp b) {
+          return a.getPriority() < b.getPriority();
+        });
+        Placements p = normalized(getSpec(best.getType()), type);
+        if (llvm::any_of(n.options, [&](const WholeOption &o) {
+              return dropDefaultOrders(o.placed[0]) == p;
+            }))
+          want = std::move(p);
+      } else if (SpecAttr planned = specOf(v)) {
+        Placements have = normalized(planned, type);
+        if (llvm::any_of(on, [&](HintOp h) {
+              return normalized(getSpec(h.getType()), type) == have;
+            }))
+          want = std::move(have);
+      }
+      if (want && !keepOnly(n, column(n, r), *want, on.front()))
+        return false;
+    }
+    if (autoArgs)
+      return true; // the plan it starts from has every argument replicated
+    // Values held by a hint's priority.
+    for (WholeNode &n : nodes) {
+      if (n.carry) {
+        SpecAttr planned = specOf(n.arg);
+        Operation *at = llvm::isa<BlockArgument>(n.arg)
+                            ? n.arg.getParentRegion()->getParentOp()
+                            : n.arg.getDefiningOp();
+        if (planned && (strengthOf(n.arg) != kNoPriority ||
+                        strengthOf(carriedResult(n)) != kNoPriority) &&
+            !keepOnly(n, 0, normalized(planned, n.arg.getType()), at))
+          return false;
+        continue;
+      }
+      if (!n.op)
+        continue;
+      for (OpResult res : n.op->getResults()) {
+        SpecAttr planned = specOf(res);
+        if (!planned || getSpec(res.getType()) ||
+            strengthOf(res) == kNoPriority)
+          continue;
+        if (!keepOnly(n, column(n, res.getResultNumber()),
+                      normalized(planned, res.getType()), n.op))
+          return false;
+      }
+      auto operandSpecs = n.op->getAttrOfType<ArrayAttr>(kOperandSpecsAttr);
+      for (size_t o = 0; o < n.rule.numOperands() && operandSpecs; ++o) {
+        unsigned num = n.rule.operands[o];
+        Value v = n.op->getOperand(num);
+        SpecAttr have = specOf(v);
+        auto read = num < operandSpecs.size()
+                        ? llvm::dyn_cast<SpecAttr>(operandSpecs[num])
+                        : SpecAttr();
+        if (!have || !read || strengthOf(v) == kNoPriority)
+          continue;
+        Placements state = normalized(have, v.getType());
+        if (normalized(read, v.getType()) != state)
+          continue; // the plan moved it here: free
+        if (!keepOnly(n, o, state, n.op))
+          return false;
+      }
+    }
+    return true;
+  }
+
   /// A carried value's node (WholeNode::carry): the value outside its
   /// region (the loop's result; the branch's result itself).
   static Value carriedResult(const WholeNode &n) {
@@ -1236,13 +1349,17 @@ struct DTensorPropagatePass
     // and each value a loop carries or a branch yields is a node of its own
     // (below); the loop or branch stands in `order` for those nodes.
     int64_t toDecide = 0;
+    std::vector<HintOp> hints;
     std::string why;
     std::function<bool(Block &, int)> collect = [&](Block &block,
                                                     int depth) -> bool {
       for (Operation &op : block) {
-        if (llvm::isa<HintOp>(op)) {
-          why = "skipped: it has hints";
-          return false;
+        if (auto hint = llvm::dyn_cast<HintOp>(op)) {
+          // Its result's spec is fixed (in its type); moving the source to
+          // it is priced where the source is decided, and the solution
+          // keeps what the plan's hints decided (below).
+          hints.push_back(hint);
+          continue;
         }
         if (auto call = llvm::dyn_cast<func::CallOp>(op)) {
           func::FuncOp callee = inlinableCallee(call, depth, why);
@@ -1622,6 +1739,8 @@ struct DTensorPropagatePass
       if (n.options.empty())
         return;
     }
+    if (!keepHintDecisions(nodes, hints, resolve, producerOf, autoArgs, why))
+      return note(why);
 
     // The problem: node costs (results moved to annotations, returns and
     // distribute_tensors) and one demand per value the nodes read.
@@ -1635,6 +1754,8 @@ struct DTensorPropagatePass
       Operation *user = use.getOwner();
       if (auto dist = llvm::dyn_cast<DistributeTensorOp>(user))
         return getSpec(dist.getType()).getNormalizedPlacements(rank);
+      if (auto hint = llvm::dyn_cast<HintOp>(user))
+        return getSpec(hint.getType()).getNormalizedPlacements(rank);
       if (user == ret.getOperation()) {
         if (SpecAttr s = getSpec(fn.getResultTypes()[use.getOperandNumber()]))
           return s.getNormalizedPlacements(rank);
@@ -1687,10 +1808,14 @@ struct DTensorPropagatePass
           if (nodeOf.count(user))
             return; // a node: a demand prices it
           Placements want(n.view.shape.size(), Placement::replicate());
-          if (user == ret.getOperation())
+          if (user == ret.getOperation()) {
             if (SpecAttr s =
                     getSpec(fn.getResultTypes()[use.getOperandNumber()]))
               want = s.getNormalizedPlacements(type.getRank());
+          } else if (auto hint = llvm::dyn_cast<HintOp>(user)) {
+            want = getSpec(hint.getType()).getNormalizedPlacements(
+                type.getRank());
+          }
           if (!llvm::is_contained(outside, want)) {
             outside.push_back(want);
             times.push_back(multiplicity(user->getBlock()));

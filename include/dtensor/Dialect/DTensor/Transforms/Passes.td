@@ -118,8 +118,10 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     to gather). That plan is kept only if the function's total cost drops.
 
     Whole-function optimization (`whole-function-ops`): a function of one
-    block (no `scf.while` or hints; `scf.for` loops of constant trip count,
-    `scf.if` branches and the private functions only it calls are taken in)
+    block (no `scf.while`; `scf.for` loops of constant trip count, `scf.if`
+    branches and the private functions only it calls are taken in; the
+    hints' decisions in the plan are kept: a hint the plan meets is met,
+    and values computed from hinted values keep the plan's specs)
     with at most that
     many ops to decide is then solved as one integer program (COIN-OR CBC,
     `whole-function-seconds` per function): each op picks a strategy, each
@@ -178,8 +180,9 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     Option<"wholeFunctionOps", "whole-function-ops", "int64_t",
            /*default=*/"200",
            "Whole-function optimization: a function of one block (no "
-           "scf.while or hints; scf.for loops of constant trip count, scf.if "
-           "branches and the private functions only it calls taken in) with "
+           "scf.while; scf.for loops of constant trip count, scf.if "
+           "branches and the private functions only it calls taken in; what "
+           "hints decided in the plan kept) with "
            "at most this "
            "many ops to decide is also solved exactly over every op's "
            "strategies (variable elimination, then branch and bound, then "
