@@ -1187,8 +1187,8 @@ struct DTensorPropagatePass
   /// region (the loop's result; the branch's result itself).
   static Value carriedResult(const WholeNode &n) {
     auto arg = llvm::dyn_cast<BlockArgument>(n.arg);
-    if (!arg)
-      return n.arg;
+    if (!arg || llvm::isa<scf::WhileOp>(arg.getOwner()->getParentOp()))
+      return n.arg; // (an scf.while's results are what its condition forwards)
     auto loop = llvm::cast<scf::ForOp>(arg.getOwner()->getParentOp());
     return loop->getResult(arg.getArgNumber() - loop.getNumInductionVars());
   }
@@ -1199,6 +1199,12 @@ struct DTensorPropagatePass
   static SmallVector<std::pair<Value, Block *>, 2>
   carriedSources(const WholeNode &n) {
     if (auto arg = llvm::dyn_cast<BlockArgument>(n.arg)) {
+      if (auto loop =
+              llvm::dyn_cast<scf::WhileOp>(arg.getOwner()->getParentOp())) {
+        unsigned i = arg.getArgNumber();
+        return {{loop.getInits()[i], loop->getBlock()},
+                {loop.getYieldOp().getOperand(i), &loop.getAfter().front()}};
+      }
       auto loop = llvm::cast<scf::ForOp>(arg.getOwner()->getParentOp());
       unsigned i = arg.getArgNumber() - loop.getNumInductionVars();
       auto yield = llvm::cast<scf::YieldOp>(loop.getBody()->getTerminator());
@@ -1294,6 +1300,9 @@ struct DTensorPropagatePass
   /// default, 50 TFLOP/s).
   static constexpr double kFlopsPerUs = 5.0e7;
   static constexpr double kComputeWeight = 1e-3;
+  /// How many times the whole-function model counts a loop whose trip
+  /// count is not a constant (see multiplicity in optimizeWholeFunction).
+  static constexpr int64_t kUnknownTrips = 1000;
 
   /// Solves `fn` (already planned: its ops carry the plan's specs) as one
   /// integer program when it is a straight block the model covers, and
@@ -1392,12 +1401,25 @@ struct DTensorPropagatePass
           continue;
         }
         if (auto loop = llvm::dyn_cast<scf::ForOp>(op)) {
-          if (!constantTrips(loop)) {
-            why = "skipped: a loop's trip count is not a constant";
-            return false;
-          }
+          // (A trip count that is not a constant: see multiplicity.)
           order.push_back(loop); // its carried values' nodes go here
           if (!collect(*loop.getBody(), depth))
+            return false;
+          continue;
+        }
+        if (auto loop = llvm::dyn_cast<scf::WhileOp>(op)) {
+          // Its before region's arguments are carried (nodes, as an
+          // scf.for's); what the condition forwards is the after region's
+          // arguments and the loop's results as they are (the analysis
+          // gives them the forwarded values' specs). Both regions count
+          // kUnknownTrips times per run of the loop (see multiplicity).
+          order.push_back(loop);
+          for (auto [i, v] : llvm::enumerate(loop.getConditionOp().getArgs())) {
+            alias[loop.getAfterArguments()[i]] = v;
+            alias[loop->getResult(i)] = v;
+          }
+          if (!collect(loop.getBefore().front(), depth) ||
+              !collect(loop.getAfter().front(), depth))
             return false;
           continue;
         }
@@ -1440,9 +1462,19 @@ struct DTensorPropagatePass
       if (!fresh)
         return it->second;
       Operation *parent = b->getParentOp();
+      // A loop whose trip count is not a constant (an scf.while, an
+      // scf.for of computed bounds) counts kUnknownTrips times: what the
+      // model saves per iteration comes first. (The analysis counts such a
+      // loop once, and the solution is kept only if the analysis finds it
+      // cheaper too: so it is no worse than the plan for any trip count
+      // from 1 to kUnknownTrips, the costs being linear in it.)
       if (auto loop = llvm::dyn_cast<scf::ForOp>(parent))
-        return multiplicities[b] = double(constantTrips(loop).value_or(1)) *
-                                   multiplicity(loop->getBlock());
+        return multiplicities[b] =
+                   double(constantTrips(loop).value_or(kUnknownTrips)) *
+                   multiplicity(loop->getBlock());
+      if (auto loop = llvm::dyn_cast<scf::WhileOp>(parent))
+        return multiplicities[b] =
+                   double(kUnknownTrips) * multiplicity(loop->getBlock());
       if (auto callee = inlinedIndex.find(parent); callee != inlinedIndex.end()) {
         double m = 0;
         for (func::CallOp call : inlined[callee->second].calls)
@@ -1466,11 +1498,21 @@ struct DTensorPropagatePass
         forEachUse = [&](Value v, llvm::function_ref<void(OpOperand &)> f) {
           for (OpOperand &use : v.getUses()) {
             Operation *user = use.getOwner();
-            if (llvm::isa<scf::YieldOp>(user) ||
+            if (llvm::isa<scf::YieldOp, scf::WhileOp>(user) ||
                 (llvm::isa<scf::ForOp>(user) &&
                  use.getOperandNumber() >=
                      llvm::cast<scf::ForOp>(user).getNumControlOperands()))
               continue; // moved to the carried state (priced apart)
+            if (auto cond = llvm::dyn_cast<scf::ConditionOp>(user)) {
+              // Forwarded as it is: used where what it becomes is.
+              unsigned i = use.getOperandNumber();
+              if (i == 0)
+                continue; // the condition
+              auto loop = llvm::cast<scf::WhileOp>(cond->getParentOp());
+              forEachUse(loop.getAfterArguments()[i - 1], f);
+              forEachUse(loop->getResult(i - 1), f);
+              continue;
+            }
             auto it = inlinedIndex.find(user);
             if (it == inlinedIndex.end()) {
               f(use);
@@ -1513,13 +1555,16 @@ struct DTensorPropagatePass
       }
     for (Operation *opPtr : order) {
       Operation &op = *opPtr;
-      if (llvm::isa<scf::ForOp, scf::IfOp>(op)) {
+      if (llvm::isa<scf::ForOp, scf::IfOp, scf::WhileOp>(op)) {
         // A node per distributed value a loop carries or a branch yields
-        // without a spec of its own: the loop's region argument and result,
-        // or the branch's result, are in its state.
+        // without a spec of its own: the loop's region argument and result
+        // (an scf.while's before region's argument), or the branch's
+        // result, are in its state.
         SmallVector<Value> held;
         if (auto loop = llvm::dyn_cast<scf::ForOp>(op))
           llvm::append_range(held, loop.getRegionIterArgs());
+        else if (auto loop = llvm::dyn_cast<scf::WhileOp>(op))
+          llvm::append_range(held, loop.getBeforeArguments());
         else
           llvm::append_range(held, op.getResults());
         for (Value v : held) {
@@ -2057,6 +2102,17 @@ struct DTensorPropagatePass
             analysed.push_back(std::move(ps));
           moveToState(arg, init, multiplicity(loop->getBlock()), &analysed);
           moveToState(arg, next, multiplicity(loop.getBody()), &analysed);
+        }
+      } else if (auto loop = llvm::dyn_cast<scf::WhileOp>(op)) {
+        for (auto [i, arg] : llvm::enumerate(loop.getBeforeArguments())) {
+          Value init = resolve(loop.getInits()[i]),
+                next = resolve(loop.getYieldOp().getOperand(i));
+          std::vector<Placements> analysed = statesOf(init);
+          for (Placements &ps : statesOf(next))
+            analysed.push_back(std::move(ps));
+          moveToState(arg, init, multiplicity(loop->getBlock()), &analysed);
+          moveToState(arg, next, multiplicity(&loop.getAfter().front()),
+                      &analysed);
         }
       } else if (auto branch = llvm::dyn_cast<scf::IfOp>(op)) {
         for (OpResult res : branch->getResults())

@@ -39,16 +39,20 @@ func.func @caller(%m: !dtensor.device_mesh<@mesh>, %a: tensor<8x8xf32>) -> tenso
 
 dtensor.mesh @mesh shape = [4]
 
-// The whole-function optimization does not cover scf.while loops yet.
-// expected-error@+1 {{auto-sharding needs the whole-function optimization to cover @in_while: skipped: it has an scf.while (regions the model does not cover)}}
-func.func @in_while(%m: !dtensor.device_mesh<@mesh>, %a: tensor<8x8xf32>, %flag: i1) -> tensor<8x8xf32> {
-  %r = scf.while (%x = %a) : (tensor<8x8xf32>) -> tensor<8x8xf32> {
-    scf.condition(%flag) %x : tensor<8x8xf32>
-  } do {
-  ^bb0(%y: tensor<8x8xf32>):
-    %s = linalg.add ins(%y, %y : tensor<8x8xf32>, tensor<8x8xf32>) outs(%y : tensor<8x8xf32>) -> tensor<8x8xf32>
-    scf.yield %s : tensor<8x8xf32>
-  }
+// The whole-function optimization does not cover a private function that
+// other functions call too (each caller would need its own copy).
+func.func private @scale(%m: !dtensor.device_mesh<@mesh>, %y: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %s = linalg.add ins(%y, %y : tensor<8x8xf32>, tensor<8x8xf32>) outs(%y : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
+}
+func.func @other(%m: !dtensor.device_mesh<@mesh>, %a: tensor<8x8xf32, #dtensor.spec<@mesh, [S(0)]>>) -> tensor<8x8xf32> {
+  %b = dtensor.full_tensor %a, %m : tensor<8x8xf32, #dtensor.spec<@mesh, [S(0)]>>, !dtensor.device_mesh<@mesh> -> tensor<8x8xf32>
+  %r = func.call @scale(%m, %b) : (!dtensor.device_mesh<@mesh>, tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+// expected-error@+1 {{auto-sharding needs the whole-function optimization to cover @in_shared: skipped: @scale is called or named outside this function}}
+func.func @in_shared(%m: !dtensor.device_mesh<@mesh>, %a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %r = func.call @scale(%m, %a) : (!dtensor.device_mesh<@mesh>, tensor<8x8xf32>) -> tensor<8x8xf32>
   return %r : tensor<8x8xf32>
 }
 

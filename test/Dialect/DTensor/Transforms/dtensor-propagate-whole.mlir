@@ -175,13 +175,16 @@ func.func @megatron(%m: !dtensor.device_mesh<@mesh>,
 // RAN-NEXT: communication: 1 collective, 512 bytes/rank
 //
 // What the model does not cover leaves the function to the plan, and
-// explain says why: scf.while, loops of unknown trip count, calls of
-// public or external functions or of callees also called from elsewhere,
-// tables read in op bodies. Hints are covered (the solution keeps what
-// they decided in the plan; dtensor-propagate-whole-hints.mlir): @hinted's
-// plan meets its hint, and nothing cheaper does.
+// explain says why: calls of public or external functions or of callees
+// also called from elsewhere, tables read in op bodies. Hints are covered
+// (the solution keeps what they decided in the plan;
+// dtensor-propagate-whole-hints.mlir): @hinted's plan meets its hint, and
+// nothing cheaper does. So are loops of unknown trip count (and scf.while,
+// dtensor-propagate-whole-while.mlir), counted 1000 times: @dynamic_trips
+// keeps its plan, which accumulates the Partial sums in the loop and
+// all-reduces once after it (modeled as one all_reduce whatever the trips).
 // EXPLAIN: dtensor-propagate: @hinted: whole-function optimization (2 ops, 2 strategies, proven optimal in {{[0-9.]+}} s): modeled 8.40{{[0-9]+}}e+00 us, 128 bytes/rank; the plan 8.40{{[0-9]+}}e+00 us, 128 bytes/rank: kept the plan
-// EXPLAIN: dtensor-propagate: @dynamic_trips: whole-function optimization skipped: a loop's trip count is not a constant
+// EXPLAIN: dtensor-propagate: @dynamic_trips: whole-function optimization (1 ops, 1 carried values, {{[0-9]+}} strategies, proven optimal in {{[0-9.]+}} s): modeled 1.02{{[0-9]+}}e+01 us, 512 bytes/rank; the plan 1.02{{[0-9]+}}e+01 us, 512 bytes/rank: kept the plan
 // RAN: verified @hinted: 1 output(s)
 // RAN: verified @dynamic_trips: 1 output(s)
 func.func @in_loop(%m: !dtensor.device_mesh<@mesh>,

@@ -118,10 +118,11 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     to gather). That plan is kept only if the function's total cost drops.
 
     Whole-function optimization (`whole-function-ops`): a function of one
-    block (no `scf.while`; `scf.for` loops of constant trip count, `scf.if`
-    branches and the private functions only it calls are taken in; the
-    hints' decisions in the plan are kept: a hint the plan meets is met,
-    and values computed from hinted values keep the plan's specs)
+    block (`scf.for` and `scf.while` loops, a loop of unknown trip count
+    counted 1000 times, `scf.if` branches and the private functions only it
+    calls are taken in; the hints' decisions in the plan are kept: a hint
+    the plan meets is met, and values computed from hinted values keep the
+    plan's specs)
     with at most that
     many ops to decide is then solved as one integer program (COIN-OR CBC,
     `whole-function-seconds` per function): each op picks a strategy, each
@@ -180,7 +181,8 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     Option<"wholeFunctionOps", "whole-function-ops", "int64_t",
            /*default=*/"200",
            "Whole-function optimization: a function of one block (no "
-           "scf.while; scf.for loops of constant trip count, scf.if "
+           "distributed table read in an op's body; scf.for and scf.while "
+           "loops, scf.if "
            "branches and the private functions only it calls taken in; what "
            "hints decided in the plan kept) with "
            "at most this "
