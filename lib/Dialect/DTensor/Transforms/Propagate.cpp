@@ -881,6 +881,9 @@ struct DTensorPropagatePass
       return total;
     };
     double total = plan(false);
+    // Whether the plan kept had callees look ahead (the whole-function
+    // optimization makes that plan again where it keeps it).
+    bool withCallees = false;
     // With callees that look ahead themselves, pricing their results' moves
     // to what this function does with them (a layer called twice reduces
     // its sum once instead of scattering it and having the caller gather
@@ -903,6 +906,8 @@ struct DTensorPropagatePass
       if (trialFailed || !(with < total - kEps)) {
         restart(start);
         plan(false);
+      } else {
+        withCallees = true;
       }
     }
     if (callDepth == 0)
@@ -919,7 +924,7 @@ struct DTensorPropagatePass
         if (wholeFunctionOps > 0)
           optimizeWholeFunction(fn, start, [&]() {
             restart(start);
-            plan(false);
+            plan(withCallees);
           }, &it->second);
         if (!autoChosen) {
           fn.emitError() << "auto-sharding needs the whole-function "
@@ -935,8 +940,10 @@ struct DTensorPropagatePass
     if (callDepth == 0 && !failedAny && wholeFunctionOps > 0)
       optimizeWholeFunction(fn, start, [&]() {
         restart(start);
-        plan(false);
+        plan(withCallees);
       });
+    if (callDepth == 0)
+      calleeLookahead = false;
     demands = std::move(outerDemands);
     decided = std::move(outerDecided);
     // A function's cost is its own. Its calls add it to their caller's
