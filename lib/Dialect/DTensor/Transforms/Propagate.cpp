@@ -1475,22 +1475,24 @@ struct DTensorPropagatePass
       // loop once, and the solution is kept only if the analysis finds it
       // cheaper too: so it is no worse than the plan for any trip count
       // from 1 to kUnknownTrips, the costs being linear in it.)
-      if (auto loop = llvm::dyn_cast<scf::ForOp>(parent))
-        return multiplicities[b] =
-                   double(constantTrips(loop).value_or(kUnknownTrips)) *
-                   multiplicity(loop->getBlock());
-      if (auto loop = llvm::dyn_cast<scf::WhileOp>(parent))
-        return multiplicities[b] =
-                   double(kUnknownTrips) * multiplicity(loop->getBlock());
-      if (auto callee = inlinedIndex.find(parent); callee != inlinedIndex.end()) {
-        double m = 0;
+      double m;
+      if (auto loop = llvm::dyn_cast<scf::ForOp>(parent)) {
+        m = double(constantTrips(loop).value_or(kUnknownTrips)) *
+            multiplicity(loop->getBlock());
+      } else if (auto loop = llvm::dyn_cast<scf::WhileOp>(parent)) {
+        m = double(kUnknownTrips) * multiplicity(loop->getBlock());
+      } else if (auto callee = inlinedIndex.find(parent);
+                 callee != inlinedIndex.end()) {
+        m = 0;
         for (func::CallOp call : inlined[callee->second].calls)
           m += multiplicity(call->getBlock());
-        return multiplicities[b] = m;
+      } else {
+        // Another op's region (a use in a linalg body): where that op runs.
+        m = parent->getBlock() ? multiplicity(parent->getBlock()) : 1;
       }
-      // Another op's region (a use in a linalg body): where that op runs.
-      return multiplicities[b] =
-                 parent->getBlock() ? multiplicity(parent->getBlock()) : 1;
+      // Deep nests of long loops stay finite (an infinite count times a
+      // free move would make a NaN cost).
+      return multiplicities[b] = std::min(m, 1e15);
     };
     // The value `v` is inside the model (through inlined calls).
     auto resolve = [&](Value v) {
