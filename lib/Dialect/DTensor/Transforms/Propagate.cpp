@@ -1367,6 +1367,20 @@ struct DTensorPropagatePass
     int64_t toDecide = 0;
     std::vector<HintOp> hints;
     std::string why;
+    // Callees whose calls stay calls in the model (`opaque`): public
+    // functions with a body, and private ones called from elsewhere too.
+    // They are decided apart (a public function on its own, a shared one
+    // at its first call), so a call's operands move to its callee's
+    // arguments' specs and its results have the specs the plan gave them.
+    llvm::DenseSet<Operation *> opaque;
+    auto opaqueCallee = [&](func::CallOp call) -> func::FuncOp {
+      auto callee = symbolTables->lookupNearestSymbolFrom<func::FuncOp>(
+          call, call.getCalleeAttr());
+      if (!callee || callee.isExternal() ||
+          (callee.isPrivate() && !opaque.contains(callee)))
+        return func::FuncOp();
+      return callee;
+    };
     std::function<bool(Block &, int)> collect = [&](Block &block,
                                                     int depth) -> bool {
       for (Operation &op : block) {
@@ -1378,6 +1392,8 @@ struct DTensorPropagatePass
           continue;
         }
         if (auto call = llvm::dyn_cast<func::CallOp>(op)) {
+          if (opaqueCallee(call))
+            continue; // priced at its operands' producers (outsideTarget)
           func::FuncOp callee = inlinableCallee(call, depth, why);
           if (!callee)
             return false;
@@ -1454,12 +1470,27 @@ struct DTensorPropagatePass
       }
       return true;
     };
-    if (!collect(body, 0))
-      return note(why);
-    for (Inlined &in : inlined)
-      if (symbolUseCount(in.callee) != int64_t(in.calls.size()))
-        return note("skipped: @" + in.callee.getSymName() +
-                    " is called or named outside this function");
+    // Collected again while private callees turn out to be called from
+    // elsewhere too (they become opaque).
+    for (int round = 0;; ++round) {
+      if (!collect(body, 0))
+        return note(why);
+      bool more = false;
+      for (Inlined &in : inlined)
+        if (symbolUseCount(in.callee) != int64_t(in.calls.size()))
+          more |= opaque.insert(in.callee).second;
+      if (!more)
+        break;
+      if (round == 8)
+        return note("skipped: private callees are shared too deeply");
+      order.clear();
+      alias.clear();
+      inlined.clear();
+      inlinedIndex.clear();
+      collecting.clear();
+      hints.clear();
+      toDecide = 0;
+    }
     // How many times a block runs per call of the function.
     llvm::DenseMap<Block *, double> multiplicities;
     std::function<double(Block *)> multiplicity = [&](Block *b) -> double {
@@ -1810,6 +1841,13 @@ struct DTensorPropagatePass
         return getSpec(dist.getType()).getNormalizedPlacements(rank);
       if (auto hint = llvm::dyn_cast<HintOp>(user))
         return getSpec(hint.getType()).getNormalizedPlacements(rank);
+      if (auto call = llvm::dyn_cast<func::CallOp>(user))
+        if (func::FuncOp callee = opaqueCallee(call)) {
+          // To the callee's argument's spec (gathered whole to a plain one).
+          if (SpecAttr s = specOf(callee.getArgument(use.getOperandNumber())))
+            return s.getNormalizedPlacements(rank);
+          return Placements(meshRank, Placement::replicate());
+        }
       if (user == ret.getOperation()) {
         if (SpecAttr s = getSpec(fn.getResultTypes()[use.getOperandNumber()]))
           return s.getNormalizedPlacements(rank);
@@ -1869,6 +1907,11 @@ struct DTensorPropagatePass
           } else if (auto hint = llvm::dyn_cast<HintOp>(user)) {
             want = getSpec(hint.getType()).getNormalizedPlacements(
                 type.getRank());
+          } else if (auto call = llvm::dyn_cast<func::CallOp>(user)) {
+            if (func::FuncOp callee = opaqueCallee(call))
+              if (SpecAttr s =
+                      specOf(callee.getArgument(use.getOperandNumber())))
+                want = s.getNormalizedPlacements(type.getRank());
           }
           if (!llvm::is_contained(outside, want)) {
             outside.push_back(want);

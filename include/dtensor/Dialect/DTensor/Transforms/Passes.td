@@ -120,9 +120,9 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     Whole-function optimization (`whole-function-ops`): a function of one
     block (`scf.for` and `scf.while` loops, a loop of unknown trip count
     counted 1000 times, `scf.if` branches and the private functions only it
-    calls are taken in; the hints' decisions in the plan are kept: a hint
-    the plan meets is met, and values computed from hinted values keep the
-    plan's specs)
+    calls are taken in, calls of other functions with a body stay calls;
+    the hints' decisions in the plan are kept: a hint the plan meets is
+    met, and values computed from hinted values keep the plan's specs)
     with at most that
     many ops to decide is then solved as one integer program (COIN-OR CBC,
     `whole-function-seconds` per function): each op picks a strategy, each
