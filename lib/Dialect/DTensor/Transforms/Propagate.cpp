@@ -1199,13 +1199,22 @@ struct DTensorPropagatePass
     auto loop = llvm::cast<scf::ForOp>(arg.getOwner()->getParentOp());
     return loop->getResult(arg.getArgNumber() - loop.getNumInductionVars());
   }
+  /// The values a loop carries (an scf.for's region arguments, an
+  /// scf.while's before region's) or a branch yields (its results).
+  static SmallVector<Value> carriedValues(Operation *op) {
+    if (auto loop = llvm::dyn_cast<scf::ForOp>(op))
+      return SmallVector<Value>(loop.getRegionIterArgs());
+    if (auto loop = llvm::dyn_cast<scf::WhileOp>(op))
+      return SmallVector<Value>(loop.getBeforeArguments());
+    return SmallVector<Value>(op->getResults());
+  }
   /// The values whose states a carried value may take as they are (a
   /// loop's init; a branch's two yields), and whose moves to its state are
   /// paid: the init once per entry, the yield once per iteration; each
   /// branch's yield once per run of the branch.
   static SmallVector<std::pair<Value, Block *>, 2>
-  carriedSources(const WholeNode &n) {
-    if (auto arg = llvm::dyn_cast<BlockArgument>(n.arg)) {
+  carriedSources(Value carried) {
+    if (auto arg = llvm::dyn_cast<BlockArgument>(carried)) {
       if (auto loop =
               llvm::dyn_cast<scf::WhileOp>(arg.getOwner()->getParentOp())) {
         unsigned i = arg.getArgNumber();
@@ -1218,7 +1227,7 @@ struct DTensorPropagatePass
       return {{loop.getInitArgs()[i], loop->getBlock()},
               {yield.getOperand(i), loop.getBody()}};
     }
-    auto res = llvm::cast<OpResult>(n.arg);
+    auto res = llvm::cast<OpResult>(carried);
     auto branch = llvm::cast<scf::IfOp>(res.getOwner());
     unsigned i = res.getResultNumber();
     return {{branch.thenYield().getOperand(i), branch.thenBlock()},
@@ -1471,8 +1480,8 @@ struct DTensorPropagatePass
       return true;
     };
     // Collected again while private callees turn out to be called from
-    // elsewhere too (they become opaque).
-    for (int round = 0;; ++round) {
+    // elsewhere too (they become opaque; as `opaque` only grows, this ends).
+    while (true) {
       if (!collect(body, 0))
         return note(why);
       bool more = false;
@@ -1481,8 +1490,6 @@ struct DTensorPropagatePass
           more |= opaque.insert(in.callee).second;
       if (!more)
         break;
-      if (round == 8)
-        return note("skipped: private callees are shared too deeply");
       order.clear();
       alias.clear();
       inlined.clear();
@@ -1600,21 +1607,14 @@ struct DTensorPropagatePass
         // without a spec of its own: the loop's region argument and result
         // (an scf.while's before region's argument), or the branch's
         // result, are in its state.
-        SmallVector<Value> held;
-        if (auto loop = llvm::dyn_cast<scf::ForOp>(op))
-          llvm::append_range(held, loop.getRegionIterArgs());
-        else if (auto loop = llvm::dyn_cast<scf::WhileOp>(op))
-          llvm::append_range(held, loop.getBeforeArguments());
-        else
-          llvm::append_range(held, op.getResults());
-        for (Value v : held) {
+        for (Value v : carriedValues(&op)) {
           auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
           if (!type || getSpec(type))
             continue; // fixed (its sources move to it) or no tensor
           WholeNode n{nullptr, ShardingRule(), ResolvedMeshView(), specOf(v), {}};
           n.arg = v;
           n.carry = true;
-          for (auto [source, block] : carriedSources(n))
+          for (auto [source, block] : carriedSources(n.arg))
             if (!n.like)
               n.like = specOf(source);
           if (!n.like)
@@ -1706,7 +1706,7 @@ struct DTensorPropagatePass
         auto type = llvm::cast<RankedTensorType>(n.arg.getType());
         int64_t meshRank = n.view.shape.size();
         std::vector<Placements> states;
-        auto sources = carriedSources(n);
+        auto sources = carriedSources(n.arg);
         if (llvm::isa<BlockArgument>(n.arg))
           sources.pop_back(); // a loop's yield: its states follow the carried one
         for (auto [source, block] : sources)
@@ -2140,39 +2140,24 @@ struct DTensorPropagatePass
     // A loop's init moves once per entry, its yield once per iteration; a
     // branch's yield once per run of the branch.
     for (Operation *op : order) {
-      if (auto loop = llvm::dyn_cast<scf::ForOp>(op)) {
-        auto yield = llvm::cast<scf::YieldOp>(loop.getBody()->getTerminator());
-        for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
-          // Into a Partial only toward the states the analysis may carry
-          // (the init's or the yield's: an R init moved once to the P(sum)
-          // the body accumulates); pricing every state's would cost planner
-          // searches by the thousand on 3-D meshes.
-          Value init = resolve(loop.getInitArgs()[i]),
-                next = resolve(yield.getOperand(i));
-          std::vector<Placements> analysed = statesOf(init);
-          for (Placements &ps : statesOf(next))
-            analysed.push_back(std::move(ps));
-          moveToState(arg, init, multiplicity(loop->getBlock()), &analysed);
-          moveToState(arg, next, multiplicity(loop.getBody()), &analysed);
-        }
-      } else if (auto loop = llvm::dyn_cast<scf::WhileOp>(op)) {
-        for (auto [i, arg] : llvm::enumerate(loop.getBeforeArguments())) {
-          Value init = resolve(loop.getInits()[i]),
-                next = resolve(loop.getYieldOp().getOperand(i));
-          std::vector<Placements> analysed = statesOf(init);
-          for (Placements &ps : statesOf(next))
-            analysed.push_back(std::move(ps));
-          moveToState(arg, init, multiplicity(loop->getBlock()), &analysed);
-          moveToState(arg, next, multiplicity(&loop.getAfter().front()),
-                      &analysed);
-        }
-      } else if (auto branch = llvm::dyn_cast<scf::IfOp>(op)) {
-        for (OpResult res : branch->getResults())
-          for (Block *block : {branch.thenBlock(), branch.elseBlock()})
-            moveToState(res,
-                        resolve(llvm::cast<scf::YieldOp>(block->getTerminator())
-                                    .getOperand(res.getResultNumber())),
-                        multiplicity(block), nullptr);
+      if (!llvm::isa<scf::ForOp, scf::WhileOp, scf::IfOp>(op))
+        continue;
+      bool loop = !llvm::isa<scf::IfOp>(op);
+      for (Value carried : carriedValues(op)) {
+        auto sources = carriedSources(carried);
+        // A loop's into a Partial only toward the states the analysis may
+        // carry (the init's or the yield's: an R init moved once to the
+        // P(sum) the body accumulates); pricing every state's would cost
+        // planner searches by the thousand on 3-D meshes. A branch's
+        // toward every state.
+        std::vector<Placements> analysed;
+        if (loop)
+          for (auto &[source, block] : sources)
+            for (Placements &ps : statesOf(resolve(source)))
+              analysed.push_back(std::move(ps));
+        for (auto &[source, block] : sources)
+          moveToState(carried, resolve(source), multiplicity(block),
+                      loop ? &analysed : nullptr);
       }
     }
     if (autoArgs)
