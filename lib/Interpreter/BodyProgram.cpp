@@ -20,12 +20,39 @@ using namespace mlir;
 using namespace mlir::dtensor::interp;
 
 namespace {
+/// Rounds half to even (math.roundeven), whatever the rounding mode.
+double roundHalfEven(double x) {
+  double r = std::round(x); // half away from zero
+  if (std::fabs(x - std::trunc(x)) == 0.5)
+    r = 2.0 * std::round(x / 2.0);
+  return r;
+}
+
+/// Integers of `bits` < 64 are held sign-extended, except i1 (0 or 1).
+int64_t zeroExtend(int64_t v, int bits) {
+  return bits >= 64 ? v : int64_t(uint64_t(v) & ((uint64_t(1) << bits) - 1));
+}
+int64_t signExtend(int64_t v, int bits) {
+  if (bits == 1)
+    return (v & 1) ? -1 : 0;
+  if (bits >= 64)
+    return v;
+  uint64_t low = uint64_t(v) & ((uint64_t(1) << bits) - 1);
+  uint64_t sign = uint64_t(1) << (bits - 1);
+  return int64_t((low ^ sign) - sign);
+}
+int64_t truncateInt(int64_t v, int bits) {
+  return bits == 1 ? (v & 1) : signExtend(v, bits);
+}
+
 enum Op : uint16_t {
   FAdd, FSub, FMul, FDiv, FMaximum, FMinimum, FMaxNum, FMinNum, FRem, FNeg,
   FExp, FLog, FTanh, FSqrt, FRsqrt, FErf, FAbs, FSin, FCos, FFloor, FCeil,
+  FTrunc, FRoundEven, FLog1p, FExpM1, FLog2,
   FPow, FCmp, FRound,
   IAdd, ISub, IMul, IDivS, IRemS, IMinS, IMaxS, IAnd, IOr, IXor, ICmp,
   Select, SIToFP, FPToSI, Copy, Index, Extract,
+  ZExt, SExt, TruncInt, // c: the source's (ZExt, SExt) or result's (TruncInt) bit width
 };
 
 } // namespace
@@ -165,8 +192,10 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
       if (auto f = llvm::dyn_cast<FloatAttr>(c.getValue()))
         value.f = f.getValueAsDouble();
       else if (auto i = llvm::dyn_cast<IntegerAttr>(c.getValue()))
-        value.i = i.getType().isIndex() ? i.getInt()
-                                        : i.getValue().getSExtValue();
+        // An i1 is held as 0 or 1 (true is 1, as a comparison gives).
+        value.i = i.getType().isIndex()       ? i.getInt()
+                  : i.getType().isInteger(1) ? int64_t(i.getValue().getZExtValue())
+                                              : i.getValue().getSExtValue();
       else
         return op.emitOpError() << "is not a scalar constant";
       int r = p.registers++;
@@ -197,6 +226,11 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
             .Case([](math::CosOp) { return FCos; })
             .Case([](math::FloorOp) { return FFloor; })
             .Case([](math::CeilOp) { return FCeil; })
+            .Case([](math::TruncOp) { return FTrunc; })
+            .Case([](math::RoundEvenOp) { return FRoundEven; })
+            .Case([](math::Log1pOp) { return FLog1p; })
+            .Case([](math::ExpM1Op) { return FExpM1; })
+            .Case([](math::Log2Op) { return FLog2; })
             .Case([](math::PowFOp) { return FPow; })
             .Case([](arith::CmpFOp) { return FCmp; })
             .Case([](arith::AddIOp) { return IAdd; })
@@ -216,8 +250,9 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
             .Case([](arith::ExtFOp) { return Copy; })
             .Case([](arith::TruncFOp) { return FRound; })
             .Case([](arith::IndexCastOp) { return Copy; })
-            .Case([](arith::ExtSIOp) { return Copy; })
-            .Case([](arith::TruncIOp) { return Copy; })
+            .Case([](arith::ExtUIOp) { return ZExt; })
+            .Case([](arith::ExtSIOp) { return SExt; })
+            .Case([](arith::TruncIOp) { return TruncInt; })
             .Case([](linalg::IndexOp) { return Index; })
             .Default([](Operation *) { return std::nullopt; });
     if (!code || op.getNumResults() != 1)
@@ -240,6 +275,10 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
       in.c = int(cmp.getPredicate());
     if (auto cmp = llvm::dyn_cast<arith::CmpIOp>(op))
       in.c = int(cmp.getPredicate());
+    if (llvm::isa<arith::ExtUIOp, arith::ExtSIOp>(op))
+      in.c = int(op.getOperand(0).getType().getIntOrFloatBitWidth());
+    if (llvm::isa<arith::TruncIOp>(op))
+      in.c = int(op.getResult(0).getType().getIntOrFloatBitWidth());
     in.f32 = op.getResult(0).getType().isF32();
     // The result's register comes after any captured operand's.
     in.dst = p.registers;
@@ -307,6 +346,11 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
     case FCos: d.f = std::cos(a.f); break;
     case FFloor: d.f = std::floor(a.f); break;
     case FCeil: d.f = std::ceil(a.f); break;
+    case FTrunc: d.f = std::trunc(a.f); break;
+    case FRoundEven: d.f = roundHalfEven(a.f); break;
+    case FLog1p: d.f = std::log1p(a.f); break;
+    case FExpM1: d.f = std::expm1(a.f); break;
+    case FLog2: d.f = std::log2(a.f); break;
     case FPow: d.f = std::pow(a.f, b.f); break;
     case FCmp: d.i = compareFloats(in.c, a.f, b.f); break;
     case FRound: d.f = double(float(a.f)); break;
@@ -325,6 +369,9 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
     case SIToFP: d.f = double(a.i); break;
     case FPToSI: d.i = int64_t(a.f); break;
     case Copy: d = a; break;
+    case ZExt: d.i = zeroExtend(a.i, in.c); break;
+    case SExt: d.i = signExtend(a.i, in.c); break;
+    case TruncInt: d.i = truncateInt(a.i, in.c); break;
     case Index: d.i = index[in.a]; break;
     case Extract:
       d = extractAt(extracts[in.a], [&](int k) { return r[k]; });
@@ -379,6 +426,11 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     case FCos: COLUMN(d[i].f = std::cos(a[i].f))
     case FFloor: COLUMN(d[i].f = std::floor(a[i].f))
     case FCeil: COLUMN(d[i].f = std::ceil(a[i].f))
+    case FTrunc: COLUMN(d[i].f = std::trunc(a[i].f))
+    case FRoundEven: COLUMN(d[i].f = roundHalfEven(a[i].f))
+    case FLog1p: COLUMN(d[i].f = std::log1p(a[i].f))
+    case FExpM1: COLUMN(d[i].f = std::expm1(a[i].f))
+    case FLog2: COLUMN(d[i].f = std::log2(a[i].f))
     case FPow: COLUMN(d[i].f = std::pow(a[i].f, b[i].f))
     case FCmp:
       COLUMN(d[i].i = compareFloats(in.c, a[i].f, b[i].f))
@@ -399,6 +451,9 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     case SIToFP: COLUMN(d[i].f = double(a[i].i))
     case FPToSI: COLUMN(d[i].i = int64_t(a[i].f))
     case Copy: COLUMN(d[i] = a[i])
+    case ZExt: COLUMN(d[i].i = zeroExtend(a[i].i, in.c))
+    case SExt: COLUMN(d[i].i = signExtend(a[i].i, in.c))
+    case TruncInt: COLUMN(d[i].i = truncateInt(a[i].i, in.c))
     case Extract: {
       const ExtractInfo &info = extracts[in.a];
       auto at = [&](int64_t i) {

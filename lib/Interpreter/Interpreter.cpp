@@ -79,6 +79,15 @@ InFlightDiagnostic interp::emitCannotHold(Operation *op, int64_t rank,
 //===----------------------------------------------------------------------===//
 
 namespace {
+/// An integer constant as the interpreter holds it: sign-extended, except an
+/// i1, which is 0 or 1 (true is 1, as comparisons give and bool storage
+/// holds).
+int64_t heldInt(const llvm::APInt &v) {
+  return v.getBitWidth() == 1 ? int64_t(v.getZExtValue()) : v.getSExtValue();
+}
+} // namespace
+
+namespace {
 std::mutex rankPoolMutex;
 unsigned rankThreadsSetting = 0;
 std::unique_ptr<llvm::StdThreadPool> rankPool;
@@ -416,7 +425,7 @@ FailureOr<Tensor> tensorOfAttr(DenseElementsAttr attr, Operation *op) {
       using T = decltype(v);
       T *out = t.mutableData<T>();
       for (int64_t i = 0; i < n; ++i)
-        out[i] = T(values[attr.isSplat() ? 0 : i].getSExtValue());
+        out[i] = T(heldInt(values[attr.isSplat() ? 0 : i]));
     });
   }
   return std::move(t);
@@ -428,7 +437,7 @@ void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
     RValue v;
     if (auto i = llvm::dyn_cast<IntegerAttr>(value))
       v = RValue::ofInt(i.getType().isIndex() ? i.getInt()
-                                              : i.getValue().getSExtValue());
+                                              : heldInt(i.getValue()));
     else if (auto f = llvm::dyn_cast<FloatAttr>(value))
       v = RValue::ofFloat(f.getValueAsDouble());
     else if (auto d = llvm::dyn_cast<DenseElementsAttr>(value)) {
@@ -813,7 +822,7 @@ void registerMoreTensorKernels(llvm::StringMap<Interpreter::Kernel> &k) {
         if (auto f = llvm::dyn_cast<FloatAttr>(c.getValue()))
           fill = f.getValueAsDouble();
         else if (auto i = llvm::dyn_cast<IntegerAttr>(c.getValue()))
-          fill = double(i.getValue().getSExtValue());
+          fill = double(heldInt(i.getValue()));
       } else {
         const RValue &v = I.lookup(padValue).on(r);
         fill = v.kind == RValue::Kind::Float ? v.f : double(v.i);

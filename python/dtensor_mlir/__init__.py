@@ -267,7 +267,7 @@ class LocalTensor:
 def rank_map(mesh: Union[DeviceMesh, int], fn: Callable[[int], np.ndarray]) -> LocalTensor:
     """A LocalTensor whose rank r holds fn(r) (per-rank inputs)."""
     n = mesh.size() if isinstance(mesh, DeviceMesh) else int(mesh)
-    return LocalTensor({r: np.ascontiguousarray(fn(r)) for r in range(n)})
+    return LocalTensor({r: np.asarray(fn(r), order="C") for r in range(n)})
 
 
 class Output:
@@ -352,10 +352,10 @@ def run(program: Union[str, Module], *, compiled: Optional[Module] = None,
             ranks = sorted(value.local_tensors)
             if ranks != list(range(len(ranks))):
                 raise DTensorError(f"input {index}: a LocalTensor needs ranks 0..n-1")
-            per_rank[int(index)] = [np.ascontiguousarray(value.local_tensors[r])
+            per_rank[int(index)] = [np.asarray(value.local_tensors[r], order="C")
                                     for r in ranks]
         else:
-            globals_[int(index)] = np.ascontiguousarray(value)
+            globals_[int(index)] = np.asarray(value, order="C")  # (ascontiguousarray makes 0-d arrays 1-d)
     native = _core.run(program._native, compiled._native if compiled else None,
                        entry, globals_, per_rank, int(seed))
     return RunResult(native)

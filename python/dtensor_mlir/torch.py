@@ -95,6 +95,14 @@ class _Value:
         return t[:-1] + f", {self.spec}>" if self.spec else t
 
 
+class _Missing:
+    """An output the importer does not compute (batch norm's saved
+    statistics, max pooling's indices): an error where it is used."""
+
+    def __init__(self, why: str):
+        self.why = why
+
+
 class _Future:
     """A collective started and not yet waited on: `!dtensor.future<T>`."""
 
@@ -372,6 +380,8 @@ class _Importer:
     def val(self, arg) -> _Value:
         if isinstance(arg, torch.fx.Node):
             v = self.values[arg]
+            if isinstance(v, _Missing):
+                raise DTensorError(v.why)
             if not isinstance(v, _Value):
                 raise DTensorError(f"{arg.name} is not a tensor here")
             return v
@@ -657,8 +667,6 @@ class _Importer:
 
     def op_bitwise_xor(self, node, a, b):
         return self._bitwise(node, a, b, "xori")
-
-    op_logical_and, op_logical_or = op_bitwise_and, op_bitwise_or
 
     def op_sign(self, node, a):
         """-1, 0 or 1 (0 for NaN and both zeros, as PyTorch gives)."""
@@ -1165,8 +1173,8 @@ class _Importer:
         init = self.e.filled(red_shape, et, init_value)
         fop, iop = {"sum": ("addf", "addi"), "max": ("maximumf", "maxsi"),
                     "min": ("minimumf", "minsi")}[kind]
-        if et == "i1" and kind != "sum":  # any / all: true is 1, not -1
-            iop = {"max": "maxui", "min": "minui"}[kind]
+        if et == "i1" and kind != "sum":  # any / all
+            iop = {"max": "ori", "min": "andi"}[kind]
         def body(args, out):
             bb = _Body(et)
             x = self._cast(bb, args[0], v.et, et)
@@ -1340,15 +1348,16 @@ class _Importer:
         return self.e.generic([(out, [0, 1, 2, 3]), (bv, [1])], shape, et, body)
 
 
-    def _pad_hw(self, v: _Value, low: Sequence[int], high: Sequence[int]) -> _Value:
-        """`v` (NCHW) padded with zeros on H and W; negative amounts crop."""
+    def _pad_hw(self, v: _Value, low: Sequence[int], high: Sequence[int],
+                value: float = 0.0) -> _Value:
+        """`v` (NCHW) padded with `value` on H and W; negative amounts crop."""
         et = v.et
         lo = [max(0, x) for x in low]
         hi = [max(0, x) for x in high]
         if any(lo) or any(hi):
             padded = (v.shape[0], v.shape[1], v.shape[2] + lo[0] + hi[0], v.shape[3] + lo[1] + hi[1])
             n = self.e.fresh("pad")
-            zero = _float_literal(0.0, et)
+            zero = _float_literal(value, et) if _is_float(et) else str(int(value))
             out = _Value(n, padded, et)
             self.e.emit(f"{n} = tensor.pad {v.name} low[0, 0, {lo[0]}, {lo[1]}] "
                         f"high[0, 0, {hi[0]}, {hi[1]}] {{\n"
@@ -1468,6 +1477,524 @@ class _Importer:
         return self.e.generic([(gv, loops + [1]), (ids, loops)], (num_weights, d_), et, body,
                               reduce_dims=loops, init=init, nloops=2 + r, out_map=[0, 1])
 
+    # -- more core ATen: ranges, logic, clamps, norms, pooling, indexing ------
+    def _missing(self, node, what: str) -> "_Missing":
+        frame = self._user_frame(node)
+        where = f"{frame[0]}:{frame[1]}: " if frame else ""
+        return _Missing(f"{where}{what} is not supported yet (node {node.name}: {node.target})")
+
+    def op_arange(self, node, *args, **kwargs):
+        """start + i * step, computed from the loop index: each rank computes
+        its own piece of a sharded range (no input to move)."""
+        shape, et = self._out(node)
+        nums = [a for a in args if isinstance(a, (int, float))]
+        if len(nums) == 1:
+            start, step = 0, 1
+        elif len(nums) == 2:
+            start, step = nums[0], 1
+        elif len(nums) == 3:
+            start, step = nums[0], nums[2]
+        else:
+            self.fail(node, f"arange with arguments {args!r}")
+
+        def body(args_, out):
+            bb = _Body(et)
+            i = bb.v("linalg.index 0 : index")
+            if _is_float(et):
+                # In f64, then rounded once (PyTorch computes start + i * step
+                # in the accumulate type).
+                i64 = bb.v(f"arith.index_cast {i} : index to i64")
+                x = bb.v(f"arith.sitofp {i64} : i64 to f64")
+                x = bb.v(f"arith.mulf {x}, {bb.const(step, 'f64')} : f64")
+                x = bb.v(f"arith.addf {x}, {bb.const(start, 'f64')} : f64")
+                return bb.lines, self._cast(bb, x, "f64", et)
+            x = bb.v(f"arith.index_cast {i} : index to {et}")
+            if step != 1:
+                x = bb.bin("mulf", "muli", x, bb.const(int(step)))
+            if start != 0:
+                x = bb.bin("addf", "addi", x, bb.const(int(start)))
+            return bb.lines, x
+        return self.e.generic([], shape, et, body)
+
+    @staticmethod
+    def _truth(bb: "_Body", x: str, et: str) -> str:
+        """`x != 0` as i1 (a bool as it is)."""
+        if et == "i1":
+            return x
+        if _is_float(et):
+            return bb.v(f"arith.cmpf une, {x}, {bb.const(0.0, et)} : {et}")
+        return bb.v(f"arith.cmpi ne, {x}, {bb.const(0, et)} : {et}")
+
+    def _logical(self, node, operands, fn) -> _Value:
+        shape, _ = self._out(node)
+        ins, ets = [], []
+        for o in operands:
+            if not isinstance(o, torch.fx.Node):
+                self.fail(node, "a logical op of a Python scalar")
+            v = self.val(o)
+            keep, loops = _broadcast_map(v.shape, shape)
+            ins.append((self.e.drop_dims(v, keep), loops))
+            ets.append(v.et)
+
+        def body(args, out):
+            bb = _Body("i1")
+            truths = [self._truth(bb, a, et) for a, et in zip(args, ets)]
+            return bb.lines, fn(bb, *truths)
+        return self.e.generic(ins, shape, "i1", body)
+
+    def op_logical_not(self, node, a):
+        return self._logical(node, [a], lambda bb, x: bb.v(f"arith.xori {x}, {bb.const(True)} : i1"))
+
+    def op_logical_and(self, node, a, b):
+        return self._logical(node, [a, b], lambda bb, x, y: bb.v(f"arith.andi {x}, {y} : i1"))
+
+    def op_logical_or(self, node, a, b):
+        return self._logical(node, [a, b], lambda bb, x, y: bb.v(f"arith.ori {x}, {y} : i1"))
+
+    def op_logical_xor(self, node, a, b):
+        return self._logical(node, [a, b], lambda bb, x, y: bb.v(f"arith.xori {x}, {y} : i1"))
+
+    def op_remainder(self, node, a, b):
+        """Python's modulo (the sign of the divisor), as PyTorch: fmod / rem,
+        plus the divisor where the signs differ."""
+        def f(bb, x, y):
+            if _is_float(bb.et):
+                r = bb.v(f"arith.remf {x}, {y} : {bb.et}")
+                zero = bb.const(0.0)
+                nz = bb.v(f"arith.cmpf une, {r}, {zero} : {bb.et}")
+                rneg = bb.v(f"arith.cmpf olt, {r}, {zero} : {bb.et}")
+                yneg = bb.v(f"arith.cmpf olt, {y}, {zero} : {bb.et}")
+            else:
+                r = bb.v(f"arith.remsi {x}, {y} : {bb.et}")
+                zero = bb.const(0)
+                nz = bb.v(f"arith.cmpi ne, {r}, {zero} : {bb.et}")
+                rneg = bb.v(f"arith.cmpi slt, {r}, {zero} : {bb.et}")
+                yneg = bb.v(f"arith.cmpi slt, {y}, {zero} : {bb.et}")
+            differ = bb.v(f"arith.xori {rneg}, {yneg} : i1")
+            fix = bb.v(f"arith.andi {nz}, {differ} : i1")
+            return bb.v(f"arith.select {fix}, {bb.bin('addf', 'addi', r, y)}, {r} : {bb.et}")
+        return self._elementwise(node, [a, b], f)
+
+    def op_bitwise_not(self, node, a):
+        et = self._out(node)[1]
+        if _is_float(et):
+            self.fail(node, "bitwise not of a floating-point tensor")
+        return self._elementwise(node, [a], lambda bb, x: bb.v(
+            f"arith.xori {x}, {bb.const(True if et == 'i1' else -1)} : {et}"))
+
+    def _any_all(self, node, a, dim, keepdim, kind):
+        v = self.val(a)
+        shape, _ = self._out(node)
+        r = len(v.shape)
+        if dim is None:
+            dims = list(range(r))
+        else:
+            dims = [dim] if isinstance(dim, int) else list(dim)
+            dims = dims or list(range(r))
+        if v.et != "i1":
+            v = self._unary_value_typed(v, "i1", lambda bb, x: self._truth(bb, x, v.et))
+        res = self._reduce(node, v, dims, False, kind, "i1")
+        return self._reshape(node, res, shape) if keepdim else res
+
+    def op_any(self, node, a, dim=None, keepdim=False):
+        return self._any_all(node, a, dim, keepdim, "max")
+
+    def op_all(self, node, a, dim=None, keepdim=False):
+        return self._any_all(node, a, dim, keepdim, "min")
+
+    def _unary_value_typed(self, v: _Value, out_et: str, fn) -> _Value:
+        def body(args, out):
+            bb = _Body(v.et)
+            return bb.lines, fn(bb, args[0])
+        r = len(v.shape)
+        return self.e.generic([(v, list(range(r)))], v.shape, out_et, body)
+
+    def op_clamp(self, node, a, min=None, max=None):
+        """max(min(x, hi), lo) in the result's type; NaN stays NaN."""
+        ops = [a]
+        for bound in (min, max):
+            if bound is not None:
+                ops.append(bound)
+        lo_at = 1 if min is not None else None
+        hi_at = (2 if min is not None else 1) if max is not None else None
+
+        def f(bb, x, *bounds):
+            if hi_at is not None:
+                x = bb.bin("minimumf", "minsi", x, bounds[hi_at - 1])
+            if lo_at is not None:
+                x = bb.bin("maximumf", "maxsi", x, bounds[lo_at - 1])
+            return x
+        return self._elementwise(node, ops, f)
+
+    def op_clamp_min(self, node, a, min):
+        return self.op_clamp(node, a, min=min)
+
+    def op_clamp_max(self, node, a, max):
+        return self.op_clamp(node, a, max=max)
+
+    def op_hardtanh(self, node, a, min_val=-1.0, max_val=1.0):
+        return self.op_clamp(node, a, min=min_val, max=max_val)
+
+    def op_leaky_relu(self, node, a, negative_slope=0.01):
+        def f(bb, x):
+            pos = bb.v(f"arith.cmpf ogt, {x}, {bb.const(0.0)} : {bb.et}")
+            return bb.v(f"arith.select {pos}, {x}, {bb.bin('mulf', None, x, bb.const(negative_slope))} : {bb.et}")
+        return self._elementwise(node, [a], f)
+
+    def op_elu(self, node, a, alpha=1.0, scale=1.0, input_scale=1.0):
+        def f(bb, x):
+            pos = bb.v(f"arith.cmpf ogt, {x}, {bb.const(0.0)} : {bb.et}")
+            neg = bb.un("math.expm1", bb.bin("mulf", None, x, bb.const(input_scale)))
+            neg = bb.bin("mulf", None, neg, bb.const(alpha * scale))
+            return bb.v(f"arith.select {pos}, {bb.bin('mulf', None, x, bb.const(scale))}, {neg} : {bb.et}")
+        return self._elementwise(node, [a], f)
+
+    def _float_math(self, name):
+        def f(node, a):
+            if not _is_float(self._out(node)[1]):
+                return self.val(a)  # floor / ceil / round / trunc of an integer
+            return self._elementwise(node, [a], lambda bb, x: bb.un(f"math.{name}", x))
+        return f
+
+    def op_floor(self, node, a): return self._float_math("floor")(node, a)
+    def op_ceil(self, node, a): return self._float_math("ceil")(node, a)
+    def op_trunc(self, node, a): return self._float_math("trunc")(node, a)
+
+    def op_round(self, node, a, decimals=0):
+        if decimals:
+            self.fail(node, "round with decimals is not supported yet")
+        return self._float_math("roundeven")(node, a)  # half to even, as PyTorch
+
+    def op_log1p(self, node, a): return self._math("log1p")(node, a)
+    def op_expm1(self, node, a): return self._math("expm1")(node, a)
+    def op_log2(self, node, a): return self._math("log2")(node, a)
+
+    def op__native_batch_norm_legit_no_training(self, node, a, weight, bias, running_mean,
+                                                running_var, momentum, eps):
+        """Inference batch norm: (x - mean[c]) * rsqrt(var[c] + eps) * w[c] + b[c],
+        element-wise with per-channel vectors (channel dim 1)."""
+        v = self.val(a)
+        r = len(v.shape)
+        if r < 2:
+            self.fail(node, "batch norm of a tensor with fewer than 2 dims")
+        et = v.et
+        mean, var = self.val(running_mean), self.val(running_var)
+        ins = [(v, list(range(r))), (mean, [1]), (var, [1])]
+        if weight is not None:
+            ins.append((self.val(weight), [1]))
+        if bias is not None:
+            ins.append((self.val(bias), [1]))
+
+        def body(args, out):
+            bb = _Body(et)
+            x, m, s = args[0], args[1], args[2]
+            rstd = bb.un("math.rsqrt", bb.bin("addf", None, s, bb.const(eps)))
+            y = bb.bin("mulf", None, bb.bin("subf", None, x, m), rstd)
+            k = 3
+            if weight is not None:
+                y = bb.bin("mulf", None, y, args[k])
+                k += 1
+            if bias is not None:
+                y = bb.bin("addf", None, y, args[k])
+            return bb.lines, y
+        out = self.e.generic(ins, v.shape, et, body)
+        return (out, self._missing(node, "batch norm's saved mean"),
+                self._missing(node, "batch norm's saved inverse std"))
+
+    def op__native_batch_norm_legit(self, node, a, weight, bias, running_mean, running_var,
+                                    training, momentum, eps):
+        if training:
+            self.fail(node, "batch norm in training mode (batch statistics) is not supported "
+                            "yet: export the module in eval()")
+        return self.op__native_batch_norm_legit_no_training(
+            node, a, weight, bias, running_mean, running_var, momentum, eps)
+
+    def op_native_group_norm(self, node, a, weight, bias, n, c, hw, group, eps):
+        """Statistics per (sample, group) over the group's channels and space,
+        then a per-channel affine: reductions and element-wise generics."""
+        v = self.val(a)
+        et = v.et
+        grouped = self._reshape(node, v, (n, group, (c // group) * hw))
+        count = (c // group) * hw
+        mean = self._scale(self._reduce(node, grouped, [2], True, "sum", et), 1.0 / count)
+        centered = self._binary_values(grouped, mean, lambda bb, x, y: bb.bin("subf", None, x, y))
+        sq = self._unary_value(centered, lambda bb, x: bb.bin("mulf", None, x, x))
+        var = self._scale(self._reduce(node, sq, [2], True, "sum", et), 1.0 / count)
+        rstd = self._unary_value(var, lambda bb, x: bb.un("math.rsqrt", bb.bin("addf", None, x, bb.const(eps))))
+        normed = self._binary_values(centered, rstd, lambda bb, x, y: bb.bin("mulf", None, x, y))
+        out = self._reshape(node, normed, v.shape)
+        r = len(v.shape)
+        for vec, op in ((weight, "mulf"), (bias, "addf")):
+            if vec is None:
+                continue
+            out = self.e.generic([(out, list(range(r))), (self.val(vec), [1])], v.shape, et,
+                                 lambda args, o, op=op: (lambda bb: (bb.lines, bb.bin(op, None, args[0], args[1])))(_Body(et)))
+        return (out, self._reshape(node, mean, (n, group)), self._reshape(node, rstd, (n, group)))
+
+    def _pool_geometry(self, node, v, kernel_size, stride, padding, dilation, ceil_mode):
+        if len(v.shape) != 4:
+            self.fail(node, f"{len(v.shape)}-D pooling input is not supported yet (N, C, H, W only)")
+        def pair(x, default):
+            if x is None or (isinstance(x, (list, tuple)) and len(x) == 0):
+                x = default
+            x = list(x) if isinstance(x, (list, tuple)) else [x]
+            return x * 2 if len(x) == 1 else x
+        k = pair(kernel_size, None)
+        s = pair(stride, k)
+        p = pair(padding, [0])
+        d = pair(dilation, [1])
+        fake = node.meta.get("val")
+        if isinstance(fake, (tuple, list)):  # (values, indices)
+            fake = fake[0]
+        shape, et = tuple(fake.shape), _DTYPES[fake.dtype]
+        floor = [(v.shape[2 + i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2)]
+        out_hw = [shape[2], shape[3]]
+        # ceil_mode's extra window, where there is one, starts inside the
+        # (padded) input and reads past its end.
+        extra = [max(0, (out_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 - (v.shape[2 + i] + 2 * p[i]))
+                 for i in range(2)]
+        return k, s, p, d, floor, out_hw, extra, shape, et
+
+    def _window_reduce(self, v, k, s, d, out_shape, et, init_value, combine):
+        """`combine` over each output position's window of `v` (N, C, H, W)."""
+        init = self.e.filled(out_shape, et, init_value)
+        def body(args, out):
+            bb = _Body(et)
+            return bb.lines, bb.bin(combine[0], combine[1], out, args[0])
+        # The window's shape, as a pooling op's: every loop is a plain index
+        # of some operand (linalg requires it); never read.
+        window = _Value(self.e.empty(k, et), tuple(k), et)
+        return self.e.generic(
+            [(v, [0, 1, f"d2 * {s[0]} + d4 * {d[0]}", f"d3 * {s[1]} + d5 * {d[1]}"]),
+             (window, [4, 5])],
+            out_shape, et, body, reduce_dims=[4, 5], init=init, nloops=6, out_map=[0, 1, 2, 3])
+
+    def op_max_pool2d_with_indices(self, node, a, kernel_size, stride=(), padding=0,
+                                   dilation=1, ceil_mode=False):
+        """The window's max (padding reads -inf); a windowed read, so a
+        height- or width-sharded input exchanges halos."""
+        v = self.val(a)
+        k, s, p, d, floor, out_hw, extra, shape, et = self._pool_geometry(
+            node, v, kernel_size, stride, padding, dilation, ceil_mode)
+        lowest = -math.inf if _is_float(et) else -(2 ** (int(et[1:]) - 1))
+        vp = self._pad_hw(v, p, [p[0] + extra[0], p[1] + extra[1]], value=lowest)
+        out = self._window_reduce(vp, k, s, d, shape, et, lowest, ("maximumf", "maxsi"))
+        return (out, self._missing(node, "max pooling's indices"))
+
+    def op_max_pool2d(self, node, a, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+        return self.op_max_pool2d_with_indices(node, a, kernel_size, stride, padding, dilation,
+                                               ceil_mode)[0]
+
+    def op_avg_pool2d(self, node, a, kernel_size, stride=(), padding=0, ceil_mode=False,
+                      count_include_pad=True, divisor_override=None):
+        """The window's sum over its divisor: the window's size, or with
+        count_include_pad=False the number of input elements it covers
+        (computed from the output position in the kernel's body)."""
+        v = self.val(a)
+        k, s, p, d, floor, out_hw, extra, shape, et = self._pool_geometry(
+            node, v, kernel_size, stride, padding, 1, ceil_mode)
+        if not _is_float(et):
+            self.fail(node, "average pooling of an integer tensor")
+        if out_hw != floor and divisor_override is None:
+            self.fail(node, "avg_pool2d with ceil_mode adding a window is not supported yet")
+        vp = self._pad_hw(v, p, [p[0] + extra[0], p[1] + extra[1]])
+        total = self._window_reduce(vp, k, s, [1, 1], shape, et, 0.0, ("addf", "addi"))
+        h, w = v.shape[2], v.shape[3]
+
+        def body(args, out):
+            bb = _Body(et)
+            if divisor_override:
+                div = bb.const(float(divisor_override))
+            elif count_include_pad or not any(p):
+                div = bb.const(float(k[0] * k[1]))
+            else:
+                counts = []
+                for axis, size in ((2, h), (3, w)):
+                    i = axis - 2
+                    o = bb.v(f"linalg.index {axis} : index")
+                    start = bb.v(f"arith.muli {o}, {bb.v(f'arith.constant {s[i]} : index')} : index")
+                    start = bb.v(f"arith.subi {start}, {bb.v(f'arith.constant {p[i]} : index')} : index")
+                    end = bb.v(f"arith.addi {start}, {bb.v(f'arith.constant {k[i]} : index')} : index")
+                    start = bb.v(f"arith.maxsi {start}, {bb.v('arith.constant 0 : index')} : index")
+                    end = bb.v(f"arith.minsi {end}, {bb.v(f'arith.constant {size} : index')} : index")
+                    counts.append(bb.v(f"arith.subi {end}, {start} : index"))
+                n = bb.v(f"arith.muli {counts[0]}, {counts[1]} : index")
+                n = bb.v(f"arith.index_cast {n} : index to i64")
+                div = self._cast(bb, n, "i64", et)
+            return bb.lines, bb.bin("divf", None, args[0], div)
+        return self.e.generic([(total, [0, 1, 2, 3])], shape, et, body)
+
+    def op__adaptive_avg_pool2d(self, node, a, output_size):
+        v = self.val(a)
+        if len(v.shape) != 4:
+            self.fail(node, "adaptive average pooling of a tensor that is not N, C, H, W")
+        oh, ow = output_size
+        h, w = v.shape[2], v.shape[3]
+        if h % oh or w % ow:
+            self.fail(node, f"adaptive average pooling of {h}x{w} to {oh}x{ow} (windows of "
+                            "different sizes) is not supported yet")
+        return self.op_avg_pool2d(node, a, [h // oh, w // ow], [h // oh, w // ow])
+
+    def op_upsample_nearest2d(self, node, a, output_size=None, scale_factors=None, *args):
+        """Nearest upsampling by whole factors: out[.., h, w] = x[.., h / s, w / s]."""
+        v = self.val(a)
+        shape, et = self._out(node)
+        if len(v.shape) != 4:
+            self.fail(node, "nearest upsampling of a tensor that is not N, C, H, W")
+        factors = []
+        for i in (2, 3):
+            if shape[i] % v.shape[i]:
+                self.fail(node, f"nearest upsampling of {v.shape[i]} to {shape[i]} (not a whole "
+                                "factor) is not supported yet")
+            factors.append(shape[i] // v.shape[i])
+        # Each element repeated along new minor dims, then merged into H and
+        # W: H (the major dim of its merge) stays shardable.
+        fh, fw = factors
+        n_, c_, h_, w_ = v.shape
+        rep = self.e.generic([(v, [0, 1, 2, 4])], (n_, c_, h_, fh, w_, fw), et,
+                             lambda args, out: ([], args[0]))
+        return self.e.collapse(rep, [[0], [1], [2, 3], [4, 5]], shape)
+
+    op_upsample_nearest2d_vec = op_upsample_nearest2d
+
+    def op_constant_pad_nd(self, node, a, pad, value=0):
+        v = self.val(a)
+        shape, et = self._out(node)
+        r = len(v.shape)
+        low, high = [0] * r, [0] * r
+        for i in range(len(pad) // 2):
+            low[r - 1 - i], high[r - 1 - i] = pad[2 * i], pad[2 * i + 1]
+        if any(x < 0 for x in low + high):
+            self.fail(node, "negative padding (cropping) is not supported yet")
+        n = self.e.fresh("pad")
+        out = _Value(n, shape, et)
+        lit = _float_literal(float(value), et) if _is_float(et) else str(int(value))
+        idx = ", ".join(f"%i{i}: index" for i in range(r))
+        self.e.emit(f"{n} = tensor.pad {v.name} low[{', '.join(map(str, low))}] "
+                    f"high[{', '.join(map(str, high))}] {{\n"
+                    f"^bb0({idx}):\n"
+                    f"  %z = arith.constant {lit} : {et}\n"
+                    f"  tensor.yield %z : {et}\n"
+                    f"}} : {v.type} to {out.type}")
+        return out
+
+    def op_gather(self, node, a, dim, index, sparse_grad=False):
+        """out[..., j, ...] = a[..., index[..., j, ...], ...] along `dim`, as a
+        sum over `dim` of the element whose position is the index: a
+        reduction with no computed address, so an input sharded along `dim`
+        gathers into a Partial sum (vocab-parallel cross-entropy) and one
+        sharded elsewhere stays sharded."""
+        v, idx = self.val(a), self.val(index)
+        shape, et = self._out(node)
+        r = len(v.shape)
+        dim %= r
+        # PyTorch allows the index to be smaller than the input off `dim`.
+        if any(idx.shape[i] != v.shape[i] for i in range(r) if i != dim):
+            sizes = [idx.shape[i] if i != dim else v.shape[i] for i in range(r)]
+            n = self.e.fresh("sl")
+            cut = _Value(n, tuple(sizes), v.et)
+            self.e.emit(f"{n} = tensor.extract_slice {v.name}[{', '.join('0' for _ in range(r))}] "
+                        f"[{', '.join(map(str, sizes))}] [{', '.join('1' for _ in range(r))}] : "
+                        f"{v.type} to {cut.type}")
+            v = cut
+        init = self.e.filled(shape, et, 0)
+        k = r  # the loop over the input's `dim`
+
+        def body(args, out):
+            bb = _Body(et)
+            pos = bb.v(f"linalg.index {k} : index")
+            want = bb.v(f"arith.index_cast {args[1]} : {idx.et} to index")
+            hit = bb.v(f"arith.cmpi eq, {want}, {pos} : index")
+            picked = bb.v(f"arith.select {hit}, {args[0]}, {bb.const(0)} : {et}")
+            return bb.lines, bb.bin("addf", "addi", out, picked)
+        in_map = [i if i != dim else k for i in range(r)]
+        return self.e.generic([(v, in_map), (idx, list(range(r)))], shape, et, body,
+                              reduce_dims=[k], init=init, nloops=r + 1,
+                              out_map=list(range(r)))
+
+    def _arg_reduce(self, node, a, dim, keepdim, largest: bool, want_values: bool):
+        """The first extreme along `dim` and its index (NaN counts as the
+        extreme, as in PyTorch): one reduction with two outputs, which no
+        partial result combines, so propagation keeps `dim` whole."""
+        v = self.val(a)
+        if dim is None:
+            v = self._reshape(node, v, (max(1, math.prod(v.shape)),))
+            dim = 0
+        r = len(v.shape)
+        dim %= r if r else 1
+        et = v.et
+        red_shape = tuple(s for i, s in enumerate(v.shape) if i != dim)
+        if _is_float(et):
+            start = -math.inf if largest else math.inf
+        else:
+            bits = 1 if et == "i1" else int(et[1:])
+            start = -(2 ** (bits - 1)) if largest else 2 ** (bits - 1) - 1
+            if et == "i1":
+                start = 0 if largest else 1
+        vinit = self.e.filled(red_shape, et, start)
+        iinit = self.e.filled(red_shape, "i64", 0)
+        dims = [f"d{i}" for i in range(r)]
+        in_map = f"affine_map<({', '.join(dims)}) -> ({', '.join(dims)})>"
+        out_map = f"affine_map<({', '.join(dims)}) -> ({', '.join(d for i, d in enumerate(dims) if i != dim)})>"
+        iters = ", ".join('"reduction"' if i == dim else '"parallel"' for i in range(r))
+        bb = _Body(et)
+        x, cur, ci = "%a0", "%o0", "%o1"
+        if _is_float(et):
+            better = bb.v(f"arith.cmpf {'ogt' if largest else 'olt'}, {x}, {cur} : {et}")
+            xnan = bb.v(f"arith.cmpf uno, {x}, {x} : {et}")
+            curnan = bb.v(f"arith.cmpf uno, {cur}, {cur} : {et}")
+            notcur = bb.v(f"arith.xori {curnan}, {bb.const(True, 'i1')} : i1")
+            nan_first = bb.v(f"arith.andi {xnan}, {notcur} : i1")
+            take = bb.v(f"arith.ori {better}, {nan_first} : i1")
+        else:
+            pred = ("ugt" if largest else "ult") if et == "i1" else ("sgt" if largest else "slt")
+            take = bb.v(f"arith.cmpi {pred}, {x}, {cur} : {et}")
+        pos = bb.v(f"linalg.index {dim} : index")
+        pos = bb.v(f"arith.index_cast {pos} : index to i64")
+        nv = bb.v(f"arith.select {take}, {x}, {cur} : {et}")
+        ni = bb.v(f"arith.select {take}, {pos}, {ci} : i64")
+        vt, it = _ttype(red_shape, et), _ttype(red_shape, "i64")
+        n = self.e.fresh("arg")
+        self.e.emit(
+            f"{n}:2 = linalg.generic {{indexing_maps = [{in_map}, {out_map}, {out_map}], "
+            f"iterator_types = [{iters}]}}\n"
+            f"    ins({v.name} : {v.type}) outs({vinit.name}, {iinit.name} : {vt}, {it}) {{\n"
+            f"  ^bb0(%a0: {et}, %o0: {et}, %o1: i64):\n" +
+            "".join(f"    {l}\n" for l in bb.lines) +
+            f"    linalg.yield {nv}, {ni} : {et}, i64\n"
+            f"  }} -> ({vt}, {it})")
+        values, indices = _Value(f"{n}#0", red_shape, et), _Value(f"{n}#1", red_shape, "i64")
+        if keepdim:
+            kept = tuple(1 if i == dim else s for i, s in enumerate(self.val(a).shape))
+            values, indices = self._reshape(node, values, kept), self._reshape(node, indices, kept)
+        return (values, indices) if want_values else indices
+
+    def op_argmax(self, node, a, dim=None, keepdim=False):
+        out = self._arg_reduce(node, a, dim, keepdim and dim is not None, True, False)
+        shape, _ = self._out(node)
+        return self._reshape(node, out, shape)
+
+    def op_argmin(self, node, a, dim=None, keepdim=False):
+        out = self._arg_reduce(node, a, dim, keepdim and dim is not None, False, False)
+        shape, _ = self._out(node)
+        return self._reshape(node, out, shape)
+
+    def op_max(self, node, a, dim=None, keepdim=False):
+        if dim is None or isinstance(dim, torch.fx.Node):
+            if isinstance(dim, torch.fx.Node):  # max.other: element-wise
+                return self.op_maximum(node, a, dim)
+            shape, et = self._out(node)
+            return self._reduce(node, self.val(a), None, False, "max", et)
+        return self._arg_reduce(node, a, dim, keepdim, True, True)
+
+    def op_min(self, node, a, dim=None, keepdim=False):
+        if dim is None or isinstance(dim, torch.fx.Node):
+            if isinstance(dim, torch.fx.Node):
+                return self.op_minimum(node, a, dim)
+            shape, et = self._out(node)
+            return self._reduce(node, self.val(a), None, False, "min", et)
+        return self._arg_reduce(node, a, dim, keepdim, False, True)
+
 
 class TorchOutput:
     """One output of a compiled model, DTensor-like."""
@@ -1557,8 +2084,8 @@ def _to_numpy(t) -> np.ndarray:
         t = t.detach().cpu()
         if t.dtype == torch.bfloat16:
             raise DTensorError("bf16 inputs cannot go through numpy: convert them")
-        return np.ascontiguousarray(t.numpy())
-    return np.ascontiguousarray(np.asarray(t))
+        return np.asarray(t.numpy(), order="C")  # (ascontiguousarray makes a 0-d array 1-d)
+    return np.asarray(t, order="C")
 
 
 def _plain(t) -> torch.Tensor:

@@ -33,7 +33,7 @@ def check(module, args, mesh=(2,), placements=None, tol=1e-5, collectives=None):
         got = o.full_tensor()
         assert got.shape == w.shape
         assert got.dtype == w.dtype
-        assert torch.allclose(got, w.detach(), rtol=tol, atol=tol), (got - w).abs().max()
+        assert torch.allclose(got, w.detach(), rtol=tol, atol=tol, equal_nan=True), (got - w).abs().max()
     if collectives is not None:
         assert model.num_collectives() == collectives, model.report()
     return model
@@ -240,3 +240,178 @@ def test_training_step_gradient_buckets():
             assert torch.allclose(o.full_tensor(), p.grad, rtol=1e-4, atol=1e-5), name
         counts[pipeline] = model.report()["collectives"]["all_reduce"]["count"]
     assert counts == {"dtensor-compile": 5, "dtensor-compile{overlap=1}": 2}, counts
+
+
+# -- ranges, logic, clamps, rounding, norms, pooling, indexing ---------------
+
+@pytest.mark.parametrize("fn, args, placements", [
+    # A float range added to a sharded tensor: each rank computes its piece.
+    (lambda t: t + torch.arange(6.0), (x46,), {0: [S(1)]}),
+    (lambda t: t * torch.arange(1.0, 2.1, 0.2), (x46,), {0: [S(1)]}),
+    (lambda i: i + torch.arange(2, 14, 2), (torch.arange(24).view(4, 6),), {0: [S(1)]}),
+    (lambda i: torch.arange(4).view(4, 1) * i, (torch.arange(24).view(4, 6),), {0: [S(0)]}),
+])
+def test_arange(fn, args, placements):
+    check(Fn(fn), args, placements=placements)
+
+
+ints46 = torch.tensor([[0, 1, 2, -3, 0, 5]] * 4)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (lambda a: torch.logical_not(a > 0), (x46,)),
+    (lambda a: torch.logical_not(a), (ints46,)),              # of an int: == 0
+    (lambda a: torch.logical_not(a), (x46.round(),)),          # of a float
+    (lambda a, b: torch.logical_and(a > 0, b < 0), (x46, x46.flip(0))),
+    (lambda a, b: torch.logical_and(a, b), (ints46, ints46.flip(1))),  # 2 and 1 is true
+    (lambda a, b: torch.logical_or(a, b), (ints46, torch.zeros(4, 6, dtype=torch.long))),
+    (lambda a, b: torch.logical_xor(a > 0, b > 0), (x46, x46.flip(1))),
+    (lambda a: ~(a > 0), (x46,)),
+    (lambda a: ~a, (ints46,)),
+    (lambda a: (a > 0).any(1), (x46,)),
+    (lambda a: (a > 0).all(1, keepdim=True), (x46,)),
+    (lambda a: (a > 1.5).any(), (x46,)),
+    (lambda a: torch.any(a, dim=0), (ints46,)),
+])
+def test_logical(fn, args):
+    check(Fn(fn), args, placements={0: [S(1)]})
+
+
+rounding = torch.tensor([[0.5, 1.5, 2.5, -0.5, -1.5, 2.4, -2.6, 3.0]] * 2)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (lambda a: torch.clamp(a, -0.5, 0.5), (x46,)),
+    (lambda a: torch.clamp(a, min=0.1), (x46,)),
+    (lambda a: torch.clamp(a, max=-0.1), (x46,)),
+    (lambda a, lo: torch.clamp(a, lo, lo + 0.5), (x46, torch.randn(6))),
+    (lambda i: torch.clamp(i, -1, 2), (ints46,)),
+    (lambda a: F.hardtanh(a, -0.3, 0.7), (x46,)),
+    (lambda a: F.relu6(a * 4), (x46,)),
+    (lambda a: F.leaky_relu(a, 0.2), (x46,)),
+    (lambda a: F.elu(a), (x46,)),
+    (lambda a: torch.floor(a * 3), (x46,)),
+    (lambda a: torch.ceil(a * 3), (x46,)),
+    (lambda a: torch.trunc(a * 3), (x46,)),
+    (lambda a: torch.round(a), (rounding,)),                   # half to even
+    (lambda a: torch.log1p(a.abs()), (x46,)),
+    (lambda a: torch.expm1(a), (x46,)),
+    (lambda a: torch.log2(a.abs() + 1), (x46,)),
+    (lambda a: torch.remainder(a * 3, 0.7), (x46,)),
+    (lambda a: (a * 3) % -0.7, (x46,)),
+    (lambda i: i % 3, (ints46,)),
+    (lambda i: torch.remainder(i, -4), (ints46,)),
+])
+def test_clamps_and_rounding(fn, args):
+    check(Fn(fn), args, placements={0: [S(1)]})
+
+
+def test_batch_and_group_norm_in_eval():
+    torch.manual_seed(1)
+    bn = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU())
+    bn[1].running_mean.uniform_(-1, 1)
+    bn[1].running_var.uniform_(0.5, 2)
+    x = torch.randn(4, 3, 6, 6)
+    check(bn.eval(), (x,), placements={0: [S(0)]}, collectives=1)
+    check(bn.eval(), (x,), placements={"0.weight": [S(0)], "0.bias": [S(0)]})  # channels
+    check(nn.BatchNorm1d(6).eval(), (x46,), placements={0: [S(1)]})
+    gn = nn.GroupNorm(2, 4)
+    with torch.no_grad():
+        gn.weight.uniform_(0.5, 1.5)
+        gn.bias.uniform_(-1, 1)
+    check(gn, (torch.randn(4, 4, 3, 3),), placements={0: [S(0)]}, collectives=1, tol=1e-4)
+    check(gn, (torch.randn(4, 4, 3, 3),), placements={0: [S(2)]}, tol=1e-4)
+
+
+x_img = torch.randn(2, 3, 8, 8)
+
+
+@pytest.mark.parametrize("pool", [
+    nn.MaxPool2d(2), nn.MaxPool2d(3, stride=2, padding=1), nn.MaxPool2d(3, stride=2, ceil_mode=True),
+    nn.MaxPool2d(2, dilation=2), nn.AvgPool2d(2), nn.AvgPool2d(3, stride=2, padding=1),
+    nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False),
+    nn.AvgPool2d(3, stride=1, padding=1, divisor_override=4),
+    nn.AdaptiveAvgPool2d((2, 2)), nn.AdaptiveAvgPool2d(1),
+])
+@pytest.mark.parametrize("shard", [0, 2, 3])
+def test_pooling(pool, shard):
+    # Batch-sharded pooling is local; height- or width-sharded pooling reads
+    # windows across shards (halo exchanges).
+    check(nn.Sequential(pool), (x_img,), placements={0: [S(shard)]}, tol=1e-5)
+
+
+def test_max_pool_takes_nan_and_int():
+    x = x_img.clone()
+    x[0, 0, 1, 1] = float("nan")
+    check(nn.MaxPool2d(2), (x,), placements={0: [S(2)]})
+    check(nn.Sequential(nn.MaxPool2d(2)), ((x_img * 4).to(torch.int32),), placements={0: [S(3)]})
+
+
+@pytest.mark.parametrize("shard", [0, 1])
+def test_gather_and_arg_reductions(shard):
+    torch.manual_seed(2)
+    x = torch.randn(4, 6)
+    ties = torch.tensor([[1, 3, 3, 0, 3, 1]] * 4, dtype=torch.float32)
+    idx = torch.tensor([[5, 0], [1, 1], [2, 4], [3, 0]])
+    p = {0: [S(shard)]}
+    check(Fn(lambda t, i: torch.gather(t, 1, i)), (x, idx), placements=p)
+    check(Fn(lambda t, i: torch.gather(t, 0, i.t()[:, :3] % 4)), (x, idx), placements=p)
+    check(Fn(lambda t: t.argmax(1)), (x,), placements=p)
+    check(Fn(lambda t: t.argmax(1)), (ties,), placements=p)          # the first maximum
+    check(Fn(lambda t: t.argmin(0, keepdim=True)), (ties,), placements=p)
+    check(Fn(lambda t: t.argmax()), (x,), placements=p)
+    check(Fn(lambda t: t.max(1)), (ties,), placements=p)              # values and indices
+    check(Fn(lambda t: t.min(1, keepdim=True)), (x,), placements=p)
+    nan = x.clone()
+    nan[1, 2] = float("nan")
+    check(Fn(lambda t: t.argmax(1)), (nan,), placements=p)            # NaN is the maximum
+
+
+def test_vocab_parallel_cross_entropy():
+    # F.cross_entropy (log_softmax, then a gather of the target's log
+    # probability, ignore_index rows dropped) with the LM head sharded over
+    # the vocabulary: the gather is a Partial sum, so the logits are never
+    # gathered. Three all_reduces of one value per row (the row max, the sum
+    # of exponentials, the target's logit), as Megatron's vocab-parallel
+    # cross-entropy and DTensor's loss_parallel make. Batch-sharded, with
+    # the targets sharded too, two (the loss's sum and the count of rows not
+    # ignored).
+    torch.manual_seed(5)
+
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.head = nn.Linear(16, 40, bias=False)
+
+        def forward(self, t, target):
+            return F.cross_entropy(self.head(t), target)
+    x, y = torch.randn(8, 16), torch.randint(0, 40, (8,))
+    y[3] = -100  # ignored
+    m = check(Head(), (x, y), mesh=(4,), placements={"head.weight": [S(0)]}, collectives=3)
+    assert m.report()["total"]["bytes"] == 3 * 8 * 4, m.report()
+    check(Head(), (x, y), mesh=(4,), placements={0: [S(0)], 1: [S(0)]}, collectives=2)
+
+
+def test_pad_and_masks():
+    check(Fn(lambda t: F.pad(t, (1, 2))), (x46,), placements={0: [S(0)]})
+    check(Fn(lambda t: F.pad(t, (1, 1, 2, 0), value=-1.5)), (x46,), placements={0: [S(1)]})
+    # A causal mask (tril of ones, masked_fill) as GPT-2 builds it.
+    def attend(q, k):
+        att = q @ k.transpose(-2, -1)
+        mask = torch.tril(torch.ones(6, 6)).view(1, 6, 6)
+        return F.softmax(att.masked_fill(mask == 0, float("-inf")), dim=-1)
+    q = torch.randn(2, 6, 4)
+    check(Fn(attend), (q, torch.randn(2, 6, 4)), placements={0: [S(0)], 1: [S(0)]}, collectives=1)
+
+
+def test_unsupported_outputs_are_errors():
+    class IdxPool(nn.Module):
+        def forward(self, t):
+            return F.max_pool2d(t, 2, return_indices=True)[1]
+    with pytest.raises(dm.DTensorError, match=r"max pooling's indices is not supported"):
+        check(IdxPool(), (x_img,))
+    bn = nn.BatchNorm2d(3).train()
+    with pytest.raises(dm.DTensorError, match=r"training mode|no lowering"):
+        check(bn, (x_img,))
+    with pytest.raises(dm.DTensorError, match=r"adaptive average pooling of 8x8 to 3x3"):
+        check(nn.AdaptiveAvgPool2d(3), (x_img,))

@@ -1,0 +1,218 @@
+"""Small versions of real PyTorch models, as their authors write them:
+GPT-2 (causal mask from a tril buffer, tied LM head, cross-entropy with
+ignore_index), a ResNet (BatchNorm in eval, max pooling, strided blocks,
+adaptive average pooling), a ViT (patch convolution, class token,
+nn.TransformerEncoderLayer), BERT (token-type embeddings, a padding mask), a
+MobileNet-style head (Hardswish, ReLU6, Hardsigmoid), LeNet (average
+pooling, log_softmax) and a U-Net step (nearest upsampling, skip concat).
+
+Imported by test_real_models.py (each against eager PyTorch) and run as a
+script (`real_models.py DIR`) to write each model's global program and its
+inputs for the MPI runs of real_models.test."""
+
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+import dtensor_mlir as dm
+from dtensor_mlir.torch import compile as dm_compile
+
+S = dm.Shard
+
+
+class Block(nn.Module):
+    def __init__(self, c, heads):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(c), nn.LayerNorm(c)
+        self.attn, self.proj = nn.Linear(c, 3 * c), nn.Linear(c, c)
+        self.fc, self.fc2 = nn.Linear(c, 4 * c), nn.Linear(4 * c, c)
+        self.heads = heads
+        self.register_buffer("bias", torch.tril(torch.ones(16, 16)).view(1, 1, 16, 16))
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.attn(self.ln1(x)).split(c, dim=2)
+        q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2) for z in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / (c // self.heads) ** 0.5)
+        att = att.masked_fill(self.bias[:, :, :t, :t] == 0, float("-inf"))
+        y = (F.softmax(att, dim=-1) @ v).transpose(1, 2).contiguous().view(b, t, c)
+        x = x + self.proj(y)
+        return x + self.fc2(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+
+class GPT(nn.Module):
+    def __init__(self, vocab=64, c=32, heads=4, layers=2):
+        super().__init__()
+        self.wte, self.wpe = nn.Embedding(vocab, c), nn.Embedding(16, c)
+        self.h = nn.ModuleList([Block(c, heads) for _ in range(layers)])
+        self.lnf = nn.LayerNorm(c)
+        self.head = nn.Linear(c, vocab, bias=False)
+        self.head.weight = self.wte.weight  # tied
+
+    def forward(self, idx, targets):
+        b, t = idx.shape
+        pos = torch.arange(0, t, dtype=torch.long)
+        x = self.wte(idx) + self.wpe(pos)
+        for block in self.h:
+            x = block(x)
+        logits = self.head(self.lnf(x))
+        return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.c1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.b1 = nn.BatchNorm2d(cout)
+        self.c2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.b2 = nn.BatchNorm2d(cout)
+        self.down = (nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+                     if stride != 1 or cin != cout else nn.Identity())
+
+    def forward(self, x):
+        return F.relu(self.b2(self.c2(F.relu(self.b1(self.c1(x))))) + self.down(x))
+
+
+class ResNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 7, 2, 3, bias=False), nn.BatchNorm2d(8), nn.ReLU(),
+                                  nn.MaxPool2d(3, 2, 1))
+        self.l1, self.l2 = BasicBlock(8, 8, 1), BasicBlock(8, 16, 2)
+        self.pool, self.fc = nn.AdaptiveAvgPool2d(1), nn.Linear(16, 10)
+
+    def forward(self, x):
+        return self.fc(torch.flatten(self.pool(self.l2(self.l1(self.stem(x)))), 1))
+
+
+class ViT(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.patch = nn.Conv2d(3, 32, 4, 4)
+        self.cls = nn.Parameter(torch.randn(1, 1, 32))
+        self.pos = nn.Parameter(torch.randn(1, 17, 32))
+        self.enc = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True, norm_first=True)
+        self.head = nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = self.patch(x).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1) + self.pos
+        return self.head(self.enc(x)[:, 0])
+
+
+class Bert(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.tok, self.typ = nn.Embedding(50, 32), nn.Embedding(2, 32)
+        self.ln = nn.LayerNorm(32)
+        self.enc = nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True, activation="gelu")
+        self.pool = nn.Linear(32, 32)
+
+    def forward(self, ids, types, mask):
+        x = self.enc(self.ln(self.tok(ids) + self.typ(types)), src_key_padding_mask=mask)
+        return torch.tanh(self.pool(x[:, 0]))
+
+
+class UNetStep(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.down, self.out = nn.Conv2d(3, 8, 3, padding=1), nn.Conv2d(16, 3, 1)
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+
+    def forward(self, x):
+        a = F.relu(self.down(x))
+        return self.out(torch.cat([a, self.up(F.max_pool2d(a, 2))], 1))
+
+
+class OpMix(nn.Module):
+    """One of each op the importer lowers beyond the basics, so that the
+    MPI run compiles them all to C++."""
+
+    def __init__(self):
+        super().__init__()
+        self.gn = nn.GroupNorm(2, 4)
+
+    def forward(self, img, x, idx):
+        pooled = F.avg_pool2d(img, 3, 2, 1, count_include_pad=False) + F.max_pool2d(img, 3, 2, 1)
+        normed = self.gn(F.pad(img, (1, 1), value=0.5))
+        logic = torch.logical_and(x > 0, torch.logical_not(x > 1)).any(1)
+        vals, pos = x.max(1)
+        mixed = (torch.remainder(x * 3, 0.7) + torch.round(x * 2) + F.leaky_relu(x) + F.elu(x)
+                 + torch.log1p(x.abs()) + torch.expm1(x.clamp(-1, 1)) + torch.log2(x.abs() + 1)
+                 + torch.arange(6.0) * 0.5)
+        return (pooled, normed, logic, vals, pos + x.argmin(1), torch.gather(x, 1, idx), mixed)
+
+
+def _eval_bn(m):
+    """Running statistics a trained network would have (not 0 and 1)."""
+    g = torch.Generator().manual_seed(7)
+    for mod in m.modules():
+        if isinstance(mod, nn.BatchNorm2d):
+            mod.running_mean.copy_(torch.rand(mod.num_features, generator=g) - 0.5)
+            mod.running_var.copy_(torch.rand(mod.num_features, generator=g) + 0.5)
+    return m.eval()
+
+
+def _gpt_tp():
+    pl = {}
+    for i in range(2):
+        pl.update({f"h.{i}.attn.weight": [S(0)], f"h.{i}.attn.bias": [S(0)],
+                   f"h.{i}.proj.weight": [S(1)], f"h.{i}.fc.weight": [S(0)],
+                   f"h.{i}.fc.bias": [S(0)], f"h.{i}.fc2.weight": [S(1)]})
+    return pl
+
+
+def models():
+    """name -> (module, example inputs, placements): built afresh, seeded."""
+    torch.manual_seed(0)
+    ids = torch.randint(0, 64, (4, 8))
+    targets = torch.randint(0, 64, (4, 8))
+    targets[1, 3] = -1  # ignored
+    mask = torch.zeros(2, 8, dtype=torch.bool)
+    mask[1, 6:] = True
+    mobilenet = nn.Sequential(nn.Conv2d(3, 8, 3, 2, 1), nn.BatchNorm2d(8), nn.Hardswish(),
+                              nn.Conv2d(8, 8, 1), nn.ReLU6(), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                              nn.Dropout(0.2), nn.Linear(8, 10), nn.Hardsigmoid())
+    lenet = nn.Sequential(nn.Conv2d(1, 6, 5), nn.Tanh(), nn.AvgPool2d(2), nn.Conv2d(6, 16, 5), nn.Tanh(),
+                          nn.AvgPool2d(2), nn.Flatten(), nn.Linear(256, 120), nn.Tanh(),
+                          nn.Linear(120, 10), nn.LogSoftmax(-1))
+    return {
+        "gpt2_dp": (GPT().eval(), (ids, targets), {0: [S(0)], 1: [S(0)]}),
+        "gpt2_tp": (GPT().eval(), (ids, targets), _gpt_tp()),
+        "resnet_dp": (_eval_bn(ResNet()), (torch.randn(4, 3, 32, 32),), {0: [S(0)]}),
+        "resnet_h": (_eval_bn(ResNet()), (torch.randn(2, 3, 32, 32),), {0: [S(2)]}),
+        "vit": (ViT().eval(), (torch.randn(4, 3, 16, 16),), {0: [S(0)]}),
+        "bert": (Bert().eval(), (torch.randint(0, 50, (2, 8)), torch.randint(0, 2, (2, 8)), mask),
+                 {0: [S(0)], 1: [S(0)], 2: [S(0)]}),
+        "mobilenet": (_eval_bn(mobilenet), (torch.randn(4, 3, 16, 16),), {0: [S(0)]}),
+        "lenet": (lenet.eval(), (torch.randn(4, 1, 28, 28),), {0: [S(0)]}),
+        "unet_step": (UNetStep().eval(), (torch.randn(2, 3, 8, 8),), {0: [S(2)]}),
+        "op_mix": (OpMix().eval(), (torch.randn(2, 4, 8, 8), torch.randn(8, 6),
+                                    torch.randint(0, 6, (8, 3))), {0: [S(2)], 1: [S(0)]}),
+    }
+
+
+MESH = (4,)
+
+
+def compile_model(name):
+    module, args, placements = models()[name]
+    return module, args, dm_compile(module, args, mesh=dm.DeviceMesh(MESH), placements=placements)
+
+
+if __name__ == "__main__":
+    # real_models.py DIR NAME...: DIR/NAME.mlir (the global program) and
+    # DIR/NAME.flags (dtensor-run's --input flags for the model's inputs).
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    for name in sys.argv[2:]:
+        module, args, model = compile_model(name)
+        with open(os.path.join(out, name + ".mlir"), "w") as f:
+            f.write(model.mlir)
+        flags = model.write_inputs(os.path.join(out, name + ".inputs"), *args)
+        with open(os.path.join(out, name + ".flags"), "w") as f:
+            f.write(" ".join(flags) + "\n")
+        print(name, "written")
