@@ -41,6 +41,9 @@ int64_t signExtend(int64_t v, int bits) {
   uint64_t sign = uint64_t(1) << (bits - 1);
   return int64_t((low ^ sign) - sign);
 }
+double unsignedToDouble(int64_t v, int bits) {
+  return bits >= 64 ? double(uint64_t(v)) : double(zeroExtend(v, bits));
+}
 int64_t truncateInt(int64_t v, int bits) {
   return bits == 1 ? (v & 1) : signExtend(v, bits);
 }
@@ -52,7 +55,8 @@ enum Op : uint16_t {
   FPow, FCmp, FRound,
   IAdd, ISub, IMul, IDivS, IRemS, IMinS, IMaxS, IAnd, IOr, IXor, ICmp,
   Select, SIToFP, FPToSI, Copy, Index, Extract,
-  ZExt, SExt, TruncInt, // c: the source's (ZExt, SExt) or result's (TruncInt) bit width
+  ZExt, SExt, TruncInt, UIToFP, // c: the source's (ZExt, SExt, UIToFP,
+                                // SIToFP) or result's (TruncInt) bit width
 };
 
 } // namespace
@@ -246,6 +250,7 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
             .Case([](arith::CmpIOp) { return ICmp; })
             .Case([](arith::SelectOp) { return Select; })
             .Case([](arith::SIToFPOp) { return SIToFP; })
+            .Case([](arith::UIToFPOp) { return UIToFP; })
             .Case([](arith::FPToSIOp) { return FPToSI; })
             .Case([](arith::ExtFOp) { return Copy; })
             .Case([](arith::TruncFOp) { return FRound; })
@@ -275,7 +280,8 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
       in.c = int(cmp.getPredicate());
     if (auto cmp = llvm::dyn_cast<arith::CmpIOp>(op))
       in.c = int(cmp.getPredicate());
-    if (llvm::isa<arith::ExtUIOp, arith::ExtSIOp>(op))
+    if (llvm::isa<arith::ExtUIOp, arith::ExtSIOp, arith::SIToFPOp,
+                  arith::UIToFPOp>(op))
       in.c = int(op.getOperand(0).getType().getIntOrFloatBitWidth());
     if (llvm::isa<arith::TruncIOp>(op))
       in.c = int(op.getResult(0).getType().getIntOrFloatBitWidth());
@@ -366,7 +372,8 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
     case IXor: d.i = a.i ^ b.i; break;
     case ICmp: d.i = compareInts(in.c, a.i, b.i); break;
     case Select: d = a.i ? b : r[in.c]; break;
-    case SIToFP: d.f = double(a.i); break;
+    case SIToFP: d.f = double(signExtend(a.i, in.c)); break;
+    case UIToFP: d.f = unsignedToDouble(a.i, in.c); break;
     case FPToSI: d.i = int64_t(a.f); break;
     case Copy: d = a; break;
     case ZExt: d.i = zeroExtend(a.i, in.c); break;
@@ -448,7 +455,8 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     case ICmp:
       COLUMN(d[i].i = compareInts(in.c, a[i].i, b[i].i))
     case Select: COLUMN(d[i] = a[i].i ? b[i] : c[i])
-    case SIToFP: COLUMN(d[i].f = double(a[i].i))
+    case SIToFP: COLUMN(d[i].f = double(signExtend(a[i].i, in.c)))
+    case UIToFP: COLUMN(d[i].f = unsignedToDouble(a[i].i, in.c))
     case FPToSI: COLUMN(d[i].i = int64_t(a[i].f))
     case Copy: COLUMN(d[i] = a[i])
     case ZExt: COLUMN(d[i].i = zeroExtend(a[i].i, in.c))

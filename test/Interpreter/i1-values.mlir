@@ -1,10 +1,14 @@
 // RUN: dtensor-run %s --all-entries --verify --pipeline dtensor-compile --print-values | FileCheck %s
+// RUN: %if mpi %{ dtensor-run %s --verify --pipeline dtensor-compile --target=mpi | FileCheck %s --check-prefix=MPI %}
+// MPI: verified @logic on target mpi: 6 output(s)
 
 // An i1 is held as 0 or 1 in the interpreter: `arith.constant true` is 1
 // (it was -1, its sign-extended value, so `xori %c, true` gave -2 and a
 // stored "false" read 254), extui / extsi / trunci follow their widths, in
 // a body and captured from outside it (the compiled program hoists the
-// constant). Compiled for 2 ranks, every output checked on every rank.
+// constant); sitofp / uitofp of an i1 give -1.0 / 1.0. Compiled for 2
+// ranks, every output checked on every rank; the emitted C++ (under mpirun)
+// computes the same.
 
 dtensor.mesh @mesh shape = [2]
 
@@ -19,10 +23,15 @@ dtensor.mesh @mesh shape = [2]
 // CHECK-NEXT: [0, 1, 0, 1]
 // CHECK: output 3: same on every rank, 4 i1
 // CHECK-NEXT: [1, 1, 0, 0]
-// CHECK: verified @logic: 4 output(s)
+// CHECK: output 4: same on every rank, 4 f32
+// CHECK-NEXT: [0, -1, 0, -1]
+// CHECK: output 5: same on every rank, 4 f32
+// CHECK-NEXT: [0, 1, 0, 1]
+// CHECK: verified @logic: 6 output(s)
 func.func @logic(%m: !dtensor.device_mesh<@mesh>,
                  %x: tensor<4xf32, #dtensor.spec<@mesh, [S(0)]>>)
-    -> (tensor<4xi1>, tensor<4xi32>, tensor<4xi32>, tensor<4xi1>) {
+    -> (tensor<4xi1>, tensor<4xi32>, tensor<4xi32>, tensor<4xi1>, tensor<4xf32>,
+        tensor<4xf32>) {
   %e = tensor.empty() : tensor<4xi1>
   %e32 = tensor.empty() : tensor<4xi32>
   %cst = arith.constant dense<[1.0, -1.0, 2.0, -3.0]> : tensor<4xf32>
@@ -57,5 +66,19 @@ func.func @logic(%m: !dtensor.device_mesh<@mesh>,
     %b = arith.trunci %a : i32 to i1
     linalg.yield %b : i1
   } -> tensor<4xi1>
-  return %not, %sext, %zext, %low : tensor<4xi1>, tensor<4xi32>, tensor<4xi32>, tensor<4xi1>
+  %ef = tensor.empty() : tensor<4xf32>
+  %sf = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%not : tensor<4xi1>) outs(%ef : tensor<4xf32>) {
+  ^bb0(%a: i1, %o: f32):
+    %f = arith.sitofp %a : i1 to f32
+    linalg.yield %f : f32
+  } -> tensor<4xf32>
+  %uf = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%not : tensor<4xi1>) outs(%ef : tensor<4xf32>) {
+  ^bb0(%a: i1, %o: f32):
+    %f = arith.uitofp %a : i1 to f32
+    linalg.yield %f : f32
+  } -> tensor<4xf32>
+  return %not, %sext, %zext, %low, %sf, %uf
+      : tensor<4xi1>, tensor<4xi32>, tensor<4xi32>, tensor<4xi1>, tensor<4xf32>, tensor<4xf32>
 }

@@ -687,6 +687,9 @@ LogicalResult CppEmitter::emitScalar(Operation *op, raw_indented_ostream &o) {
           [&](Operation *) {
             if (t.isInteger(1) && !op->getOperand(0).getType().isInteger(1))
               return def("bool(" + operand(0) + " & 1)");
+            // A signed i1 is 0 or -1 (extsi, sitofp of true give -1).
+            if (op->getOperand(0).getType().isInteger(1) && !t.isInteger(1))
+              return def((ty + "(-int(" + operand(0) + "))").str());
             return def((ty + "(" + operand(0) + ")").str());
           })
       .Case<arith::IndexCastUIOp, arith::ExtUIOp, arith::UIToFPOp>(
