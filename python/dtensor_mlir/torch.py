@@ -1325,20 +1325,28 @@ class _Importer:
                        output_padding, groups):
         xv, wv = self.val(x), self.val(w)
         shape, et = self._out(node)
-        if transposed:
-            self.fail(node, "transposed convolution is not supported yet")
-        if groups != 1:
-            self.fail(node, "grouped convolution is not supported yet")
         if len(xv.shape) != 4:
             self.fail(node, f"{len(xv.shape) - 2}-D convolution is not supported yet (2-D only)")
-        xv = self._pad_hw(xv, list(padding), list(padding))
-        init = self.e.filled(shape, et, 0)
-        n = self.e.fresh("conv")
-        out = _Value(n, shape, et)
-        self.e.emit(f"{n} = linalg.conv_2d_nchw_fchw {{dilations = dense<[{dilation[0]}, {dilation[1]}]> : "
-                    f"tensor<2xi64>, strides = dense<[{stride[0]}, {stride[1]}]> : tensor<2xi64>}} "
-                    f"ins({xv.name}, {wv.name} : {xv.type}, {wv.type}) outs({init.name} : {init.type}) "
-                    f"-> {out.type}")
+        if transposed:
+            if groups != 1:
+                self.fail(node, "grouped transposed convolution is not supported yet")
+            if any(p < 0 for p in padding) or any(d < 1 for d in dilation):
+                self.fail(node, "transposed convolution with this padding or dilation")
+            # The input gradient of the convolution it transposes: `x` as
+            # that convolution's output gradient, the weight (Cin, Cout, kh,
+            # kw) read flipped; output_padding is in the output's size.
+            out = self._conv_input_grad(xv, wv, shape, stride, padding, dilation)
+        elif groups != 1:
+            out = self._grouped_conv(node, xv, wv, shape, stride, padding, dilation, groups)
+        else:
+            xv = self._pad_hw(xv, list(padding), list(padding))
+            init = self.e.filled(shape, et, 0)
+            n = self.e.fresh("conv")
+            out = _Value(n, shape, et)
+            self.e.emit(f"{n} = linalg.conv_2d_nchw_fchw {{dilations = dense<[{dilation[0]}, {dilation[1]}]> : "
+                        f"tensor<2xi64>, strides = dense<[{stride[0]}, {stride[1]}]> : tensor<2xi64>}} "
+                        f"ins({xv.name}, {wv.name} : {xv.type}, {wv.type}) outs({init.name} : {init.type}) "
+                        f"-> {out.type}")
         if bias is None:
             return out
         bv = self.val(bias)
@@ -1347,6 +1355,77 @@ class _Importer:
             return bb.lines, bb.bin("addf", None, args[0], args[1])
         return self.e.generic([(out, [0, 1, 2, 3]), (bv, [1])], shape, et, body)
 
+
+    def _grouped_conv(self, node, xv, wv, shape, stride, padding, dilation, groups) -> _Value:
+        """A convolution of `groups` groups (depthwise when every group is one
+        channel): channels split as (group, channel in group), so sharding the
+        channels shards the groups, and each group convolves its own."""
+        et = xv.et
+        n_, c_, h_, w_ = xv.shape
+        o_, cg, kh, kw = wv.shape
+        g = groups
+        if c_ % g or o_ % g:
+            self.fail(node, f"{c_} input / {o_} output channels in {g} groups")
+        og = o_ // g
+        xp = self._pad_hw(xv, list(padding), list(padding))
+        xg = self.e.expand(xp, [[0], [1, 2], [3], [4]], (n_, g, cg) + tuple(xp.shape[2:]))
+        wg = self.e.expand(wv, [[0, 1], [2], [3], [4]], (g, og, cg, kh, kw))
+        (sh, sw), (dh, dw) = stride, dilation
+        oh, ow = shape[2], shape[3]
+        # loops: n g og oh ow | cg kh kw
+        init = self.e.filled((n_, g, og, oh, ow), et, 0)
+        res = self.e.generic(
+            [(xg, [0, 1, 5, f"d3 * {sh} + d6 * {dh}", f"d4 * {sw} + d7 * {dw}"]),
+             (wg, [1, 2, 5, 6, 7])],
+            (n_, g, og, oh, ow), et, self._mac(et), reduce_dims=[5, 6, 7], init=init, nloops=8,
+            out_map=[0, 1, 2, 3, 4])
+        return self.e.collapse(res, [[0], [1, 2], [3], [4]], shape)
+
+    def _conv_input_grad(self, gv, wv, in_shape, stride, padding, dilation) -> _Value:
+        """The gradient of a 2-D convolution (groups 1, weight (O, C, kh, kw))
+        with respect to its (N, C, H, W) input, `in_shape`, from the gradient
+        `gv` (N, O, OH, OW) of its output: the zero-inserted (stride), padded
+        gradient read through the flipped kernel."""
+        et = gv.et
+        n_, c_, h_, w_ = in_shape
+        o_, _, kh, kw = wv.shape
+        oh, ow = gv.shape[2], gv.shape[3]
+        (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+        g = gv
+        if sh > 1 or sw > 1:
+            # Zeros inserted between the elements: each element followed by
+            # (stride - 1) zeros along new minor dims, merged into H and W
+            # (which stay shardable), and the zeros after the last cut off.
+            def body(args, out):
+                bb = _Body(et)
+                zero_i = bb.v("arith.constant 0 : index")
+                first_h = bb.v(f"arith.cmpi eq, {bb.v('linalg.index 3 : index')}, {zero_i} : index")
+                first_w = bb.v(f"arith.cmpi eq, {bb.v('linalg.index 5 : index')}, {zero_i} : index")
+                both = bb.v(f"arith.andi {first_h}, {first_w} : i1")
+                return bb.lines, bb.v(f"arith.select {both}, {args[0]}, {bb.const(0)} : {et}")
+            spread = self.e.generic([(gv, [0, 1, 2, 4])], (n_, o_, oh, sh, ow, sw), et, body)
+            merged = self.e.collapse(spread, [[0], [1], [2, 3], [4, 5]], (n_, o_, oh * sh, ow * sw))
+            zshape = (n_, o_, (oh - 1) * sh + 1, (ow - 1) * sw + 1)
+            n = self.e.fresh("dil")
+            g = _Value(n, zshape, et)
+            self.e.emit(f"{n} = tensor.extract_slice {merged.name}[0, 0, 0, 0] "
+                        f"[{', '.join(map(str, zshape))}] [1, 1, 1, 1] : {merged.type} to {g.type}")
+        keh, kew = (kh - 1) * dh + 1, (kw - 1) * dw + 1
+        rh = h_ + 2 * ph - keh - (oh - 1) * sh
+        rw = w_ + 2 * pw - kew - (ow - 1) * sw
+        g = self._pad_hw(g, [keh - 1 - ph, kew - 1 - pw],
+                         [keh - 1 - ph + rh, kew - 1 - pw + rw])
+        # loops: n c h w | o kh kw
+        init = self.e.filled((n_, c_, h_, w_), et, 0)
+        # The kernel is read flipped: tap (kh, kw) meets the gradient at
+        # h + (KH - 1 - kh) * dh (every loop stays a plain index of some
+        # operand, as linalg requires).
+        return self.e.generic(
+            [(g, [0, 4, f"d2 - d5 * {dh} + {(kh - 1) * dh}",
+                  f"d3 - d6 * {dw} + {(kw - 1) * dw}"]),
+             (wv, [4, 1, 5, 6])],
+            (n_, c_, h_, w_), et, self._mac(et), reduce_dims=[4, 5, 6], init=init,
+            nloops=7)
 
     def _pad_hw(self, v: _Value, low: Sequence[int], high: Sequence[int],
                 value: float = 0.0) -> _Value:
@@ -1409,31 +1488,7 @@ class _Importer:
         (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
         results = [None, None, None]
         if output_mask[0]:
-            g = gv
-            if sh > 1 or sw > 1:
-                zshape = (n_, o_, (oh - 1) * sh + 1, (ow - 1) * sw + 1)
-                zero = self.e.filled(zshape, et, 0)
-                n = self.e.fresh("dil")
-                out = _Value(n, zshape, et)
-                self.e.emit(f"{n} = tensor.insert_slice {gv.name} into {zero.name}[0, 0, 0, 0] "
-                            f"[{n_}, {o_}, {oh}, {ow}] [1, 1, {sh}, {sw}] : {gv.type} into {out.type}")
-                g = out
-            keh, kew = (kh - 1) * dh + 1, (kw - 1) * dw + 1
-            rh = h_ + 2 * ph - keh - (oh - 1) * sh
-            rw = w_ + 2 * pw - kew - (ow - 1) * sw
-            g = self._pad_hw(g, [keh - 1 - ph, kew - 1 - pw],
-                             [keh - 1 - ph + rh, kew - 1 - pw + rw])
-            # loops: n c h w | o kh kw
-            init = self.e.filled((n_, c_, h_, w_), et, 0)
-            # The kernel is read flipped: tap (kh, kw) meets the gradient at
-            # h + (KH - 1 - kh) * dh (every loop stays a plain index of some
-            # operand, as linalg requires).
-            results[0] = self.e.generic(
-                [(g, [0, 4, f"d2 - d5 * {dh} + {(kh - 1) * dh}",
-                      f"d3 - d6 * {dw} + {(kw - 1) * dw}"]),
-                 (wv, [4, 1, 5, 6])],
-                (n_, c_, h_, w_), et, self._mac(et), reduce_dims=[4, 5, 6], init=init,
-                nloops=7)
+            results[0] = self._conv_input_grad(gv, wv, xv.shape, stride, padding, dilation)
         if output_mask[1]:
             xp = self._pad_hw(xv, [ph, pw], [ph, pw])
             # loops: o c kh kw | n oh ow

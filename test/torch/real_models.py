@@ -3,12 +3,13 @@ GPT-2 (causal mask from a tril buffer, tied LM head, cross-entropy with
 ignore_index), a ResNet (BatchNorm in eval, max pooling, strided blocks,
 adaptive average pooling), a ViT (patch convolution, class token,
 nn.TransformerEncoderLayer), BERT (token-type embeddings, a padding mask), a
-MobileNet-style head (Hardswish, ReLU6, Hardsigmoid), LeNet (average
-pooling, log_softmax) and a U-Net step (nearest upsampling, skip concat).
+MobileNet (Hardswish, an inverted residual with a depthwise convolution,
+Hardsigmoid), LeNet (average pooling, log_softmax) and a U-Net step (nearest
+and transposed-convolution upsampling, skip concat).
 
 Imported by test_real_models.py (each against eager PyTorch) and run as a
 script (`real_models.py DIR`) to write each model's global program and its
-inputs for the MPI runs of real_models.test."""
+inputs for the MPI runs of real_models_mpi.test."""
 
 import os
 import sys
@@ -119,12 +120,29 @@ class Bert(nn.Module):
 class UNetStep(nn.Module):
     def __init__(self):
         super().__init__()
-        self.down, self.out = nn.Conv2d(3, 8, 3, padding=1), nn.Conv2d(16, 3, 1)
+        self.down, self.out = nn.Conv2d(3, 8, 3, padding=1), nn.Conv2d(24, 3, 1)
         self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.up_learned = nn.ConvTranspose2d(8, 8, 2, stride=2)
 
     def forward(self, x):
         a = F.relu(self.down(x))
-        return self.out(torch.cat([a, self.up(F.max_pool2d(a, 2))], 1))
+        p = F.max_pool2d(a, 2)
+        return self.out(torch.cat([a, self.up(p), self.up_learned(p)], 1))
+
+
+class InvertedResidual(nn.Module):
+    """MobileNetV2's block: expand, depthwise 3x3, project, residual."""
+
+    def __init__(self, c, expand=4):
+        super().__init__()
+        h = c * expand
+        self.block = nn.Sequential(
+            nn.Conv2d(c, h, 1, bias=False), nn.BatchNorm2d(h), nn.ReLU6(),
+            nn.Conv2d(h, h, 3, padding=1, groups=h, bias=False), nn.BatchNorm2d(h), nn.ReLU6(),
+            nn.Conv2d(h, c, 1, bias=False), nn.BatchNorm2d(c))
+
+    def forward(self, x):
+        return x + self.block(x)
 
 
 class OpMix(nn.Module):
@@ -174,7 +192,7 @@ def models():
     mask = torch.zeros(2, 8, dtype=torch.bool)
     mask[1, 6:] = True
     mobilenet = nn.Sequential(nn.Conv2d(3, 8, 3, 2, 1), nn.BatchNorm2d(8), nn.Hardswish(),
-                              nn.Conv2d(8, 8, 1), nn.ReLU6(), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                              InvertedResidual(8), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
                               nn.Dropout(0.2), nn.Linear(8, 10), nn.Hardsigmoid())
     lenet = nn.Sequential(nn.Conv2d(1, 6, 5), nn.Tanh(), nn.AvgPool2d(2), nn.Conv2d(6, 16, 5), nn.Tanh(),
                           nn.AvgPool2d(2), nn.Flatten(), nn.Linear(256, 120), nn.Tanh(),

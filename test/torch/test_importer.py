@@ -415,3 +415,30 @@ def test_unsupported_outputs_are_errors():
         check(bn, (x_img,))
     with pytest.raises(dm.DTensorError, match=r"adaptive average pooling of 8x8 to 3x3"):
         check(nn.AdaptiveAvgPool2d(3), (x_img,))
+
+
+@pytest.mark.parametrize("conv", [
+    nn.Conv2d(4, 4, 3, padding=1, groups=4),                 # depthwise
+    nn.Conv2d(4, 6, 3, stride=2, padding=1, groups=2, bias=False),
+    nn.Conv2d(4, 8, (3, 1), dilation=(2, 1), groups=4),
+    nn.ConvTranspose2d(4, 3, 2, stride=2),                     # a U-Net decoder's
+    nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1, output_padding=1),
+    nn.ConvTranspose2d(4, 2, 3, padding=1, dilation=2, bias=False),
+])
+@pytest.mark.parametrize("shard", [0, 1, 2])
+def test_grouped_and_transposed_convolution(conv, shard):
+    # Batch-, channel- or height-sharded input; for a grouped convolution,
+    # sharding the channels shards its groups.
+    torch.manual_seed(6)
+    check(nn.Sequential(conv), (torch.randn(2, 4, 6, 6),), placements={0: [S(shard)]}, tol=1e-5)
+
+
+def test_depthwise_channels_stay_local():
+    # MobileNet's depthwise convolution with its channels sharded: each rank
+    # convolves its own channels; nothing moves until the plain output.
+    torch.manual_seed(6)
+    m = nn.Sequential(nn.Conv2d(4, 4, 3, padding=1, groups=4), nn.ReLU())
+    model = check(m, (torch.randn(2, 4, 6, 6),), placements={0: [S(1)], "0.weight": [S(0)],
+                                                                 "0.bias": [S(0)]})
+    assert model.report()["collectives"].keys() == {"all_gather"}, model.report()
+    assert model.num_collectives() == 1, model.report()
