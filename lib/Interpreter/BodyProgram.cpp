@@ -52,6 +52,7 @@ enum Op : uint16_t {
   FAdd, FSub, FMul, FDiv, FMaximum, FMinimum, FMaxNum, FMinNum, FRem, FNeg,
   FExp, FLog, FTanh, FSqrt, FRsqrt, FErf, FAbs, FSin, FCos, FFloor, FCeil,
   FTrunc, FRoundEven, FLog1p, FExpM1, FLog2,
+  FTan, FAtan, FAsin, FAcos, FSinh, FCosh, FAsinh, FAcosh, FAtanh, FExp2, FLog10, FCbrt, FAtan2,
   FPow, FCmp, FRound,
   IAdd, ISub, IMul, IDivS, IRemS, IMinS, IMaxS, IAnd, IOr, IXor, ICmp,
   Select, SIToFP, FPToSI, Copy, Index, Extract,
@@ -235,6 +236,19 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
             .Case([](math::Log1pOp) { return FLog1p; })
             .Case([](math::ExpM1Op) { return FExpM1; })
             .Case([](math::Log2Op) { return FLog2; })
+            .Case([](math::TanOp) { return FTan; })
+            .Case([](math::AtanOp) { return FAtan; })
+            .Case([](math::AsinOp) { return FAsin; })
+            .Case([](math::AcosOp) { return FAcos; })
+            .Case([](math::SinhOp) { return FSinh; })
+            .Case([](math::CoshOp) { return FCosh; })
+            .Case([](math::AsinhOp) { return FAsinh; })
+            .Case([](math::AcoshOp) { return FAcosh; })
+            .Case([](math::AtanhOp) { return FAtanh; })
+            .Case([](math::Exp2Op) { return FExp2; })
+            .Case([](math::Log10Op) { return FLog10; })
+            .Case([](math::CbrtOp) { return FCbrt; })
+            .Case([](math::Atan2Op) { return FAtan2; })
             .Case([](math::PowFOp) { return FPow; })
             .Case([](arith::CmpFOp) { return FCmp; })
             .Case([](arith::AddIOp) { return IAdd; })
@@ -357,6 +371,19 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
     case FLog1p: d.f = std::log1p(a.f); break;
     case FExpM1: d.f = std::expm1(a.f); break;
     case FLog2: d.f = std::log2(a.f); break;
+    case FTan: d.f = std::tan(a.f); break;
+    case FAtan: d.f = std::atan(a.f); break;
+    case FAsin: d.f = std::asin(a.f); break;
+    case FAcos: d.f = std::acos(a.f); break;
+    case FSinh: d.f = std::sinh(a.f); break;
+    case FCosh: d.f = std::cosh(a.f); break;
+    case FAsinh: d.f = std::asinh(a.f); break;
+    case FAcosh: d.f = std::acosh(a.f); break;
+    case FAtanh: d.f = std::atanh(a.f); break;
+    case FExp2: d.f = std::exp2(a.f); break;
+    case FLog10: d.f = std::log10(a.f); break;
+    case FCbrt: d.f = std::cbrt(a.f); break;
+    case FAtan2: d.f = std::atan2(a.f, b.f); break;
     case FPow: d.f = std::pow(a.f, b.f); break;
     case FCmp: d.i = compareFloats(in.c, a.f, b.f); break;
     case FRound: d.f = double(float(a.f)); break;
@@ -438,6 +465,19 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     case FLog1p: COLUMN(d[i].f = std::log1p(a[i].f))
     case FExpM1: COLUMN(d[i].f = std::expm1(a[i].f))
     case FLog2: COLUMN(d[i].f = std::log2(a[i].f))
+    case FTan: COLUMN(d[i].f = std::tan(a[i].f))
+    case FAtan: COLUMN(d[i].f = std::atan(a[i].f))
+    case FAsin: COLUMN(d[i].f = std::asin(a[i].f))
+    case FAcos: COLUMN(d[i].f = std::acos(a[i].f))
+    case FSinh: COLUMN(d[i].f = std::sinh(a[i].f))
+    case FCosh: COLUMN(d[i].f = std::cosh(a[i].f))
+    case FAsinh: COLUMN(d[i].f = std::asinh(a[i].f))
+    case FAcosh: COLUMN(d[i].f = std::acosh(a[i].f))
+    case FAtanh: COLUMN(d[i].f = std::atanh(a[i].f))
+    case FExp2: COLUMN(d[i].f = std::exp2(a[i].f))
+    case FLog10: COLUMN(d[i].f = std::log10(a[i].f))
+    case FCbrt: COLUMN(d[i].f = std::cbrt(a[i].f))
+    case FAtan2: COLUMN(d[i].f = std::atan2(a[i].f, b[i].f))
     case FPow: COLUMN(d[i].f = std::pow(a[i].f, b[i].f))
     case FCmp:
       COLUMN(d[i].i = compareFloats(in.c, a[i].f, b[i].f))

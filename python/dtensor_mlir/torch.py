@@ -1164,15 +1164,15 @@ class _Importer:
         r = len(v.shape)
         dims = sorted({d % r for d in (dims if dims else range(r))}) if dims is not None else list(range(r))
         red_shape = tuple(s for i, s in enumerate(v.shape) if i not in dims)
-        init_value = {"sum": 0.0, "max": -math.inf, "min": math.inf}[kind]
+        init_value = {"sum": 0.0, "max": -math.inf, "min": math.inf, "prod": 1.0}[kind]
         if not _is_float(et):
             # The identity of max / min is the type's own extreme.
             bits = 1 if et == "i1" else int(et[1:])
             lo, hi = (0, 1) if et == "i1" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
-            init_value = {"sum": 0, "max": lo, "min": hi}[kind]
+            init_value = {"sum": 0, "max": lo, "min": hi, "prod": 1}[kind]
         init = self.e.filled(red_shape, et, init_value)
         fop, iop = {"sum": ("addf", "addi"), "max": ("maximumf", "maxsi"),
-                    "min": ("minimumf", "minsi")}[kind]
+                    "min": ("minimumf", "minsi"), "prod": ("mulf", "muli")}[kind]
         if et == "i1" and kind != "sum":  # any / all
             iop = {"max": "ori", "min": "andi"}[kind]
         def body(args, out):
@@ -1216,10 +1216,11 @@ class _Importer:
         s = self._reduce(node, v, dims, keepdim, "sum", et)
         return self._scale(s, 1.0 / count)
 
-    def op_var(self, node, a, dim=None, *, correction=1, keepdim=False, **kw):
-        v = self.val(a)
-        shape, et = self._out(node)
+    def _var(self, node, v: _Value, dim, correction, keepdim, et):
+        """(variance, mean with the reduced dims kept as 1)."""
         r = len(v.shape)
+        if isinstance(dim, int):
+            dim = [dim]
         dims = sorted({d % r for d in dim}) if dim else list(range(r))
         count = 1
         for d in dims:
@@ -1229,7 +1230,105 @@ class _Importer:
         sq = self._binary_values(centered, centered, lambda bb, x, y: bb.bin("mulf", None, x, y))
         corr = correction if correction is not None else 1
         s = self._reduce(node, sq, dims, keepdim, "sum", et)
-        return self._scale(s, 1.0 / max(count - corr, 1))
+        return self._scale(s, 1.0 / max(count - corr, 1)), mean
+
+    def op_var(self, node, a, dim=None, *, correction=1, keepdim=False, **kw):
+        shape, et = self._out(node)
+        return self._var(node, self.val(a), dim, correction, keepdim, et)[0]
+
+    def op_var_mean(self, node, a, dim=None, *, correction=1, keepdim=False, **kw):
+        v = self.val(a)
+        var, mean = self._var(node, v, dim, correction, keepdim, v.et)
+        return var, self._reshape(node, mean, var.shape)
+
+    def op_std(self, node, a, dim=None, *, correction=1, keepdim=False, **kw):
+        shape, et = self._out(node)
+        var = self._var(node, self.val(a), dim, correction, keepdim, et)[0]
+        return self._unary_value(var, lambda bb, x: bb.un("math.sqrt", x))
+
+    def op_prod(self, node, a, dim=None, keepdim=False, dtype=None):
+        shape, et = self._out(node)
+        v = self.val(a)
+        r = len(v.shape)
+        dims = None if dim is None else [dim % r]
+        if not _is_float(et) and v.et == "i1":
+            self.fail(node, "the product of a bool tensor")
+        return self._reduce(node, v, dims, keepdim, "prod", et)
+
+    def op_cumsum(self, node, a, dim, dtype=None):
+        """out[.., i, ..] = the sum of x[.., k, ..] for k <= i, in order: a
+        reduction over k of the elements at or before i (so a sharded dim
+        sums as a Partial, each rank's own elements at their global
+        positions). Quadratic in the dim's size."""
+        v = self.val(a)
+        shape, et = self._out(node)
+        r = len(v.shape)
+        dim %= r
+        init = self.e.filled(shape, et, 0)
+        k = r
+
+        def body(args, out):
+            bb = _Body(et)
+            i = bb.v(f"linalg.index {dim} : index")
+            j = bb.v(f"linalg.index {k} : index")
+            upto = bb.v(f"arith.cmpi ule, {j}, {i} : index")
+            x = self._cast(bb, args[0], v.et, et)
+            picked = bb.v(f"arith.select {upto}, {x}, {bb.const(0)} : {et}")
+            return bb.lines, bb.bin("addf", "addi", out, picked)
+        in_map = [d if d != dim else k for d in range(r)]
+        return self.e.generic([(v, in_map)], shape, et, body, reduce_dims=[k], init=init,
+                              nloops=r + 1, out_map=list(range(r)))
+
+    def _select_by_index(self, node, v: _Value, dim: int, idx: _Value, shape, et) -> _Value:
+        """out[a.., j.., b..] = v[a.., idx[j..], b..]: a sum over v's `dim` of
+        the element whose position is the index (as gather)."""
+        r, ri = len(v.shape), len(idx.shape)
+        # loops: v's dims before `dim`, idx's dims, v's dims after, then k.
+        before = list(range(dim))
+        mid = list(range(dim, dim + ri))
+        after = list(range(dim + ri, dim + ri + r - dim - 1))
+        k = dim + ri + r - dim - 1
+        init = self.e.filled(shape, et, 0)
+
+        def body(args, out):
+            bb = _Body(et)
+            pos = bb.v(f"linalg.index {k} : index")
+            want = bb.v(f"arith.index_cast {args[1]} : {idx.et} to index")
+            if idx.et not in ("i1",):
+                # Negative indices count from the end, as in PyTorch.
+                size = bb.v(f"arith.constant {v.shape[dim]} : index")
+                zero = bb.v("arith.constant 0 : index")
+                neg = bb.v(f"arith.cmpi slt, {want}, {zero} : index")
+                want = bb.v(f"arith.select {neg}, {bb.v(f'arith.addi {want}, {size} : index')}, {want} : index")
+            hit = bb.v(f"arith.cmpi eq, {want}, {pos} : index")
+            picked = bb.v(f"arith.select {hit}, {args[0]}, {bb.const(0)} : {et}")
+            return bb.lines, bb.bin("addf", "addi", out, picked)
+        return self.e.generic([(v, before + [k] + after), (idx, mid)], shape, et, body,
+                              reduce_dims=[k], init=init, nloops=k + 1,
+                              out_map=before + mid + after)
+
+    def op_index_select(self, node, a, dim, index):
+        v, idx = self.val(a), self.val(index)
+        shape, et = self._out(node)
+        return self._select_by_index(node, v, dim % len(v.shape), idx, shape, et)
+
+    def op_index(self, node, a, indices):
+        """x[i] and x[:, i]: one index tensor, on one dim (the others whole)."""
+        v = self.val(a)
+        shape, et = self._out(node)
+        given = [(d, t) for d, t in enumerate(indices) if t is not None]
+        if len(given) != 1 or not isinstance(given[0][1], torch.fx.Node):
+            self.fail(node, "indexing with several index tensors is not supported yet")
+        d, t = given[0]
+        idx = self.val(t)
+        if idx.et == "i1":
+            self.fail(node, "indexing with a bool mask (a data-dependent shape) is not supported")
+        return self._select_by_index(node, v, d, idx, shape, et)
+
+    def op__assert_async(self, node, *args, **kwargs):
+        # A check of the data (one_hot's index range): PyTorch raises where
+        # it fails; the compiled program does not check.
+        return None
 
     def _binary_values(self, a: _Value, b: _Value, fn) -> _Value:
         shape = tuple(max(x, y) for x, y in zip(a.shape, b.shape)) if len(a.shape) == len(b.shape) else a.shape
@@ -1721,6 +1820,20 @@ class _Importer:
         return self._float_math("roundeven")(node, a)  # half to even, as PyTorch
 
     def op_log1p(self, node, a): return self._math("log1p")(node, a)
+    def op_log10(self, node, a): return self._math("log10")(node, a)
+    def op_exp2(self, node, a): return self._math("exp2")(node, a)
+    def op_tan(self, node, a): return self._math("tan")(node, a)
+    def op_atan(self, node, a): return self._math("atan")(node, a)
+    def op_asin(self, node, a): return self._math("asin")(node, a)
+    def op_acos(self, node, a): return self._math("acos")(node, a)
+    def op_sinh(self, node, a): return self._math("sinh")(node, a)
+    def op_cosh(self, node, a): return self._math("cosh")(node, a)
+    def op_asinh(self, node, a): return self._math("asinh")(node, a)
+    def op_acosh(self, node, a): return self._math("acosh")(node, a)
+    def op_atanh(self, node, a): return self._math("atanh")(node, a)
+
+    def op_atan2(self, node, a, b):
+        return self._elementwise(node, [a, b], lambda bb, x, y: bb.v(f"math.atan2 {x}, {y} : {bb.et}"))
     def op_expm1(self, node, a): return self._math("expm1")(node, a)
     def op_log2(self, node, a): return self._math("log2")(node, a)
 
@@ -1911,6 +2024,15 @@ class _Importer:
         return self.e.collapse(rep, [[0], [1], [2, 3], [4, 5]], shape)
 
     op_upsample_nearest2d_vec = op_upsample_nearest2d
+
+    def op_flip(self, node, a, dims):
+        """Reversed along `dims`: a read at `size - 1 - i` (a sharded
+        reversed dim fetches the mirrored shard)."""
+        v = self.val(a)
+        r = len(v.shape)
+        flipped = {d % r for d in dims}
+        m = [f"-d{d} + {v.shape[d] - 1}" if d in flipped else d for d in range(r)]
+        return self.e.generic([(v, m)], v.shape, v.et, lambda args, out: ([], args[0]))
 
     def op_constant_pad_nd(self, node, a, pad, value=0):
         v = self.val(a)

@@ -161,7 +161,10 @@ class OpMix(nn.Module):
         mixed = (torch.remainder(x * 3, 0.7) + torch.round(x * 2) + F.leaky_relu(x) + F.elu(x)
                  + torch.log1p(x.abs()) + torch.expm1(x.clamp(-1, 1)) + torch.log2(x.abs() + 1)
                  + torch.arange(6.0) * 0.5)
-        return (pooled, normed, logic, vals, pos + x.argmin(1), torch.gather(x, 1, idx), mixed)
+        more = (torch.cumsum(x, 1) + x.flip(1) + torch.atan(x) + torch.sinh(x)
+                + torch.asin(x.clamp(-0.9, 0.9)) + x.std(1, keepdim=True) + x.prod(1, keepdim=True)
+                + torch.index_select(x, 0, idx[:, 0]) + x[idx[:, 1]])
+        return (pooled, normed, logic, vals, pos + x.argmin(1), torch.gather(x, 1, idx), mixed, more)
 
 
 def _eval_bn(m):

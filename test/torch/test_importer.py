@@ -442,3 +442,41 @@ def test_depthwise_channels_stay_local():
                                                                  "0.bias": [S(0)]})
     assert model.report()["collectives"].keys() == {"all_gather"}, model.report()
     assert model.num_collectives() == 1, model.report()
+
+
+@pytest.mark.parametrize("fn", [
+    torch.atan, lambda t: torch.tan(t * 0.5), lambda t: torch.asin(t.clamp(-0.9, 0.9)),
+    lambda t: torch.acos(t.clamp(-0.9, 0.9)), torch.sinh, torch.cosh, torch.asinh,
+    lambda t: torch.acosh(t.abs() + 1), lambda t: torch.atanh(t.clamp(-0.9, 0.9)), torch.exp2,
+    lambda t: torch.log10(t.abs() + 1), lambda t: torch.atan2(t, t.flip(1)),
+])
+def test_more_math(fn):
+    check(Fn(fn), (x46,), placements={0: [S(1)]})
+
+
+@pytest.mark.parametrize("shard", [0, 1])
+def test_scans_products_and_statistics(shard):
+    # cumsum along a sharded dim: each rank sums its own elements at their
+    # global positions (a Partial sum); prod along it a Partial product.
+    p = {0: [S(shard)]}
+    check(Fn(lambda t: torch.cumsum(t, 1)), (x46,), placements=p)
+    check(Fn(lambda t: torch.cumsum(t, 0)), (x46,), placements=p)
+    check(Fn(lambda i: torch.cumsum(i, 1)), (ints46,), placements=p)
+    check(Fn(lambda t: t.prod(1)), (x46,), placements=p)
+    check(Fn(lambda t: t.prod()), (x46 * 0.5 + 1,), placements=p)
+    check(Fn(lambda t: t.std(1)), (x46,), placements=p)
+    check(Fn(lambda t: torch.var_mean(t, 1, keepdim=True)), (x46,), placements=p)
+    check(Fn(lambda t: torch.var_mean(t, 0, correction=0)), (x46,), placements=p)
+
+
+@pytest.mark.parametrize("shard", [0, 1])
+def test_index_select_and_tensor_indexing(shard):
+    p = {0: [S(shard)]}
+    check(Fn(lambda t: t.flip(1)), (x46,), placements=p)
+    check(Fn(lambda t: torch.flip(t, (0, 1)) + t), (x46,), placements=p)
+    i = torch.tensor([3, 0, 3, -1])
+    check(Fn(lambda t, j: torch.index_select(t, 0, j % 4)), (x46, i), placements=p)
+    check(Fn(lambda t, j: torch.index_select(t, 1, j + 1)), (x46, i), placements=p)
+    check(Fn(lambda t, j: t[j]), (x46, i), placements=p)                 # -1: the last row
+    check(Fn(lambda t, j: t[:, j.view(2, 2)]), (x46, i), placements=p)
+    check(Fn(lambda j: F.one_hot(j % 4, 5).float()), (i,), placements={0: [S(0)]})

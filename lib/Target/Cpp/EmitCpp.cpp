@@ -703,6 +703,13 @@ LogicalResult CppEmitter::emitScalar(Operation *op, raw_indented_ostream &o) {
         return def(("rt_bitcast<" + ty + ">(" + operand(0) + ")").str());
       })
       .Case([&](math::TanhOp) { return call("std::tanh"); })
+      .Case([&](math::AsinOp) { return call("std::asin"); })
+      .Case([&](math::AcosOp) { return call("std::acos"); })
+      .Case([&](math::SinhOp) { return call("std::sinh"); })
+      .Case([&](math::CoshOp) { return call("std::cosh"); })
+      .Case([&](math::AsinhOp) { return call("std::asinh"); })
+      .Case([&](math::AcoshOp) { return call("std::acosh"); })
+      .Case([&](math::AtanhOp) { return call("std::atanh"); })
       .Case([&](math::ExpOp) { return call("std::exp"); })
       .Case([&](math::Exp2Op) { return call("std::exp2"); })
       .Case([&](math::ExpM1Op) { return call("std::expm1"); })
