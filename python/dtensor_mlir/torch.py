@@ -2034,6 +2034,72 @@ class _Importer:
         m = [f"-d{d} + {v.shape[d] - 1}" if d in flipped else d for d in range(r)]
         return self.e.generic([(v, m)], v.shape, v.et, lambda args, out: ([], args[0]))
 
+    def op_upsample_bilinear2d(self, node, a, output_size=None, align_corners=False,
+                               scale_factors=None):
+        """Bilinear resizing as PyTorch computes it (the source position of an
+        output pixel, its two neighbours and their weights, in the input's
+        float type), one separable pass per spatial dim: a sum over the input
+        positions of the (at most two) that the output reads. A sharded H or
+        W sums as a Partial."""
+        v = self.val(a)
+        shape, et = self._out(node)
+        if len(v.shape) != 4 or not _is_float(et):
+            self.fail(node, "bilinear upsampling of a tensor that is not float N, C, H, W")
+        np_t = {"f32": np.float32, "f64": np.float64}.get(et)
+        if np_t is None:
+            self.fail(node, f"bilinear upsampling of {et} is not supported yet")
+        out = v
+        for axis in (2, 3):
+            n_in, n_out = v.shape[axis], shape[axis]
+            if align_corners:
+                scale = np_t(n_in - 1) / np_t(n_out - 1) if n_out > 1 else np_t(0)
+            elif scale_factors and scale_factors[axis - 2] > 0:
+                scale = np_t(1.0 / scale_factors[axis - 2])
+            else:
+                scale = np_t(n_in) / np_t(n_out)
+            out = self._linear_resize(out, axis, n_out, float(scale), align_corners, et)
+        return out
+
+    def _linear_resize(self, v: _Value, axis: int, n_out: int, scale: float, align_corners: bool,
+                       et: str) -> _Value:
+        r = len(v.shape)
+        n_in = v.shape[axis]
+        shape = tuple(n_out if d == axis else v.shape[d] for d in range(r))
+        init = self.e.filled(shape, et, 0)
+        k = r  # the loop over the input positions
+
+        def body(args, out):
+            bb = _Body(et)
+            dst = bb.v(f"arith.index_cast {bb.v(f'linalg.index {axis} : index')} : index to i64")
+            dst = bb.v(f"arith.sitofp {dst} : i64 to {et}")
+            if align_corners:
+                src = bb.bin("mulf", None, bb.const(scale), dst)
+            else:
+                src = bb.bin("mulf", None, bb.const(scale), bb.bin("addf", None, dst, bb.const(0.5)))
+                src = bb.bin("subf", None, src, bb.const(0.5))
+                src = bb.bin("maximumf", None, src, bb.const(0.0))
+            lo = bb.v(f"arith.fptosi {src} : {et} to i64")
+            lam1 = bb.bin("subf", None, src, bb.v(f"arith.sitofp {lo} : i64 to {et}"))
+            lam0 = bb.bin("subf", None, bb.const(1.0), lam1)
+            lo = bb.v(f"arith.index_cast {lo} : i64 to index")
+            last = bb.v(f"arith.constant {n_in - 1} : index")
+            inside = bb.v(f"arith.cmpi slt, {lo}, {last} : index")
+            step = bb.v(f"arith.select {inside}, {bb.v('arith.constant 1 : index')}, "
+                        f"{bb.v('arith.constant 0 : index')} : index")
+            hi = bb.v(f"arith.addi {lo}, {step} : index")
+            pos = bb.v(f"linalg.index {k} : index")
+            zero = bb.const(0.0)
+            at_lo = bb.v(f"arith.cmpi eq, {pos}, {lo} : index")
+            at_hi = bb.v(f"arith.cmpi eq, {pos}, {hi} : index")
+            t0 = bb.v(f"arith.select {at_lo}, {bb.bin('mulf', None, lam0, args[0])}, {zero} : {et}")
+            t1 = bb.v(f"arith.select {at_hi}, {bb.bin('mulf', None, lam1, args[0])}, {zero} : {et}")
+            return bb.lines, bb.bin("addf", None, out, bb.bin("addf", None, t0, t1))
+        in_map = [d if d != axis else k for d in range(r)]
+        return self.e.generic([(v, in_map)], shape, et, body, reduce_dims=[k], init=init,
+                              nloops=r + 1, out_map=list(range(r)))
+
+    op_upsample_bilinear2d_vec = op_upsample_bilinear2d
+
     def op_constant_pad_nd(self, node, a, pad, value=0):
         v = self.val(a)
         shape, et = self._out(node)

@@ -4,8 +4,8 @@ ignore_index), a ResNet (BatchNorm in eval, max pooling, strided blocks,
 adaptive average pooling), a ViT (patch convolution, class token,
 nn.TransformerEncoderLayer), BERT (token-type embeddings, a padding mask), a
 MobileNet (Hardswish, an inverted residual with a depthwise convolution,
-Hardsigmoid), LeNet (average pooling, log_softmax) and a U-Net step (nearest
-and transposed-convolution upsampling, skip concat).
+Hardsigmoid), LeNet (average pooling, log_softmax) and a U-Net step (nearest,
+bilinear and transposed-convolution upsampling, skip concat).
 
 Imported by test_real_models.py (each against eager PyTorch) and run as a
 script (`real_models.py DIR`) to write each model's global program and its
@@ -120,14 +120,15 @@ class Bert(nn.Module):
 class UNetStep(nn.Module):
     def __init__(self):
         super().__init__()
-        self.down, self.out = nn.Conv2d(3, 8, 3, padding=1), nn.Conv2d(24, 3, 1)
+        self.down, self.out = nn.Conv2d(3, 8, 3, padding=1), nn.Conv2d(32, 3, 1)
         self.up = nn.Upsample(scale_factor=2, mode="nearest")
         self.up_learned = nn.ConvTranspose2d(8, 8, 2, stride=2)
 
     def forward(self, x):
         a = F.relu(self.down(x))
         p = F.max_pool2d(a, 2)
-        return self.out(torch.cat([a, self.up(p), self.up_learned(p)], 1))
+        smooth = F.interpolate(p, scale_factor=2, mode="bilinear")
+        return self.out(torch.cat([a, self.up(p), self.up_learned(p), smooth], 1))
 
 
 class InvertedResidual(nn.Module):

@@ -480,3 +480,17 @@ def test_index_select_and_tensor_indexing(shard):
     check(Fn(lambda t, j: t[j]), (x46, i), placements=p)                 # -1: the last row
     check(Fn(lambda t, j: t[:, j.view(2, 2)]), (x46, i), placements=p)
     check(Fn(lambda j: F.one_hot(j % 4, 5).float()), (i,), placements={0: [S(0)]})
+
+
+@pytest.mark.parametrize("resize", [
+    lambda t: F.interpolate(t, scale_factor=2, mode="bilinear"),
+    lambda t: F.interpolate(t, size=(5, 11), mode="bilinear", align_corners=True),
+    lambda t: F.interpolate(t, size=(3, 4), mode="bilinear"),          # down
+    lambda t: F.interpolate(t, scale_factor=1.5, mode="bilinear"),
+    lambda t: F.interpolate(t, scale_factor=2, mode="nearest"),
+])
+@pytest.mark.parametrize("shard", [0, 2, 3])
+def test_resizing(resize, shard):
+    # A height- or width-sharded bilinear resize sums its two neighbours
+    # as a Partial where they lie on different ranks.
+    check(Fn(resize), (x_img,), placements={0: [S(shard)]}, tol=1e-5)
