@@ -640,12 +640,91 @@ class _Importer:
         return self._elementwise(node, [a, b], lambda bb, x, y: bb.bin("mulf", "muli", x, y))
 
     def op_div(self, node, a, b, rounding_mode=None):
-        if rounding_mode is not None:
-            self.fail(node, f"div with rounding_mode={rounding_mode!r} is not supported yet")
         shape, et = self._out(node)
-        if not _is_float(et):
-            self.fail(node, "integer true division is not supported yet")
-        return self._elementwise(node, [a, b], lambda bb, x, y: bb.bin("divf", None, x, y))
+        if rounding_mode not in (None, "floor", "trunc"):
+            self.fail(node, f"div with rounding_mode={rounding_mode!r}")
+        if rounding_mode is None:
+            if not _is_float(et):
+                self.fail(node, "integer true division is not supported yet")
+            return self._elementwise(node, [a, b], lambda bb, x, y: bb.bin("divf", None, x, y))
+        if rounding_mode == "trunc":
+            if _is_float(et):
+                return self._elementwise(node, [a, b], lambda bb, x, y: bb.un(
+                    "math.trunc", bb.bin("divf", None, x, y)))
+            return self._elementwise(node, [a, b], lambda bb, x, y: bb.v(f"arith.divsi {x}, {y} : {et}"))
+
+        def floor_div(bb, x, y):
+            if not _is_float(et):
+                # C's truncating quotient, one less where the remainder's sign
+                # differs from the divisor's.
+                q = bb.v(f"arith.divsi {x}, {y} : {et}")
+                rem = bb.v(f"arith.remsi {x}, {y} : {et}")
+                zero = bb.const(0)
+                nz = bb.v(f"arith.cmpi ne, {rem}, {zero} : {et}")
+                differ = bb.v(f"arith.xori {bb.v(f'arith.cmpi slt, {rem}, {zero} : {et}')}, "
+                              f"{bb.v(f'arith.cmpi slt, {y}, {zero} : {et}')} : i1")
+                fix = bb.v(f"arith.andi {nz}, {differ} : i1")
+                return bb.v(f"arith.select {fix}, {bb.bin('subf', 'subi', q, bb.const(1))}, {q} : {et}")
+            # PyTorch's div_floor_floating: exact where floor(x / y) is not.
+            mod = bb.v(f"arith.remf {x}, {y} : {et}")
+            div = bb.bin("divf", None, bb.bin("subf", None, x, mod), y)
+            zero = bb.const(0.0)
+            nz = bb.v(f"arith.cmpf une, {mod}, {zero} : {et}")
+            differ = bb.v(f"arith.xori {bb.v(f'arith.cmpf olt, {mod}, {zero} : {et}')}, "
+                          f"{bb.v(f'arith.cmpf olt, {y}, {zero} : {et}')} : i1")
+            fix = bb.v(f"arith.andi {nz}, {differ} : i1")
+            div = bb.v(f"arith.select {fix}, {bb.bin('subf', None, div, bb.const(1.0))}, {div} : {et}")
+            fl = bb.un("math.floor", div)
+            up = bb.v(f"arith.cmpf ogt, {bb.bin('subf', None, div, fl)}, {bb.const(0.5)} : {et}")
+            fl = bb.v(f"arith.select {up}, {bb.bin('addf', None, fl, bb.const(1.0))}, {fl} : {et}")
+            true_div = bb.bin("divf", None, x, y)
+            signed_zero = bb.bin("mulf", None, zero, true_div)
+            dnz = bb.v(f"arith.cmpf une, {div}, {zero} : {et}")
+            res = bb.v(f"arith.select {dnz}, {fl}, {signed_zero} : {et}")
+            # Division by zero: x / 0 (inf or NaN), as PyTorch.
+            by_zero = bb.v(f"arith.cmpf oeq, {y}, {zero} : {et}")
+            return bb.v(f"arith.select {by_zero}, {true_div}, {res} : {et}")
+        return self._elementwise(node, [a, b], floor_div)
+
+    def op_floor_divide(self, node, a, b):
+        return self.op_div(node, a, b, rounding_mode="floor")
+
+    def op_fmod(self, node, a, b):
+        """C's fmod: the dividend's sign."""
+        return self._elementwise(node, [a, b], lambda bb, x, y: bb.bin("remf", "remsi", x, y))
+
+    def _float_test(self, node, a, test):
+        v = self.val(a)
+        if not _is_float(v.et):
+            shape, _ = self._out(node)
+            return self.e.filled(shape, "i1", test == "isfinite")
+        return self._unary_value_typed(v, "i1", lambda bb, x: {
+            "isnan": lambda: bb.v(f"arith.cmpf uno, {x}, {x} : {v.et}"),
+            "isinf": lambda: bb.v(f"arith.cmpf oeq, {bb.un('math.absf', x)}, {bb.const(math.inf)} : {v.et}"),
+            "isfinite": lambda: bb.v(f"arith.cmpf olt, {bb.un('math.absf', x)}, {bb.const(math.inf)} : {v.et}"),
+        }[test]())
+
+    def op_isnan(self, node, a): return self._float_test(node, a, "isnan")
+    def op_isinf(self, node, a): return self._float_test(node, a, "isinf")
+    def op_isfinite(self, node, a): return self._float_test(node, a, "isfinite")
+
+    def op_repeat(self, node, a, repeats):
+        """Tiled: the tensor broadcast along a new major dim per repeated dim,
+        merged with it."""
+        v = self.val(a)
+        shape, et = self._out(node)
+        lead = len(repeats) - len(v.shape)
+        if lead < 0:
+            self.fail(node, "repeat with fewer repeats than dims")
+        if lead:
+            v = self._reshape(node, v, (1,) * lead + v.shape)
+        tiled_shape, in_map, groups = [], [], []
+        for d, (size, rep) in enumerate(zip(v.shape, repeats)):
+            groups.append([len(tiled_shape), len(tiled_shape) + 1])
+            tiled_shape += [rep, size]
+            in_map.append(len(tiled_shape) - 1)
+        tiled = self.e.generic([(v, in_map)], tuple(tiled_shape), et, lambda args, out: ([], args[0]))
+        return self.e.collapse(tiled, groups, shape)
 
     def op_maximum(self, node, a, b):
         return self._elementwise(node, [a, b], lambda bb, x, y: bb.bin("maximumf", "maxsi", x, y))

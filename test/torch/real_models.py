@@ -164,7 +164,10 @@ class OpMix(nn.Module):
                  + torch.arange(6.0) * 0.5)
         more = (torch.cumsum(x, 1) + x.flip(1) + torch.atan(x) + torch.sinh(x)
                 + torch.asin(x.clamp(-0.9, 0.9)) + x.std(1, keepdim=True) + x.prod(1, keepdim=True)
-                + torch.index_select(x, 0, idx[:, 0]) + x[idx[:, 1]])
+                + torch.index_select(x, 0, idx[:, 0]) + x[idx[:, 1]]
+                + torch.div(x * 5, x.flip(0) + 3, rounding_mode="floor") + torch.fmod(x * 5, 0.7)
+                + torch.roll(x, 2, 1) + torch.nan_to_num(x.log()) + (idx[:, :1] // -2))
+        more = torch.cat([more, more.repeat(1, 2)], 1)
         return (pooled, normed, logic, vals, pos + x.argmin(1), torch.gather(x, 1, idx), mixed, more)
 
 

@@ -494,3 +494,35 @@ def test_resizing(resize, shard):
     # A height- or width-sharded bilinear resize sums its two neighbours
     # as a Partial where they lie on different ranks.
     check(Fn(resize), (x_img,), placements={0: [S(shard)]}, tol=1e-5)
+
+
+specials = torch.tensor([[1.5, -2.5, float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 7.0]] * 2)
+divisors = torch.tensor([[0.3, -0.3, 2.0, -1.5, 0.7, -0.7, 0.0, 1e-3]] * 2)
+int_pairs = (torch.tensor([[7, -7, 7, -7, 0, 9, -9, 5]] * 2), torch.tensor([[2, 2, -2, -2, 3, 3, 4, -4]] * 2))
+
+
+@pytest.mark.parametrize("fn, args", [
+    (lambda a, b: torch.div(a, b, rounding_mode="floor"), (x46 * 5, x46.flip(1))),
+    (lambda a, b: torch.div(a, b, rounding_mode="floor"), (specials, divisors)),
+    (lambda a, b: torch.div(a, b, rounding_mode="trunc"), (specials, divisors)),
+    (lambda a, b: a // b, int_pairs),
+    (lambda a, b: torch.div(a, b, rounding_mode="trunc"), int_pairs),
+    (lambda a, b: torch.fmod(a, b), (x46 * 5, x46.flip(1))),
+    (lambda a, b: torch.fmod(a, b), int_pairs),
+    (lambda a: torch.isnan(a), (specials,)),
+    (lambda a: torch.isinf(a), (specials,)),
+    (lambda a: torch.isfinite(a), (specials,)),
+    (lambda a: torch.nan_to_num(a, nan=0.5, posinf=9.0), (specials,)),
+    (lambda a: torch.isnan(a), (int_pairs[0],)),
+])
+def test_division_modes_and_float_tests(fn, args):
+    check(Fn(fn), args, placements={0: [S(1)]})
+
+
+@pytest.mark.parametrize("shard", [0, 1])
+def test_repeat_and_roll(shard):
+    p = {0: [S(shard)]}
+    check(Fn(lambda t: t.repeat(2, 3)), (x46,), placements=p)
+    check(Fn(lambda t: t.repeat(2, 1, 1)), (x46,), placements=p)
+    check(Fn(lambda t: torch.roll(t, 2, 1)), (x46,), placements=p)
+    check(Fn(lambda t: torch.roll(t, (-1, 3), (0, 1))), (x46,), placements=p)
