@@ -406,6 +406,20 @@ class _Importer:
         args, inputs = [], []  # inputs: (kind, key) per function argument
         user_index = 0
         for node in gm.graph.nodes:
+            if node.op == "get_attr":
+                # A tensor the traced graph holds (a module buffer, a lifted
+                # scalar): one more argument, its value the graph's own.
+                if not isinstance(getattr(gm, node.target, None), torch.Tensor):
+                    self.fail(node, f"the graph attribute '{node.target}' is not a tensor")
+                shape, et = self.meta(node) if "val" in node.meta else (
+                    tuple(getattr(gm, node.target).shape), _DTYPES.get(getattr(gm, node.target).dtype))
+                if et is None:
+                    self.fail(node, f"the graph attribute '{node.target}' has an unsupported dtype")
+                v = _Value(f"%arg{len(args)}", shape, et)
+                args.append(f"{v.name}: {v.type}")
+                self.values[node] = v
+                inputs.append(("CONSTANT", node.target))
+                continue
             if node.op != "placeholder":
                 continue
             if _is_mesh_value(node):
@@ -430,7 +444,7 @@ class _Importer:
         self._find_batched_matmuls(gm.graph)
         results = []
         for node in gm.graph.nodes:
-            if node.op in ("placeholder",):
+            if node.op in ("placeholder", "get_attr"):
                 continue
             if node.op == "output":
                 outs = node.args[0]
@@ -2114,7 +2128,7 @@ class _Importer:
         return self.e.generic([(v, m)], v.shape, v.et, lambda args, out: ([], args[0]))
 
     def op_upsample_bilinear2d(self, node, a, output_size=None, align_corners=False,
-                               scale_factors=None):
+                               scale_factors=None, *scales):
         """Bilinear resizing as PyTorch computes it (the source position of an
         output pixel, its two neighbours and their weights, in the input's
         float type), one separable pass per spatial dim: a sum over the input
@@ -2124,6 +2138,11 @@ class _Importer:
         shape, et = self._out(node)
         if len(v.shape) != 4 or not _is_float(et):
             self.fail(node, "bilinear upsampling of a tensor that is not float N, C, H, W")
+        if not isinstance(scale_factors, (list, tuple)):
+            # upsample_bilinear2d.default: (input, output_size, align_corners,
+            # scales_h, scales_w), the scales as separate numbers.
+            scale_factors = [scale_factors, scales[0] if scales else None]
+            scale_factors = [f if f is not None else 0 for f in scale_factors]
         np_t = {"f32": np.float32, "f64": np.float64}.get(et)
         if np_t is None:
             self.fail(node, f"bilinear upsampling of {et} is not supported yet")
@@ -2233,6 +2252,59 @@ class _Importer:
         return self.e.generic([(v, in_map), (idx, list(range(r)))], shape, et, body,
                               reduce_dims=[k], init=init, nloops=r + 1,
                               out_map=list(range(r)))
+
+    def _scatter(self, node, a, dim, index, src, reduce_add: bool):
+        """out = a, then out[.., index[.., j, ..], ..] = src[.., j, ..] along
+        `dim` (or += with reduce_add): for each output element, a pass over
+        the index's positions j along `dim`, taking (or adding) src where the
+        index names this element. Duplicate indices: the last one wins (in
+        PyTorch, an unspecified one)."""
+        v, idx = self.val(a), self.val(index)
+        shape, et = self._out(node)
+        r = len(v.shape)
+        dim %= r
+        if any(idx.shape[d] != v.shape[d] for d in range(r) if d != dim):
+            self.fail(node, "scatter with an index smaller than the tensor off its dim is not "
+                            "supported yet")
+        k = r  # the loop over the index's positions along `dim`
+        ins = [(idx, [d if d != dim else k for d in range(r)])]
+        if isinstance(src, torch.fx.Node):
+            sv = self.val(src)
+            if sv.shape != idx.shape:
+                src_sizes = list(idx.shape)
+                n = self.e.fresh("sl")
+                cut = _Value(n, tuple(src_sizes), sv.et)
+                self.e.emit(f"{n} = tensor.extract_slice {sv.name}[{', '.join('0' for _ in range(r))}] "
+                            f"[{', '.join(map(str, src_sizes))}] [{', '.join('1' for _ in range(r))}] : "
+                            f"{sv.type} to {cut.type}")
+                sv = cut
+            ins.append((sv, [d if d != dim else k for d in range(r)]))
+
+        def body(args, out):
+            bb = _Body(et)
+            pos = bb.v(f"linalg.index {dim} : index")
+            want = bb.v(f"arith.index_cast {args[0]} : {idx.et} to index")
+            hit = bb.v(f"arith.cmpi eq, {want}, {pos} : index")
+            value = args[1] if len(args) > 1 else bb.const(src)
+            if reduce_add:
+                return bb.lines, bb.bin("addf", "addi", out, bb.v(
+                    f"arith.select {hit}, {value}, {bb.const(0)} : {et}"))
+            return bb.lines, bb.v(f"arith.select {hit}, {value}, {out} : {et}")
+        # The tensor itself is the init (a copy, as out-of-place scatter).
+        init = self.e.generic([(v, list(range(r)))], v.shape, et, lambda args_, out: ([], args_[0]))
+        return self.e.generic(ins, shape, et, body, reduce_dims=[k], init=init, nloops=r + 1,
+                              out_map=list(range(r)))
+
+    def op_scatter(self, node, a, dim, index, src=None, value=None, reduce=None):
+        if reduce is not None:
+            if reduce != "add":
+                self.fail(node, f"scatter with reduce={reduce!r} is not supported yet")
+        if src is None:
+            src = value
+        return self._scatter(node, a, dim, index, src, reduce == "add")
+
+    def op_scatter_add(self, node, a, dim, index, src):
+        return self._scatter(node, a, dim, index, src, True)
 
     def _arg_reduce(self, node, a, dim, keepdim, largest: bool, want_values: bool):
         """The first extreme along `dim` and its index (NaN counts as the
@@ -2567,6 +2639,8 @@ def _import_graph(gm, kinds, values, mesh, specs, outs, pipeline) -> "CompiledMo
         if kind == "USER_INPUT":
             continue
         t = values.get(key)
+        if t is None and kind == "CONSTANT":
+            t = getattr(gm, key, None)
         if t is None:
             raise DTensorError(f"no value for '{key}'")
         state[key] = _to_numpy(t)
@@ -2693,7 +2767,10 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
 
     def joint(plist, *xs):
         def loss_of(pl):
-            with torch.nn.utils.stateless._reparametrize_module(module, dict(zip(names, pl))):
+            # tie_weights: a tied parameter (GPT-2's LM head is its token
+            # embedding) gets the gradient of every use.
+            with torch.nn.utils.stateless._reparametrize_module(module, dict(zip(names, pl)),
+                                                                 tie_weights=True):
                 return loss_fn(module, *xs)
         grads, loss = torch.func.grad_and_value(loss_of)(plist)
         return (loss, *grads)
@@ -2704,7 +2781,9 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
             # rather than its decomposition into index_put.
             table = dict(core_aten_decompositions())
             table.pop(torch.ops.aten.embedding_dense_backward.default, None)
-            gm = make_fx(joint, decomposition_table=table,
+            # Functionalized: modules that update in place (add_, copy_ in
+            # nn.MultiheadAttention's fast paths) trace to pure ops.
+            gm = make_fx(torch.func.functionalize(joint), decomposition_table=table,
                          record_stack_traces=True)(params, *args)
         except Exception as e:  # noqa: BLE001
             raise DTensorError(f"tracing the training step failed: {type(e).__name__}: {e}") from None

@@ -150,10 +150,11 @@ def test_partial_inputs_and_two_d_mesh():
 
 
 def test_unsupported_is_an_error_at_the_users_line():
-    with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*'cumsum"):
-        dm_compile(Fn(lambda t: torch.cumsum(t, 0)), (x46,), mesh=dm.DeviceMesh(2))
-    with pytest.raises(dm.DTensorError, match=r"rounding_mode"):
-        dm_compile(Fn(lambda t: torch.div(t, 2, rounding_mode="floor")), (x46,), mesh=dm.DeviceMesh(2))
+    with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*'topk"):
+        dm_compile(Fn(lambda t: torch.topk(t, 2).values), (x46,), mesh=dm.DeviceMesh(2))
+    with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*grouped transposed convolution"):
+        dm_compile(Fn(lambda t, w: F.conv_transpose2d(t, w, groups=2)),
+                   (torch.randn(1, 4, 3, 3), torch.randn(4, 1, 2, 2)), mesh=dm.DeviceMesh(2))
     with pytest.raises(dm.DTensorError, match="placements for input 3"):
         dm_compile(Fn(torch.relu), (x46,), mesh=dm.DeviceMesh(2), placements={3: [S(0)]})
     with pytest.raises(dm.DTensorError, match="give a mesh"):
@@ -526,3 +527,43 @@ def test_repeat_and_roll(shard):
     check(Fn(lambda t: t.repeat(2, 1, 1)), (x46,), placements=p)
     check(Fn(lambda t: torch.roll(t, 2, 1)), (x46,), placements=p)
     check(Fn(lambda t: torch.roll(t, (-1, 3), (0, 1))), (x46,), placements=p)
+
+
+def test_training_step_of_a_tied_language_model():
+    # GPT-2's shape: a token embedding tied to the LM head, a causal mask
+    # from a tril buffer (a constant of the traced graph), cross-entropy with
+    # ignored targets (its backward scatters into a one-hot). The tied
+    # weight's gradient sums both uses (it used to get the embedding's only).
+    torch.manual_seed(8)
+
+    class TinyLM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte = nn.Embedding(20, 8)
+            self.mix = nn.Linear(8, 8)
+            self.head = nn.Linear(8, 20, bias=False)
+            self.head.weight = self.wte.weight
+            self.register_buffer("mask", torch.tril(torch.ones(5, 5)))
+
+        def forward(self, ids):
+            x = self.wte(ids)
+            att = (x @ x.transpose(1, 2)).masked_fill(self.mask == 0, float("-inf"))
+            return self.head(torch.tanh(self.mix(F.softmax(att, -1) @ x)))
+
+    ids, targets = torch.randint(0, 20, (4, 5)), torch.randint(0, 20, (4, 5))
+    targets[0, 1] = -1
+
+    def loss(m, i, t):
+        return F.cross_entropy(m(i).view(-1, 20), t.view(-1), ignore_index=-1)
+    check_step(TinyLM(), loss, (ids, targets), placements={0: [S(0)], 1: [S(0)]})
+    check_step(TinyLM(), loss, (ids, targets), placements={"wte.weight": [S(0)]})
+
+
+@pytest.mark.parametrize("fn, args", [
+    (lambda t, i: torch.scatter(t, 1, i, -2.0), (x46, torch.tensor([[0, 5]] * 4))),
+    (lambda t, i: t.scatter(0, i, t.flip(0)), (x46, torch.tensor([[3, 2, 1, 0, 3, 2]] * 4))),
+    (lambda t, i: t.scatter_add(1, i, t * 2), (x46, torch.tensor([[1, 1, 0, 5, 5, 5]] * 4))),
+])
+def test_scatter(fn, args):
+    check(Fn(fn), args, placements={0: [S(1)]})
+    check(Fn(fn), args, placements={0: [S(0)]})
