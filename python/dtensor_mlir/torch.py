@@ -2783,8 +2783,12 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
             table.pop(torch.ops.aten.embedding_dense_backward.default, None)
             # Functionalized: modules that update in place (add_, copy_ in
             # nn.MultiheadAttention's fast paths) trace to pure ops.
-            gm = make_fx(torch.func.functionalize(joint), decomposition_table=table,
-                         record_stack_traces=True)(params, *args)
+            # Attention through its math form (matmuls and a softmax), whose
+            # backward is theirs, not a fused kernel's.
+            from torch.nn.attention import SDPBackend, sdpa_kernel
+            with sdpa_kernel([SDPBackend.MATH]):
+                gm = make_fx(torch.func.functionalize(joint), decomposition_table=table,
+                             record_stack_traces=True)(params, *args)
         except Exception as e:  # noqa: BLE001
             raise DTensorError(f"tracing the training step failed: {type(e).__name__}: {e}") from None
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
