@@ -1573,6 +1573,76 @@ class _Importer:
             out_map=[0, 1, 2, 3, 4])
         return self.e.collapse(res, [[0], [1, 2], [3], [4]], shape)
 
+    def _dilate_pad(self, gv: _Value, in_hw, k, stride, padding, dilation) -> _Value:
+        """`gv` (N, C, OH, OW), per output position of a windowed op over an
+        (H, W) input (kernel k, stride, padding, dilation), laid out so that
+        input position h meets output oh at h + (k - 1 - kh) * d for the tap
+        kh with oh * s - p + kh * d = h (zero elsewhere): zeros inserted
+        between the elements (stride), then padded. Convolution and pooling
+        gradients read it through the window."""
+        et = gv.et
+        n_, c_, oh, ow = gv.shape
+        h_, w_ = in_hw
+        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = k, stride, padding, dilation
+        g = gv
+        if sh > 1 or sw > 1:
+            # Each element followed by (stride - 1) zeros along new minor
+            # dims, merged into H and W (which stay shardable), and the zeros
+            # after the last cut off.
+            def body(args, out):
+                bb = _Body(et)
+                zero_i = bb.v("arith.constant 0 : index")
+                first_h = bb.v(f"arith.cmpi eq, {bb.v('linalg.index 3 : index')}, {zero_i} : index")
+                first_w = bb.v(f"arith.cmpi eq, {bb.v('linalg.index 5 : index')}, {zero_i} : index")
+                both = bb.v(f"arith.andi {first_h}, {first_w} : i1")
+                return bb.lines, bb.v(f"arith.select {both}, {args[0]}, {bb.const(0)} : {et}")
+            spread = self.e.generic([(gv, [0, 1, 2, 4])], (n_, c_, oh, sh, ow, sw), et, body)
+            merged = self.e.collapse(spread, [[0], [1], [2, 3], [4, 5]], (n_, c_, oh * sh, ow * sw))
+            zshape = (n_, c_, (oh - 1) * sh + 1, (ow - 1) * sw + 1)
+            n = self.e.fresh("dil")
+            g = _Value(n, zshape, et)
+            self.e.emit(f"{n} = tensor.extract_slice {merged.name}[0, 0, 0, 0] "
+                        f"[{', '.join(map(str, zshape))}] [1, 1, 1, 1] : {merged.type} to {g.type}")
+        keh, kew = (kh - 1) * dh + 1, (kw - 1) * dw + 1
+        rh = h_ + 2 * ph - keh - (oh - 1) * sh
+        rw = w_ + 2 * pw - kew - (ow - 1) * sw
+        return self._pad_hw(g, [keh - 1 - ph, kew - 1 - pw],
+                            [keh - 1 - ph + rh, kew - 1 - pw + rw])
+
+    def _window_gradient(self, parts, in_shape, k, dilation, body) -> _Value:
+        """The (N, C, H, W) gradient of a pooling: for each input position, a
+        sum over the taps (kh, kw) of `body` applied to the `parts` (outputs
+        of _dilate_pad) read where that tap's window meets it."""
+        (kh, kw), (dh, dw) = k, dilation
+        et = parts[0].et
+        window = _Value(self.e.empty((kh, kw), et), (kh, kw), et)
+        ins = [(g, [0, 1, f"d2 - d4 * {dh} + {(kh - 1) * dh}", f"d3 - d5 * {dw} + {(kw - 1) * dw}"])
+               for g in parts] + [(window, [4, 5])]
+        init = self.e.filled(in_shape, et, 0)
+        return self.e.generic(ins, in_shape, et, body, reduce_dims=[4, 5], init=init, nloops=6,
+                              out_map=[0, 1, 2, 3])
+
+    def avg_pool_divisor(self, bb, k, s, p, hw, count_include_pad, divisor_override, et):
+        """The divisor of the window at the output position (linalg.index 2
+        and 3): its size, or the input elements it covers."""
+        if divisor_override:
+            return bb.const(float(divisor_override))
+        if count_include_pad or not any(p):
+            return bb.const(float(k[0] * k[1]))
+        counts = []
+        for axis, size in ((2, hw[0]), (3, hw[1])):
+            i = axis - 2
+            o = bb.v(f"linalg.index {axis} : index")
+            start = bb.v(f"arith.muli {o}, {bb.v(f'arith.constant {s[i]} : index')} : index")
+            start = bb.v(f"arith.subi {start}, {bb.v(f'arith.constant {p[i]} : index')} : index")
+            end = bb.v(f"arith.addi {start}, {bb.v(f'arith.constant {k[i]} : index')} : index")
+            start = bb.v(f"arith.maxsi {start}, {bb.v('arith.constant 0 : index')} : index")
+            end = bb.v(f"arith.minsi {end}, {bb.v(f'arith.constant {size} : index')} : index")
+            counts.append(bb.v(f"arith.subi {end}, {start} : index"))
+        n = bb.v(f"arith.muli {counts[0]}, {counts[1]} : index")
+        n = bb.v(f"arith.index_cast {n} : index to i64")
+        return self._cast(bb, n, "i64", et)
+
     def _conv_input_grad(self, gv, wv, in_shape, stride, padding, dilation) -> _Value:
         """The gradient of a 2-D convolution (groups 1, weight (O, C, kh, kw))
         with respect to its (N, C, H, W) input, `in_shape`, from the gradient
@@ -1583,30 +1653,7 @@ class _Importer:
         o_, _, kh, kw = wv.shape
         oh, ow = gv.shape[2], gv.shape[3]
         (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
-        g = gv
-        if sh > 1 or sw > 1:
-            # Zeros inserted between the elements: each element followed by
-            # (stride - 1) zeros along new minor dims, merged into H and W
-            # (which stay shardable), and the zeros after the last cut off.
-            def body(args, out):
-                bb = _Body(et)
-                zero_i = bb.v("arith.constant 0 : index")
-                first_h = bb.v(f"arith.cmpi eq, {bb.v('linalg.index 3 : index')}, {zero_i} : index")
-                first_w = bb.v(f"arith.cmpi eq, {bb.v('linalg.index 5 : index')}, {zero_i} : index")
-                both = bb.v(f"arith.andi {first_h}, {first_w} : i1")
-                return bb.lines, bb.v(f"arith.select {both}, {args[0]}, {bb.const(0)} : {et}")
-            spread = self.e.generic([(gv, [0, 1, 2, 4])], (n_, o_, oh, sh, ow, sw), et, body)
-            merged = self.e.collapse(spread, [[0], [1], [2, 3], [4, 5]], (n_, o_, oh * sh, ow * sw))
-            zshape = (n_, o_, (oh - 1) * sh + 1, (ow - 1) * sw + 1)
-            n = self.e.fresh("dil")
-            g = _Value(n, zshape, et)
-            self.e.emit(f"{n} = tensor.extract_slice {merged.name}[0, 0, 0, 0] "
-                        f"[{', '.join(map(str, zshape))}] [1, 1, 1, 1] : {merged.type} to {g.type}")
-        keh, kew = (kh - 1) * dh + 1, (kw - 1) * dw + 1
-        rh = h_ + 2 * ph - keh - (oh - 1) * sh
-        rw = w_ + 2 * pw - kew - (ow - 1) * sw
-        g = self._pad_hw(g, [keh - 1 - ph, kew - 1 - pw],
-                         [keh - 1 - ph + rh, kew - 1 - pw + rw])
+        g = self._dilate_pad(gv, (h_, w_), (kh, kw), stride, padding, dilation)
         # loops: n c h w | o kh kw
         init = self.e.filled((n_, c_, h_, w_), et, 0)
         # The kernel is read flipped: tap (kh, kw) meets the gradient at
@@ -1992,7 +2039,8 @@ class _Importer:
                                  lambda args, o, op=op: (lambda bb: (bb.lines, bb.bin(op, None, args[0], args[1])))(_Body(et)))
         return (out, self._reshape(node, mean, (n, group)), self._reshape(node, rstd, (n, group)))
 
-    def _pool_geometry(self, node, v, kernel_size, stride, padding, dilation, ceil_mode):
+    def _pool_geometry(self, node, v, kernel_size, stride, padding, dilation, ceil_mode,
+                       out_shape=None):
         if len(v.shape) != 4:
             self.fail(node, f"{len(v.shape)}-D pooling input is not supported yet (N, C, H, W only)")
         def pair(x, default):
@@ -2004,10 +2052,13 @@ class _Importer:
         s = pair(stride, k)
         p = pair(padding, [0])
         d = pair(dilation, [1])
-        fake = node.meta.get("val")
-        if isinstance(fake, (tuple, list)):  # (values, indices)
-            fake = fake[0]
-        shape, et = tuple(fake.shape), _DTYPES[fake.dtype]
+        if out_shape is not None:  # a gradient: the pooled output's shape
+            shape, et = tuple(out_shape), v.et
+        else:
+            fake = node.meta.get("val")
+            if isinstance(fake, (tuple, list)):  # (values, indices)
+                fake = fake[0]
+            shape, et = tuple(fake.shape), _DTYPES[fake.dtype]
         floor = [(v.shape[2 + i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2)]
         out_hw = [shape[2], shape[3]]
         # ceil_mode's extra window, where there is one, starts inside the
@@ -2039,8 +2090,117 @@ class _Importer:
             node, v, kernel_size, stride, padding, dilation, ceil_mode)
         lowest = -math.inf if _is_float(et) else -(2 ** (int(et[1:]) - 1))
         vp = self._pad_hw(v, p, [p[0] + extra[0], p[1] + extra[1]], value=lowest)
+        wants_indices = any(u.target is __import__("operator").getitem and u.args[1] == 1 and u.users
+                            for u in node.users)
+        if wants_indices:  # a training step's backward reads them
+            return self._max_pool_with_indices(v, vp, k, s, p, d, shape, et)
         out = self._window_reduce(vp, k, s, d, shape, et, lowest, ("maximumf", "maxsi"))
         return (out, self._missing(node, "max pooling's indices"))
+
+    def _max_pool_with_indices(self, v, vp, k, s, p, d, shape, et):
+        """Max pooling and, per output, the flat position h * W + w in the
+        input of the max PyTorch picks: the first in the window's scan order
+        (a NaN replaces it, as in PyTorch's CPU kernel); padding is never
+        picked. One reduction with two outputs over the window."""
+        h_, w_ = v.shape[2], v.shape[3]
+        lowest = -math.inf if _is_float(et) else -(2 ** (int(et[1:]) - 1))
+        vinit = self.e.filled(shape, et, lowest)
+        iinit = self.e.filled(shape, "i64", -1)
+        window = _Value(self.e.empty(tuple(k), et), tuple(k), et)
+        dims = ", ".join(f"d{i}" for i in range(6))
+        in_map = f"affine_map<({dims}) -> (d0, d1, d2 * {s[0]} + d4 * {d[0]}, d3 * {s[1]} + d5 * {d[1]})>"
+        win_map = f"affine_map<({dims}) -> (d4, d5)>"
+        out_map = f"affine_map<({dims}) -> (d0, d1, d2, d3)>"
+        bb = _Body(et)
+        x, cur, ci = "%a0", "%o0", "%o1"
+        pos = []
+        valid = None
+        for axis, tap, size, i in ((2, 4, h_, 0), (3, 5, w_, 1)):
+            o = bb.v(f"linalg.index {axis} : index")
+            t = bb.v(f"linalg.index {tap} : index")
+            at = bb.v(f"arith.muli {o}, {bb.v(f'arith.constant {s[i]} : index')} : index")
+            dil = bb.v(f"arith.constant {d[i]} : index")
+            at = bb.v(f"arith.addi {at}, {bb.v(f'arith.muli {t}, {dil} : index')} : index")
+            at = bb.v(f"arith.subi {at}, {bb.v(f'arith.constant {p[i]} : index')} : index")
+            lo = bb.v(f"arith.cmpi sge, {at}, {bb.v('arith.constant 0 : index')} : index")
+            hi = bb.v(f"arith.cmpi slt, {at}, {bb.v(f'arith.constant {size} : index')} : index")
+            inside = bb.v(f"arith.andi {lo}, {hi} : i1")
+            valid = inside if valid is None else bb.v(f"arith.andi {valid}, {inside} : i1")
+            pos.append(at)
+        flat = bb.v(f"arith.muli {pos[0]}, {bb.v(f'arith.constant {w_} : index')} : index")
+        flat = bb.v(f"arith.addi {flat}, {pos[1]} : index")
+        flat = bb.v(f"arith.index_cast {flat} : index to i64")
+        if _is_float(et):
+            better = bb.v(f"arith.cmpf ogt, {x}, {cur} : {et}")
+            better = bb.v(f"arith.ori {better}, {bb.v(f'arith.cmpf uno, {x}, {x} : {et}')} : i1")
+        else:
+            better = bb.v(f"arith.cmpi sgt, {x}, {cur} : {et}")
+        first = bb.v(f"arith.cmpi eq, {ci}, {bb.const(-1, 'i64')} : i64")
+        take = bb.v(f"arith.andi {valid}, {bb.v(f'arith.ori {better}, {first} : i1')} : i1")
+        nv = bb.v(f"arith.select {take}, {x}, {cur} : {et}")
+        ni = bb.v(f"arith.select {take}, {flat}, {ci} : i64")
+        vt, it = _ttype(shape, et), _ttype(shape, "i64")
+        n = self.e.fresh("mp")
+        iters = ", ".join(['"parallel"'] * 4 + ['"reduction"'] * 2)
+        self.e.emit(
+            f"{n}:2 = linalg.generic {{indexing_maps = [{in_map}, {win_map}, {out_map}, {out_map}], "
+            f"iterator_types = [{iters}]}}\n"
+            f"    ins({vp.name}, {window.name} : {vp.type}, {window.type}) "
+            f"outs({vinit.name}, {iinit.name} : {vt}, {it}) {{\n"
+            f"  ^bb0(%a0: {et}, %a1: {et}, %o0: {et}, %o1: i64):\n" +
+            "".join(f"    {l}\n" for l in bb.lines) +
+            f"    linalg.yield {nv}, {ni} : {et}, i64\n"
+            f"  }} -> ({vt}, {it})")
+        return (_Value(f"{n}#0", shape, et), _Value(f"{n}#1", shape, "i64"))
+
+    def op_max_pool2d_with_indices_backward(self, node, grad_output, a, kernel_size, stride,
+                                            padding, dilation, ceil_mode, indices):
+        """Each input position sums the output gradients of the windows whose
+        picked max it is (the indices): the windows that meet it, read
+        through the window as a convolution's input gradient is."""
+        g, v, idx = self.val(grad_output), self.val(a), self.val(indices)
+        k, s, p, d, floor, out_hw, extra, shape, et = self._pool_geometry(
+            node, v, kernel_size, stride, padding, dilation, ceil_mode, out_shape=g.shape)
+        h_, w_ = v.shape[2], v.shape[3]
+        # Position + 1, so the zeros the layout inserts match no position.
+        shifted = self.e.generic([(idx, [0, 1, 2, 3])], idx.shape, "i64",
+                                 lambda args, out: (lambda bb: (bb.lines, bb.v(
+                                     f"arith.addi {args[0]}, {bb.const(1)} : i64")))(_Body("i64")))
+        gp = self._dilate_pad(g, (h_, w_), k, s, p, d)
+        ip = self._dilate_pad(shifted, (h_, w_), k, s, p, d)
+
+        def body(args, out):
+            bb = _Body(et)
+            here = bb.v(f"arith.muli {bb.v('linalg.index 2 : index')}, {bb.v(f'arith.constant {w_} : index')} : index")
+            here = bb.v(f"arith.addi {here}, {bb.v('linalg.index 3 : index')} : index")
+            here = bb.v(f"arith.addi {here}, {bb.v('arith.constant 1 : index')} : index")
+            here = bb.v(f"arith.index_cast {here} : index to i64")
+            hit = bb.v(f"arith.cmpi eq, {args[1]}, {here} : i64")
+            return bb.lines, bb.bin("addf", None, out, bb.v(
+                f"arith.select {hit}, {args[0]}, {bb.const(0)} : {et}"))
+        return self._window_gradient([gp, ip], v.shape, k, d, body)
+
+    def op_avg_pool2d_backward(self, node, grad_output, a, kernel_size, stride, padding,
+                               ceil_mode, count_include_pad, divisor_override):
+        """Each input position sums, over the windows that cover it, the
+        output gradient over that window's divisor."""
+        g, v = self.val(grad_output), self.val(a)
+        k, s, p, d, floor, out_hw, extra, shape, et = self._pool_geometry(
+            node, v, kernel_size, stride, padding, 1, ceil_mode, out_shape=g.shape)
+        if out_hw != floor and divisor_override is None:
+            self.fail(node, "the gradient of avg_pool2d with ceil_mode adding a window")
+        h_, w_ = v.shape[2], v.shape[3]
+
+        def scale(args, out):
+            bb = _Body(et)
+            div = self.avg_pool_divisor(bb, k, s, p, (h_, w_), count_include_pad,
+                                        divisor_override, et)
+            return bb.lines, bb.bin("divf", None, args[0], div)
+        per_window = self.e.generic([(g, [0, 1, 2, 3])], g.shape, et, scale)
+        gp = self._dilate_pad(per_window, (h_, w_), k, s, p, (1, 1))
+        return self._window_gradient([gp], v.shape, k, (1, 1),
+                                     lambda args, out: (lambda bb: (bb.lines, bb.bin(
+                                         "addf", None, out, args[0])))(_Body(et)))
 
     def op_max_pool2d(self, node, a, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
         return self.op_max_pool2d_with_indices(node, a, kernel_size, stride, padding, dilation,
@@ -2064,24 +2224,7 @@ class _Importer:
 
         def body(args, out):
             bb = _Body(et)
-            if divisor_override:
-                div = bb.const(float(divisor_override))
-            elif count_include_pad or not any(p):
-                div = bb.const(float(k[0] * k[1]))
-            else:
-                counts = []
-                for axis, size in ((2, h), (3, w)):
-                    i = axis - 2
-                    o = bb.v(f"linalg.index {axis} : index")
-                    start = bb.v(f"arith.muli {o}, {bb.v(f'arith.constant {s[i]} : index')} : index")
-                    start = bb.v(f"arith.subi {start}, {bb.v(f'arith.constant {p[i]} : index')} : index")
-                    end = bb.v(f"arith.addi {start}, {bb.v(f'arith.constant {k[i]} : index')} : index")
-                    start = bb.v(f"arith.maxsi {start}, {bb.v('arith.constant 0 : index')} : index")
-                    end = bb.v(f"arith.minsi {end}, {bb.v(f'arith.constant {size} : index')} : index")
-                    counts.append(bb.v(f"arith.subi {end}, {start} : index"))
-                n = bb.v(f"arith.muli {counts[0]}, {counts[1]} : index")
-                n = bb.v(f"arith.index_cast {n} : index to i64")
-                div = self._cast(bb, n, "i64", et)
+            div = self.avg_pool_divisor(bb, k, s, p, (h, w), count_include_pad, divisor_override, et)
             return bb.lines, bb.bin("divf", None, args[0], div)
         return self.e.generic([(total, [0, 1, 2, 3])], shape, et, body)
 
@@ -2790,6 +2933,12 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
                 gm = make_fx(torch.func.functionalize(joint), decomposition_table=table,
                              record_stack_traces=True)(params, *args)
         except Exception as e:  # noqa: BLE001
+            if "in-place operation" in str(e) and "captured Tensor" in str(e):
+                raise DTensorError(
+                    "tracing the training step failed: the module updates a buffer in place "
+                    "(BatchNorm's running statistics in train() mode), which a training step "
+                    "does not support yet: put such layers in eval(), or use GroupNorm or "
+                    "LayerNorm") from None
             raise DTensorError(f"tracing the training step failed: {type(e).__name__}: {e}") from None
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     kinds = {}

@@ -567,3 +567,44 @@ def test_training_step_of_a_tied_language_model():
 def test_scatter(fn, args):
     check(Fn(fn), args, placements={0: [S(1)]})
     check(Fn(fn), args, placements={0: [S(0)]})
+
+
+@pytest.mark.parametrize("pool", [
+    nn.MaxPool2d(2), nn.MaxPool2d(3, stride=2, padding=1), nn.MaxPool2d(2, dilation=2),
+    nn.MaxPool2d(3, stride=2, ceil_mode=True), nn.AvgPool2d(2),
+    nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False),
+    nn.AvgPool2d(3, stride=1, padding=1, divisor_override=2),
+])
+@pytest.mark.parametrize("shard", [0, 2])
+def test_pooling_training_step(pool, shard):
+    # Max pooling's gradient goes to the max PyTorch picks (the first in the
+    # window; the input's values repeat, so ties decide); average pooling's
+    # to every element of the window over its divisor. Batch- or
+    # height-sharded.
+    torch.manual_seed(9)
+    m = nn.Sequential(nn.Conv2d(2, 3, 3, padding=1), pool, nn.Flatten(), nn.LazyLinear(4))
+    x = torch.randint(-2, 3, (2, 2, 7, 7)).float()
+    m(x)  # sizes the lazy layer
+    check_step(m, lambda mod, t: mod(t).pow(2).mean(), (x,), placements={0: [S(shard)]})
+
+
+def test_pooling_with_ties_picks_the_first():
+    # Every element of a window equal: PyTorch's gradient goes to the first
+    # (a per-position scale's gradient shows which one got it).
+    class Scaled(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.scale = nn.Parameter(torch.ones(1, 1, 6, 6))
+
+        def forward(self, t):
+            return F.max_pool2d(t * self.scale, 3, stride=2, padding=1)
+    x = torch.ones(2, 1, 6, 6)
+    x[1, 0, 2:4, 2:4] = 3.0
+    for shard in (0, 2, 3):
+        check_step(Scaled(), lambda mod, t: mod(t).sum(), (x,), placements={0: [S(shard)]})
+
+
+def test_batch_norm_training_step_is_a_clear_error():
+    m = nn.Sequential(nn.Conv2d(2, 2, 3), nn.BatchNorm2d(2)).train()
+    with pytest.raises(dm.DTensorError, match=r"BatchNorm's running statistics"):
+        check_step(m, lambda mod, t: mod(t).sum(), (torch.randn(2, 2, 5, 5),))

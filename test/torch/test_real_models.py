@@ -31,12 +31,13 @@ def test_real_model(name):
         assert model.num_collectives() <= MAX_COLLECTIVES[name], model.report()
 
 
-@pytest.mark.parametrize("name", ["gpt2_dp", "vit", "bert"])
+@pytest.mark.parametrize("name", ["gpt2_dp", "vit", "bert", "lenet"])
 def test_real_model_training_step(name):
     # One training step (forward and backward, data-parallel): the loss and
     # every parameter's gradient equal eager autograd's. GPT-2's LM head is
     # tied to its embedding; ViT and BERT attend through
-    # nn.MultiheadAttention (traced through attention's math form).
+    # nn.MultiheadAttention (traced through attention's math form); LeNet
+    # pools (average pooling's gradient).
     from dtensor_mlir.torch import compile_training_step
     import dtensor_mlir as dm
     from real_models import MESH, models
