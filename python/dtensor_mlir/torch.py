@@ -231,6 +231,26 @@ class _Emitter:
         return _Value(n, out_shape, out_et)
 
 
+    def value_and_index(self, ins: List[Tuple[_Value, str]], out_map: str, iters: str,
+                        vinit: _Value, iinit: _Value, lines: List[str], value: str,
+                        index: str) -> Tuple[_Value, _Value]:
+        """A reduction generic with two results, a value and its i64 index
+        (block arguments %a0.. for `ins`, given with their indexing maps as
+        text, then %o0, %o1)."""
+        n = self.fresh("vi")
+        maps = ", ".join([m for _, m in ins] + [out_map, out_map])
+        et = vinit.et
+        args = ", ".join(f"%a{k}: {v.et}" for k, (v, _) in enumerate(ins))
+        self.emit(
+            f"{n}:2 = linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iters}]}}\n"
+            f"    ins({', '.join(v.name for v, _ in ins)} : {', '.join(v.type for v, _ in ins)}) "
+            f"outs({vinit.name}, {iinit.name} : {vinit.type}, {iinit.type}) {{\n"
+            f"  ^bb0({args}, %o0: {et}, %o1: i64):\n" +
+            "".join(f"    {l}\n" for l in lines) +
+            f"    linalg.yield {value}, {index} : {et}, i64\n"
+            f"  }} -> ({vinit.type}, {iinit.type})")
+        return _Value(f"{n}#0", vinit.shape, et), _Value(f"{n}#1", iinit.shape, "i64")
+
 # -- body helpers: scalar ops on block arguments ----------------------------
 
 class _Body:
@@ -2139,19 +2159,9 @@ class _Importer:
         take = bb.v(f"arith.andi {valid}, {bb.v(f'arith.ori {better}, {first} : i1')} : i1")
         nv = bb.v(f"arith.select {take}, {x}, {cur} : {et}")
         ni = bb.v(f"arith.select {take}, {flat}, {ci} : i64")
-        vt, it = _ttype(shape, et), _ttype(shape, "i64")
-        n = self.e.fresh("mp")
         iters = ", ".join(['"parallel"'] * 4 + ['"reduction"'] * 2)
-        self.e.emit(
-            f"{n}:2 = linalg.generic {{indexing_maps = [{in_map}, {win_map}, {out_map}, {out_map}], "
-            f"iterator_types = [{iters}]}}\n"
-            f"    ins({vp.name}, {window.name} : {vp.type}, {window.type}) "
-            f"outs({vinit.name}, {iinit.name} : {vt}, {it}) {{\n"
-            f"  ^bb0(%a0: {et}, %a1: {et}, %o0: {et}, %o1: i64):\n" +
-            "".join(f"    {l}\n" for l in bb.lines) +
-            f"    linalg.yield {nv}, {ni} : {et}, i64\n"
-            f"  }} -> ({vt}, {it})")
-        return (_Value(f"{n}#0", shape, et), _Value(f"{n}#1", shape, "i64"))
+        return self.e.value_and_index([(vp, in_map), (window, win_map)], out_map, iters, vinit,
+                                      iinit, bb.lines, nv, ni)
 
     def op_max_pool2d_with_indices_backward(self, node, grad_output, a, kernel_size, stride,
                                             padding, dilation, ceil_mode, indices):
@@ -2490,17 +2500,8 @@ class _Importer:
         pos = bb.v(f"arith.index_cast {pos} : index to i64")
         nv = bb.v(f"arith.select {take}, {x}, {cur} : {et}")
         ni = bb.v(f"arith.select {take}, {pos}, {ci} : i64")
-        vt, it = _ttype(red_shape, et), _ttype(red_shape, "i64")
-        n = self.e.fresh("arg")
-        self.e.emit(
-            f"{n}:2 = linalg.generic {{indexing_maps = [{in_map}, {out_map}, {out_map}], "
-            f"iterator_types = [{iters}]}}\n"
-            f"    ins({v.name} : {v.type}) outs({vinit.name}, {iinit.name} : {vt}, {it}) {{\n"
-            f"  ^bb0(%a0: {et}, %o0: {et}, %o1: i64):\n" +
-            "".join(f"    {l}\n" for l in bb.lines) +
-            f"    linalg.yield {nv}, {ni} : {et}, i64\n"
-            f"  }} -> ({vt}, {it})")
-        values, indices = _Value(f"{n}#0", red_shape, et), _Value(f"{n}#1", red_shape, "i64")
+        values, indices = self.e.value_and_index([(v, in_map)], out_map, iters, vinit, iinit,
+                                                 bb.lines, nv, ni)
         if keepdim:
             kept = tuple(1 if i == dim else s for i, s in enumerate(self.val(a).shape))
             values, indices = self._reshape(node, values, kept), self._reshape(node, indices, kept)
