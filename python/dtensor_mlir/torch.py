@@ -2507,6 +2507,81 @@ class _Importer:
             values, indices = self._reshape(node, values, kept), self._reshape(node, indices, kept)
         return (values, indices) if want_values else indices
 
+    def _concat(self, vs: List[_Value], dim: int) -> _Value:
+        if len(vs) == 1:
+            return vs[0]
+        shape = list(vs[0].shape)
+        shape[dim] = sum(v.shape[dim] for v in vs)
+        n = self.e.fresh("cat")
+        out = _Value(n, tuple(shape), vs[0].et)
+        self.e.emit(f"{n} = tensor.concat dim({dim}) {', '.join(v.name for v in vs)} : "
+                    f"({', '.join(v.type for v in vs)}) -> {out.type}")
+        return out
+
+    def op_topk(self, node, a, k, dim=-1, largest=True, sorted=True):
+        """The k largest (smallest) along `dim`, in order, and their indices:
+        k rounds of an arg reduction over the elements not yet taken (the
+        first of equal ones; NaN the largest, as PyTorch). Meant for small k
+        (routers, sampling): 2k generics."""
+        v = self.val(a)
+        r = len(v.shape)
+        dim %= r
+        if k > 64:
+            self.fail(node, f"topk with k = {k} (more than 64) is not supported yet")
+        et = v.et
+        if not _is_float(et) and et == "i1":
+            self.fail(node, "topk of a bool tensor")
+        red_shape = tuple(s_ for i, s_ in enumerate(v.shape) if i != dim)
+        kept = tuple(1 if i == dim else s_ for i, s_ in enumerate(v.shape))
+        dims = [f"d{i}" for i in range(r)]
+        full_map = f"affine_map<({', '.join(dims)}) -> ({', '.join(dims)})>"
+        red_map = (f"affine_map<({', '.join(dims)}) -> "
+                   f"({', '.join(d for i, d in enumerate(dims) if i != dim)})>")
+        iters = ", ".join('"reduction"' if i == dim else '"parallel"' for i in range(r))
+        if _is_float(et):
+            start = -math.inf if largest else math.inf
+        else:
+            bits = int(et[1:])
+            start = -(2 ** (bits - 1)) if largest else 2 ** (bits - 1) - 1
+        taken = self.e.filled(v.shape, "i1", False)
+        values, indices = [], []
+        for step in range(k):
+            vinit = self.e.filled(red_shape, et, start)
+            iinit = self.e.filled(red_shape, "i64", -1)
+            bb = _Body(et)
+            x, cur, ci = "%a0", "%o0", "%o1"
+            free = bb.v(f"arith.xori %a1, {bb.const(True, 'i1')} : i1")
+            if _is_float(et):
+                better = bb.v(f"arith.cmpf {'ogt' if largest else 'olt'}, {x}, {cur} : {et}")
+                xnan = bb.v(f"arith.cmpf uno, {x}, {x} : {et}")
+                curnan = bb.v(f"arith.cmpf uno, {cur}, {cur} : {et}")
+                true = bb.const(True, "i1")
+                notcur = bb.v(f"arith.xori {curnan}, {true} : i1")
+                nan_first = bb.v(f"arith.andi {xnan}, {notcur} : i1")
+                if largest:
+                    better = bb.v(f"arith.ori {better}, {nan_first} : i1")
+            else:
+                better = bb.v(f"arith.cmpi {'sgt' if largest else 'slt'}, {x}, {cur} : {et}")
+            none = bb.v(f"arith.cmpi eq, {ci}, {bb.const(-1, 'i64')} : i64")
+            take = bb.v(f"arith.andi {free}, {bb.v(f'arith.ori {better}, {none} : i1')} : i1")
+            pos = bb.v(f"arith.index_cast {bb.v(f'linalg.index {dim} : index')} : index to i64")
+            nv = bb.v(f"arith.select {take}, {x}, {cur} : {et}")
+            ni = bb.v(f"arith.select {take}, {pos}, {ci} : i64")
+            val, idx = self.e.value_and_index([(v, full_map), (taken, full_map)], red_map, iters,
+                                              vinit, iinit, bb.lines, nv, ni)
+            values.append(self._reshape(node, val, kept))
+            indices.append(self._reshape(node, idx, kept))
+            if step + 1 < k:
+                def mark(args, out):
+                    bb2 = _Body("i1")
+                    here = bb2.v(f"arith.index_cast {bb2.v(f'linalg.index {dim} : index')} : index to i64")
+                    hit = bb2.v(f"arith.cmpi eq, {args[1]}, {here} : i64")
+                    return bb2.lines, bb2.v(f"arith.ori {args[0]}, {hit} : i1")
+                taken = self.e.generic([(taken, list(range(r))),
+                                        (idx, [i for i in range(r) if i != dim])],
+                                       v.shape, "i1", mark)
+        return self._concat(values, dim), self._concat(indices, dim)
+
     def op_argmax(self, node, a, dim=None, keepdim=False):
         out = self._arg_reduce(node, a, dim, keepdim and dim is not None, True, False)
         shape, _ = self._out(node)

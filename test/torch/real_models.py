@@ -167,7 +167,7 @@ class OpMix(nn.Module):
                 + torch.index_select(x, 0, idx[:, 0]) + x[idx[:, 1]]
                 + torch.div(x * 5, x.flip(0) + 3, rounding_mode="floor") + torch.fmod(x * 5, 0.7)
                 + torch.roll(x, 2, 1) + torch.nan_to_num(x.log()) + (idx[:, :1] // -2))
-        more = torch.cat([more, more.repeat(1, 2)], 1)
+        more = torch.cat([more, more.repeat(1, 2), torch.topk(x, 3).values], 1)
         return (pooled, normed, logic, vals, pos + x.argmin(1), torch.gather(x, 1, idx), mixed, more)
 
 

@@ -150,8 +150,8 @@ def test_partial_inputs_and_two_d_mesh():
 
 
 def test_unsupported_is_an_error_at_the_users_line():
-    with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*'topk"):
-        dm_compile(Fn(lambda t: torch.topk(t, 2).values), (x46,), mesh=dm.DeviceMesh(2))
+    with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*'sort"):
+        dm_compile(Fn(lambda t: torch.sort(t).values), (x46,), mesh=dm.DeviceMesh(2))
     with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*grouped transposed convolution"):
         dm_compile(Fn(lambda t, w: F.conv_transpose2d(t, w, groups=2)),
                    (torch.randn(1, 4, 3, 3), torch.randn(4, 1, 2, 2)), mesh=dm.DeviceMesh(2))
@@ -405,12 +405,14 @@ def test_pad_and_masks():
     check(Fn(attend), (q, torch.randn(2, 6, 4)), placements={0: [S(0)], 1: [S(0)]}, collectives=1)
 
 
-def test_unsupported_outputs_are_errors():
+def test_max_pool_indices_and_unsupported_outputs():
+    # Max pooling's indices, where read, are PyTorch's (the flat position of
+    # the window's first maximum).
     class IdxPool(nn.Module):
         def forward(self, t):
-            return F.max_pool2d(t, 2, return_indices=True)[1]
-    with pytest.raises(dm.DTensorError, match=r"max pooling's indices is not supported"):
-        check(IdxPool(), (x_img,))
+            return F.max_pool2d(t, 3, stride=2, padding=1, return_indices=True)
+    for shard in (0, 2):
+        check(IdxPool(), ((x_img * 2).round(),), placements={0: [S(shard)]})
     bn = nn.BatchNorm2d(3).train()
     with pytest.raises(dm.DTensorError, match=r"training mode|no lowering"):
         check(bn, (x_img,))
@@ -608,3 +610,38 @@ def test_batch_norm_training_step_is_a_clear_error():
     m = nn.Sequential(nn.Conv2d(2, 2, 3), nn.BatchNorm2d(2)).train()
     with pytest.raises(dm.DTensorError, match=r"BatchNorm's running statistics"):
         check_step(m, lambda mod, t: mod(t).sum(), (torch.randn(2, 2, 5, 5),))
+
+
+@pytest.mark.parametrize("shard", [0, 1])
+def test_topk(shard):
+    torch.manual_seed(10)
+    x = torch.randn(4, 7)
+    p = {0: [S(shard)]}
+    check(Fn(lambda t: torch.topk(t, 3)), (x,), placements=p)
+    check(Fn(lambda t: torch.topk(t, 2, dim=0, largest=False)), (x,), placements=p)
+    check(Fn(lambda t: t.topk(1).values * 2), (x,), placements=p)
+    nan = x.clone()
+    nan[2, 4] = float("nan")
+    check(Fn(lambda t: torch.topk(t, 2)), (nan,), placements=p)
+    check(Fn(lambda i: torch.topk(i, 2)), ((x * 10).int(),), placements=p)
+
+
+def test_mixture_of_experts_router():
+    # Top-2 routing: softmax over experts, topk, renormalized weights
+    # scattered back over the experts, a weighted sum of the experts' outputs.
+    torch.manual_seed(11)
+
+    class MoE(nn.Module):
+        def __init__(self, d=8, e=4):
+            super().__init__()
+            self.gate = nn.Linear(d, e)
+            self.experts = nn.ModuleList(nn.Linear(d, d) for _ in range(e))
+
+        def forward(self, t):
+            probs = F.softmax(self.gate(t), -1)
+            w, idx = torch.topk(probs, 2, -1)
+            w = w / w.sum(-1, keepdim=True)
+            dense = torch.zeros_like(probs).scatter(-1, idx, w)
+            outs = torch.stack([e(t) for e in self.experts], -1)
+            return (outs * dense.unsqueeze(1)).sum(-1)
+    check(MoE(), (torch.randn(6, 8),), mesh=(2,), placements={0: [S(0)]}, collectives=1)
