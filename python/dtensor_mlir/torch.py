@@ -917,6 +917,14 @@ class _Importer:
     def op_zeros(self, node, size, **kwargs): return self._full(node, 0)
     def op_ones(self, node, size, **kwargs): return self._full(node, 1)
     def op_scalar_tensor(self, node, value, **kwargs): return self._full(node, value)
+    # Uninitialized in PyTorch; zeros here, so a program never reads garbage.
+    def op_empty(self, node, size, **kwargs):
+        fake = node.meta.get("val")
+        if isinstance(fake, torch.Tensor) and fake.dtype not in _DTYPES:
+            # (batch norm's reserve space, uint8, read by nothing we lower)
+            return self._missing(node, f"an empty {fake.dtype} tensor")
+        return self._full(node, 0)
+    def op_empty_like(self, node, a, **kwargs): return self._full(node, 0)
 
     def op__assert_tensor_metadata(self, node, *args, **kwargs): return None
     def op__assert_scalar(self, node, *args, **kwargs): return None
@@ -1733,13 +1741,18 @@ class _Importer:
         bias's a sum. Sharded on batch, H or W, they partition like the
         forward convolution (halo exchanges; the weight's is Partial)."""
         gv, xv, wv = self.val(grad_output), self.val(x), self.val(w)
-        if transposed:
-            self.fail(node, "the gradient of a transposed convolution is not supported yet")
-        if groups != 1:
-            self.fail(node, "the gradient of a grouped convolution is not supported yet")
         if len(xv.shape) != 4:
             self.fail(node, f"the gradient of a {len(xv.shape) - 2}-D convolution is not "
                             "supported yet (2-D only)")
+        if transposed:
+            if groups != 1:
+                self.fail(node, "the gradient of a grouped transposed convolution is not "
+                                "supported yet")
+            return self._transposed_conv_backward(node, gv, xv, wv, stride, padding, dilation,
+                                                  output_mask)
+        if groups != 1:
+            return self._grouped_conv_backward(node, gv, xv, wv, stride, padding, dilation,
+                                               groups, output_mask)
         et = xv.et
         n_, c_, h_, w_ = xv.shape
         o_, _, kh, kw = wv.shape
@@ -1757,6 +1770,75 @@ class _Importer:
                  (xp, [4, 1, f"d5 * {sh} + d2 * {dh}", f"d6 * {sw} + d3 * {dw}"])],
                 tuple(wv.shape), et, self._mac(et), reduce_dims=[4, 5, 6], init=init,
                 nloops=7)
+        if output_mask[2]:
+            results[2] = self._reduce(node, gv, [0, 2, 3], False, "sum", et)
+        return tuple(results)
+
+    def _grouped_conv_backward(self, node, gv, xv, wv, stride, padding, dilation, groups,
+                               output_mask):
+        """A grouped convolution's gradients, per group as the ungrouped ones
+        (channels split as (group, channel in group), as the forward)."""
+        et = xv.et
+        n_, c_, h_, w_ = xv.shape
+        o_, cg, kh, kw = wv.shape
+        g_, og = groups, o_ // groups
+        oh, ow = gv.shape[2], gv.shape[3]
+        (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+        w5 = self.e.expand(wv, [[0, 1], [2], [3], [4]], (g_, og, cg, kh, kw))
+        results = [None, None, None]
+        if output_mask[0]:
+            gp = self._dilate_pad(gv, (h_, w_), (kh, kw), stride, padding, dilation)
+            gp5 = self.e.expand(gp, [[0], [1, 2], [3], [4]], (n_, g_, og) + tuple(gp.shape[2:]))
+            # loops: n g c h w | og kh kw
+            init = self.e.filled((n_, g_, cg, h_, w_), et, 0)
+            grad = self.e.generic(
+                [(gp5, [0, 1, 5, f"d3 - d6 * {dh} + {(kh - 1) * dh}",
+                        f"d4 - d7 * {dw} + {(kw - 1) * dw}"]),
+                 (w5, [1, 5, 2, 6, 7])],
+                (n_, g_, cg, h_, w_), et, self._mac(et), reduce_dims=[5, 6, 7], init=init,
+                nloops=8, out_map=[0, 1, 2, 3, 4])
+            results[0] = self.e.collapse(grad, [[0], [1, 2], [3], [4]], xv.shape)
+        if output_mask[1]:
+            xp = self._pad_hw(xv, [ph, pw], [ph, pw])
+            xp5 = self.e.expand(xp, [[0], [1, 2], [3], [4]], (n_, g_, cg) + tuple(xp.shape[2:]))
+            g5 = self.e.expand(gv, [[0], [1, 2], [3], [4]], (n_, g_, og, oh, ow))
+            # loops: g og c kh kw | n oh ow
+            init = self.e.filled((g_, og, cg, kh, kw), et, 0)
+            grad = self.e.generic(
+                [(g5, [5, 0, 1, 6, 7]),
+                 (xp5, [5, 0, 2, f"d6 * {sh} + d3 * {dh}", f"d7 * {sw} + d4 * {dw}"])],
+                (g_, og, cg, kh, kw), et, self._mac(et), reduce_dims=[5, 6, 7], init=init,
+                nloops=8, out_map=[0, 1, 2, 3, 4])
+            results[1] = self.e.collapse(grad, [[0, 1], [2], [3], [4]], wv.shape)
+        if output_mask[2]:
+            results[2] = self._reduce(node, gv, [0, 2, 3], False, "sum", et)
+        return tuple(results)
+
+    def _transposed_conv_backward(self, node, gv, xv, wv, stride, padding, dilation, output_mask):
+        """A transposed convolution's gradients: the input's is the forward
+        convolution of the output gradient with the same weight; the
+        weight's pairs each input element with the (padded) output gradient
+        where its taps wrote."""
+        et = xv.et
+        n_, ci, h_, w_ = xv.shape
+        _, co, kh, kw = wv.shape
+        (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+        results = [None, None, None]
+        gp = self._pad_hw(gv, [ph, pw], [ph, pw])
+        if output_mask[0]:
+            # loops: n ci h w | co kh kw
+            init = self.e.filled(xv.shape, et, 0)
+            results[0] = self.e.generic(
+                [(gp, [0, 4, f"d2 * {sh} + d5 * {dh}", f"d3 * {sw} + d6 * {dw}"]),
+                 (wv, [1, 4, 5, 6])],
+                xv.shape, et, self._mac(et), reduce_dims=[4, 5, 6], init=init, nloops=7)
+        if output_mask[1]:
+            # loops: ci co kh kw | n h w
+            init = self.e.filled(wv.shape, et, 0)
+            results[1] = self.e.generic(
+                [(xv, [4, 0, 5, 6]),
+                 (gp, [4, 1, f"d5 * {sh} + d2 * {dh}", f"d6 * {sw} + d3 * {dw}"])],
+                wv.shape, et, self._mac(et), reduce_dims=[4, 5, 6], init=init, nloops=7)
         if output_mask[2]:
             results[2] = self._reduce(node, gv, [0, 2, 3], False, "sum", et)
         return tuple(results)
@@ -2028,6 +2110,14 @@ class _Importer:
         out = self.e.generic(ins, v.shape, et, body)
         return (out, self._missing(node, "batch norm's saved mean"),
                 self._missing(node, "batch norm's saved inverse std"))
+
+    def op_native_batch_norm(self, node, a, weight, bias, running_mean, running_var,
+                             training, momentum, eps):
+        if training:
+            self.fail(node, "batch norm in training mode (batch statistics) is not supported "
+                            "yet: put the layer in eval()")
+        return self.op__native_batch_norm_legit_no_training(
+            node, a, weight, bias, running_mean, running_var, momentum, eps)
 
     def op__native_batch_norm_legit(self, node, a, weight, bias, running_mean, running_var,
                                     training, momentum, eps):

@@ -645,3 +645,21 @@ def test_mixture_of_experts_router():
             outs = torch.stack([e(t) for e in self.experts], -1)
             return (outs * dense.unsqueeze(1)).sum(-1)
     check(MoE(), (torch.randn(6, 8),), mesh=(2,), placements={0: [S(0)]}, collectives=1)
+
+
+@pytest.mark.parametrize("conv", [
+    nn.Conv2d(4, 4, 3, padding=1, groups=4),
+    nn.Conv2d(4, 6, 3, stride=2, padding=1, groups=2),
+    nn.ConvTranspose2d(4, 3, 2, stride=2),
+    nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1, output_padding=1),
+    nn.ConvTranspose2d(4, 2, 3, padding=1, dilation=2, bias=False),
+])
+@pytest.mark.parametrize("shard", [0, 2])
+def test_grouped_and_transposed_convolution_training_step(conv, shard):
+    # Their gradients (input, weight, bias) through a training step, the
+    # input gradient through a convolution in front; batch- or
+    # height-sharded.
+    torch.manual_seed(12)
+    m = nn.Sequential(nn.Conv2d(2, 4, 1), conv)
+    check_step(m, lambda mod, t: mod(t).pow(2).mean(), (torch.randn(2, 2, 6, 6),),
+               placements={0: [S(shard)]})

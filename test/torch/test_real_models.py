@@ -31,13 +31,14 @@ def test_real_model(name):
         assert model.num_collectives() <= MAX_COLLECTIVES[name], model.report()
 
 
-@pytest.mark.parametrize("name", ["gpt2_dp", "vit", "bert", "lenet"])
+@pytest.mark.parametrize("name", ["gpt2_dp", "vit", "bert", "lenet", "mobilenet"])
 def test_real_model_training_step(name):
     # One training step (forward and backward, data-parallel): the loss and
     # every parameter's gradient equal eager autograd's. GPT-2's LM head is
     # tied to its embedding; ViT and BERT attend through
     # nn.MultiheadAttention (traced through attention's math form); LeNet
-    # pools (average pooling's gradient).
+    # pools (average pooling's gradient); MobileNet's depthwise convolution
+    # trains with its batch norms frozen (eval(), as fine-tuning does).
     from dtensor_mlir.torch import compile_training_step
     import dtensor_mlir as dm
     from real_models import MESH, models
@@ -46,6 +47,8 @@ def test_real_model_training_step(name):
     for m in module.modules():
         if isinstance(m, torch.nn.Dropout):
             m.p = 0.0
+        if isinstance(m, torch.nn.BatchNorm2d):
+            m.eval()
 
     def loss(mod, *a):
         out = mod(*a)
