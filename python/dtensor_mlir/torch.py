@@ -2441,6 +2441,41 @@ class _Importer:
 
     op_upsample_bilinear2d_vec = op_upsample_bilinear2d
 
+    def op_slice_scatter(self, node, a, src, dim=0, start=None, end=None, step=1):
+        """`a` with `src` written over a[.., start:end, ..] (slicing's
+        gradient): tensor.insert_slice."""
+        v, sv = self.val(a), self.val(src)
+        shape, et = self._out(node)
+        r = len(v.shape)
+        dim %= r
+        if step != 1:
+            self.fail(node, f"slice_scatter with step {step} is not supported yet")
+        size = v.shape[dim]
+        start = 0 if start is None else (start + size if start < 0 else start)
+        start = max(0, min(start, size))
+        offsets = [start if d == dim else 0 for d in range(r)]
+        n = self.e.fresh("ins")
+        out = _Value(n, shape, et, v.spec)  # the destination's type, spec and all
+        self.e.emit(f"{n} = tensor.insert_slice {sv.name} into {v.name}"
+                    f"[{', '.join(map(str, offsets))}] [{', '.join(map(str, sv.shape))}] "
+                    f"[{', '.join('1' for _ in range(r))}] : {sv.type} into {v.type}")
+        return out
+
+    def op_select_scatter(self, node, a, src, dim, index):
+        v, sv = self.val(a), self.val(src)
+        r = len(v.shape)
+        dim %= r
+        index = index + v.shape[dim] if index < 0 else index
+        kept = tuple(1 if d == dim else v.shape[d] for d in range(r))
+        piece = self._reshape(node, sv, kept)
+        n = self.e.fresh("ins")
+        out = _Value(n, v.shape, v.et, v.spec)
+        offsets = [index if d == dim else 0 for d in range(r)]
+        self.e.emit(f"{n} = tensor.insert_slice {piece.name} into {v.name}"
+                    f"[{', '.join(map(str, offsets))}] [{', '.join(map(str, kept))}] "
+                    f"[{', '.join('1' for _ in range(r))}] : {piece.type} into {v.type}")
+        return out
+
     def op_constant_pad_nd(self, node, a, pad, value=0):
         v = self.val(a)
         shape, et = self._out(node)

@@ -1,6 +1,7 @@
 """Small versions of real PyTorch models, as their authors write them:
 GPT-2 (causal mask from a tril buffer, tied LM head, cross-entropy with
-ignore_index), a ResNet (BatchNorm in eval, max pooling, strided blocks,
+ignore_index), a LLaMA-style block (RMSNorm, rotary embeddings, grouped-query
+attention), a ResNet (BatchNorm in eval, max pooling, strided blocks,
 adaptive average pooling), a ViT (patch convolution, class token,
 nn.TransformerEncoderLayer), BERT (token-type embeddings, a padding mask), a
 MobileNet (Hardswish, an inverted residual with a depthwise convolution,
@@ -61,6 +62,44 @@ class GPT(nn.Module):
             x = block(x)
         logits = self.head(self.lnf(x))
         return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1), ignore_index=-1)
+
+
+def _rotate_half(x):
+    x1, x2 = x[..., : x.shape[-1] // 2], x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+class LlamaBlock(nn.Module):
+    """A LLaMA-style attention block as Hugging Face writes it: RMSNorm,
+    rotary embeddings (rotate_half), grouped-query attention (repeated k and
+    v heads), causal scaled_dot_product_attention, no biases."""
+
+    def __init__(self, c=32, heads=4, kv_heads=2):
+        super().__init__()
+        hd = c // heads
+        self.q = nn.Linear(c, c, bias=False)
+        self.k = nn.Linear(c, kv_heads * hd, bias=False)
+        self.v = nn.Linear(c, kv_heads * hd, bias=False)
+        self.o = nn.Linear(c, c, bias=False)
+        self.norm = nn.Parameter(torch.ones(c))
+        self.heads, self.kv_heads, self.hd = heads, kv_heads, hd
+        self.register_buffer("inv_freq", 1.0 / (10000 ** (torch.arange(0, hd, 2).float() / hd)))
+
+    def forward(self, x):
+        b, t, c = x.shape
+        h = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * self.norm
+        q = self.q(h).view(b, t, self.heads, self.hd).transpose(1, 2)
+        k = self.k(h).view(b, t, self.kv_heads, self.hd).transpose(1, 2)
+        v = self.v(h).view(b, t, self.kv_heads, self.hd).transpose(1, 2)
+        freqs = torch.outer(torch.arange(t).float(), self.inv_freq)
+        emb = torch.cat((freqs, freqs), -1)
+        q = q * emb.cos() + _rotate_half(q) * emb.sin()
+        k = k * emb.cos() + _rotate_half(k) * emb.sin()
+        rep = self.heads // self.kv_heads
+        k = k[:, :, None].expand(b, self.kv_heads, rep, t, self.hd).reshape(b, self.heads, t, self.hd)
+        v = v[:, :, None].expand(b, self.kv_heads, rep, t, self.hd).reshape(b, self.heads, t, self.hd)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return x + self.o(y.transpose(1, 2).reshape(b, t, c))
 
 
 class BasicBlock(nn.Module):
@@ -207,6 +246,7 @@ def models():
     return {
         "gpt2_dp": (GPT().eval(), (ids, targets), {0: [S(0)], 1: [S(0)]}),
         "gpt2_tp": (GPT().eval(), (ids, targets), _gpt_tp()),
+        "llama": (LlamaBlock(), (torch.randn(4, 8, 32),), {0: [S(0)]}),
         "resnet_dp": (_eval_bn(ResNet()), (torch.randn(4, 3, 32, 32),), {0: [S(0)]}),
         "resnet_h": (_eval_bn(ResNet()), (torch.randn(2, 3, 32, 32),), {0: [S(2)]}),
         "vit": (ViT().eval(), (torch.randn(4, 3, 16, 16),), {0: [S(0)]}),

@@ -663,3 +663,13 @@ def test_grouped_and_transposed_convolution_training_step(conv, shard):
     m = nn.Sequential(nn.Conv2d(2, 4, 1), conv)
     check_step(m, lambda mod, t: mod(t).pow(2).mean(), (torch.randn(2, 2, 6, 6),),
                placements={0: [S(shard)]})
+
+
+@pytest.mark.parametrize("shard", [0, 1])
+def test_slice_and_select_scatter(shard):
+    # The gradients of slicing and selecting (rotate_half's slices in a
+    # LLaMA training step): the piece written into the tensor.
+    p = {0: [S(shard)]}
+    check(Fn(lambda t: torch.slice_scatter(t, t[:, :2] * 5, 1, 3, 5)), (x46,), placements=p)
+    check(Fn(lambda t: torch.slice_scatter(t, t[1:3] * 5, 0, -3, -1)), (x46,), placements=p)
+    check(Fn(lambda t: torch.select_scatter(t, t[:, 1] * 5, 1, -1)), (x46,), placements=p)

@@ -12,10 +12,10 @@ from real_models import compile_model
 # placements is no lower): a batch-sharded model gathers its output once;
 # the two statistics of a mean cross-entropy with ignored targets (its sum
 # and its count) are two all_reduces.
-MAX_COLLECTIVES = {"gpt2_dp": 2, "resnet_dp": 1, "mobilenet": 1, "lenet": 1, "vit": 1}
+MAX_COLLECTIVES = {"gpt2_dp": 2, "llama": 1, "resnet_dp": 1, "mobilenet": 1, "lenet": 1, "vit": 1}
 
 
-@pytest.mark.parametrize("name", ["gpt2_dp", "gpt2_tp", "resnet_dp", "resnet_h", "vit", "bert",
+@pytest.mark.parametrize("name", ["gpt2_dp", "gpt2_tp", "llama", "resnet_dp", "resnet_h", "vit", "bert",
                                   "mobilenet", "lenet", "unet_step", "op_mix"])
 def test_real_model(name):
     module, args, model = compile_model(name)
@@ -31,7 +31,7 @@ def test_real_model(name):
         assert model.num_collectives() <= MAX_COLLECTIVES[name], model.report()
 
 
-@pytest.mark.parametrize("name", ["gpt2_dp", "vit", "bert", "lenet", "mobilenet"])
+@pytest.mark.parametrize("name", ["gpt2_dp", "llama", "vit", "bert", "lenet", "mobilenet"])
 def test_real_model_training_step(name):
     # One training step (forward and backward, data-parallel): the loss and
     # every parameter's gradient equal eager autograd's. GPT-2's LM head is
