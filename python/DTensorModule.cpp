@@ -186,6 +186,9 @@ std::string dtypeName(nb::dlpack::dtype dt) {
     return "bf16";
   if (dt.code == uint8_t(Code::Bool) && dt.bits == 8)
     return "i1";
+  // numpy has no bfloat16: a uint16 array is bf16 given by its bits.
+  if (dt.code == uint8_t(Code::UInt) && dt.bits == 16)
+    return "bf16";
   if (dt.code == uint8_t(Code::Int))
     return dt.bits == 8    ? "i8"
            : dt.bits == 16 ? "i16"
@@ -312,7 +315,8 @@ RunResult runModule(const std::shared_ptr<Module> &program,
     if (dt.empty())
       throw DTensorError("input " + std::to_string(index) +
                          ": unsupported numpy dtype (use float32, float64, "
-                         "float16, bool or int8/16/32/64)");
+                         "float16, bool, int8/16/32/64, or uint16 for bf16 "
+                         "bits)");
     std::vector<int64_t> shape;
     for (size_t d = 0; d < a.ndim(); ++d)
       shape.push_back(int64_t(a.shape(d)));

@@ -502,6 +502,7 @@ class _Importer:
                 + "".join(f", {a}" for a in args) + f") -> ({res_types}) {{\n"
                 + body + ("\n" if body else "")
                 + f"  return {', '.join(r.name for r in results)} : {res_types}\n}}\n")
+        self.result_ets = [r.et for r in results]
         return text, inputs
 
     # -- batched matmuls over several batch dims ------------------------------
@@ -2386,10 +2387,11 @@ class _Importer:
             # scales_h, scales_w), the scales as separate numbers.
             scale_factors = [scale_factors, scales[0] if scales else None]
             scale_factors = [f if f is not None else 0 for f in scale_factors]
-        np_t = {"f32": np.float32, "f64": np.float64}.get(et)
-        if np_t is None:
-            self.fail(node, f"bilinear upsampling of {et} is not supported yet")
-        out = v
+        # Half types in float, rounded once at the end (PyTorch's opmath).
+        work = "f64" if et == "f64" else "f32"
+        np_t = {"f32": np.float32, "f64": np.float64}[work]
+        out = v if v.et == work else self._unary_value_typed(
+            v, work, lambda bb, x: self._cast(bb, x, v.et, work))
         for axis in (2, 3):
             n_in, n_out = v.shape[axis], shape[axis]
             if align_corners:
@@ -2398,7 +2400,9 @@ class _Importer:
                 scale = np_t(1.0 / scale_factors[axis - 2])
             else:
                 scale = np_t(n_in) / np_t(n_out)
-            out = self._linear_resize(out, axis, n_out, float(scale), align_corners, et)
+            out = self._linear_resize(out, axis, n_out, float(scale), align_corners, work)
+        if work != et:
+            out = self._unary_value_typed(out, et, lambda bb, x: self._cast(bb, x, work, et))
         return out
 
     def _linear_resize(self, v: _Value, axis: int, n_out: int, scale: float, align_corners: bool,
@@ -2737,29 +2741,37 @@ class _Importer:
 class TorchOutput:
     """One output of a compiled model, DTensor-like."""
 
-    def __init__(self, out: Output):
+    def __init__(self, out: Output, et: Optional[str] = None):
         self._out = out
+        self._et = et
+
+    def _torch(self, a) -> torch.Tensor:
+        t = torch.from_numpy(np.array(a))
+        # bf16 comes back widened to f32 (numpy has none); exactly.
+        return t.to(torch.bfloat16) if self._et == "bf16" else t
 
     @property
     def placements(self) -> Optional[str]:
         return self._out.placements
 
     def full_tensor(self) -> torch.Tensor:
-        return torch.from_numpy(np.array(self._out.full_tensor()))
+        return self._torch(self._out.full_tensor())
 
     def to_local(self) -> LocalTensor:
         return self._out.to_local()
 
     def local_tensors(self) -> Dict[int, torch.Tensor]:
-        return {r: torch.from_numpy(np.array(t)) for r, t in self._out.to_local().local_tensors.items()}
+        return {r: self._torch(t) for r, t in self._out.to_local().local_tensors.items()}
 
 
 class CompiledModel:
     """The result of dtensor_mlir.torch.compile."""
 
     def __init__(self, mlir: str, program: Module, compiled: Module,
-                 inputs: List[Tuple[str, Any]], state: Dict[str, np.ndarray], mesh: DeviceMesh):
+                 inputs: List[Tuple[str, Any]], state: Dict[str, np.ndarray], mesh: DeviceMesh,
+                 result_ets: Optional[List[str]] = None):
         self.mlir = mlir
+        self._result_ets = result_ets or []
         self.program = program
         self.compiled = compiled
         self.mesh = mesh
@@ -2777,7 +2789,8 @@ class CompiledModel:
             raise DTensorError("the compiled program differs from the global one:\n" +
                                "\n".join(r.mismatches))
         self._last = r
-        return [TorchOutput(o) for o in r.compiled_outputs]
+        ets = self._result_ets + [None] * len(r.compiled_outputs)
+        return [TorchOutput(o, et) for o, et in zip(r.compiled_outputs, ets)]
 
     def argument_arrays(self, *args) -> Dict[int, np.ndarray]:
         """The compiled function's tensor arguments for these model inputs,
@@ -2801,6 +2814,8 @@ class CompiledModel:
         flags = []
         for i, a in self.argument_arrays(*args).items():
             path = os.path.join(directory, f"arg{i}.npy")
+            if a.dtype == np.uint16:  # bf16 bits: as f32, which holds them exactly
+                a = (a.astype(np.uint32) << 16).view(np.float32)
             np.save(path, a)
             flags += ["--input", f"{i}={path}"]
         return flags
@@ -2821,7 +2836,9 @@ def _to_numpy(t) -> np.ndarray:
             t = t.full_tensor()
         t = t.detach().cpu()
         if t.dtype == torch.bfloat16:
-            raise DTensorError("bf16 inputs cannot go through numpy: convert them")
+            # numpy has no bfloat16: its bits as uint16, which the
+            # interpreter takes as bf16.
+            return np.asarray(t.contiguous().view(torch.int16).numpy().view(np.uint16), order="C")
         return np.asarray(t.numpy(), order="C")  # (ascontiguousarray makes a 0-d array 1-d)
     return np.asarray(t, order="C")
 
@@ -2988,7 +3005,7 @@ def _import_graph(gm, kinds, values, mesh, specs, outs, pipeline) -> "CompiledMo
         if t is None:
             raise DTensorError(f"no value for '{key}'")
         state[key] = _to_numpy(t)
-    return CompiledModel(text, program, compiled, inputs, state, mesh)
+    return CompiledModel(text, program, compiled, inputs, state, mesh, imp.result_ets)
 
 
 def _is_mesh_object(x) -> bool:

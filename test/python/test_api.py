@@ -142,6 +142,9 @@ def test_wrong_inputs():
         dm.run(prog, inputs={9: np.zeros((4, 6), np.float32)})
     with pytest.raises(dm.DTensorError, match="unsupported numpy dtype"):
         dm.run(prog, inputs={1: np.zeros((4, 6), np.complex64)})
+    # A uint16 array is bf16 given by its bits (numpy has no bfloat16).
+    with pytest.raises(dm.DTensorError, match="dtype bf16 but the argument is f32"):
+        dm.run(prog, inputs={1: np.zeros((4, 6), np.uint16)})
     with pytest.raises(dm.DTensorError, match="distributed: give its global tensor"):
         dm.run(prog, inputs={1: dm.rank_map(4, lambda r: np.zeros((2, 6), np.float32))})
     with pytest.raises(dm.DTensorError, match="no function @nope"):

@@ -61,3 +61,28 @@ def test_real_model_training_step(name):
     assert torch.allclose(outs[0].full_tensor(), want.detach(), rtol=1e-5, atol=1e-6)
     for o, (pname, p) in zip(outs[1:], module.named_parameters()):
         assert torch.allclose(o.full_tensor(), p.grad, rtol=1e-4, atol=1e-5), pname
+
+
+@pytest.mark.parametrize("dtype, tol", [(torch.float16, 2e-2), (torch.bfloat16, 1e-1),
+                                        (torch.float64, 1e-9)])
+@pytest.mark.parametrize("name", ["gpt2_dp", "resnet_h", "unet_step", "op_mix"])
+def test_real_model_in_other_dtypes(name, dtype, tol):
+    # The same models in f16, bf16 (inputs and parameters go in as their bits:
+    # numpy has no bfloat16) and f64, against eager PyTorch in that dtype
+    # (which computes some ops in float: a few units in the last place).
+    import dtensor_mlir as dm
+    from dtensor_mlir.torch import compile as dm_compile
+    from real_models import MESH, models
+    module, args, placements = models()[name]
+    module = module.to(dtype)
+    args = tuple(a.to(dtype) if a.is_floating_point() else a for a in args)
+    model = dm_compile(module, args, mesh=dm.DeviceMesh(MESH), placements=placements)
+    outs = model.run(*args)
+    with torch.no_grad():
+        want = module(*args)
+    want = want if isinstance(want, tuple) else (want,)
+    for o, w in zip(outs, want):
+        got = o.full_tensor()
+        assert got.dtype == w.dtype
+        assert torch.allclose(got.double(), w.double(), rtol=tol, atol=tol, equal_nan=True), \
+            (got.double() - w.double()).abs().max()
