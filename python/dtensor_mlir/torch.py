@@ -2007,7 +2007,8 @@ class _Importer:
         return self.e.generic([(v, list(range(r)))], v.shape, out_et, body)
 
     def op_clamp(self, node, a, min=None, max=None):
-        """max(min(x, hi), lo) in the result's type; NaN stays NaN."""
+        """min(max(x, lo), hi) in the result's type, as PyTorch (so lo > hi
+        gives hi); NaN stays NaN."""
         ops = [a]
         for bound in (min, max):
             if bound is not None:
@@ -2016,10 +2017,10 @@ class _Importer:
         hi_at = (2 if min is not None else 1) if max is not None else None
 
         def f(bb, x, *bounds):
-            if hi_at is not None:
-                x = bb.bin("minimumf", "minsi", x, bounds[hi_at - 1])
             if lo_at is not None:
                 x = bb.bin("maximumf", "maxsi", x, bounds[lo_at - 1])
+            if hi_at is not None:
+                x = bb.bin("minimumf", "minsi", x, bounds[hi_at - 1])
             return x
         return self._elementwise(node, ops, f)
 

@@ -286,6 +286,8 @@ rounding = torch.tensor([[0.5, 1.5, 2.5, -0.5, -1.5, 2.4, -2.6, 3.0]] * 2)
     (lambda a: torch.clamp(a, min=0.1), (x46,)),
     (lambda a: torch.clamp(a, max=-0.1), (x46,)),
     (lambda a, lo: torch.clamp(a, lo, lo + 0.5), (x46, torch.randn(6))),
+    (lambda a: torch.clamp(a, 0.5, -0.5), (x46,)),              # lo > hi: hi
+    (lambda a, lo: torch.clamp(a, lo, lo - 0.5), (x46, torch.randn(6))),
     (lambda i: torch.clamp(i, -1, 2), (ints46,)),
     (lambda a: F.hardtanh(a, -0.3, 0.7), (x46,)),
     (lambda a: F.relu6(a * 4), (x46,)),
