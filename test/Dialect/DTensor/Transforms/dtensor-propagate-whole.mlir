@@ -170,6 +170,37 @@ func.func @gather_both_beside_shared(%m: !dtensor.device_mesh<@mesh>,
   return %v6, %p : tensor<16x16xf32>, tensor<16x32xf32>
 }
 
+// The same beside a call of a public function: a public callee is decided
+// on its own, so the call stays a call too (its operands move to the
+// callee's arguments' specs) and the rest is improved as above.
+// EXPLAIN: dtensor-propagate: @gather_both_beside_public: whole-function optimization (2 ops, {{[0-9]+}} strategies, proven optimal in {{[0-9.]+}} s): modeled 1.68{{[0-9]+}}e+01 us, 3072 bytes/rank; the plan 1.86{{[0-9]+}}e+01 us, 3072 bytes/rank: kept the solution
+// RAN:      verified @gather_both_beside_public: 2 output(s)
+// RAN-NEXT: communication: 3 collectives, 4096 bytes/rank
+// RAN-NEXT:   all_gather         3       4096 bytes  mesh dims [0]
+func.func @public_callee(%m: !dtensor.device_mesh<@mesh>,
+                         %a0: tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>,
+                         %a1: tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>) -> tensor<16x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  %v1 = tensor.empty() : tensor<16x32xf32>
+  %v2 = linalg.fill ins(%zero : f32) outs(%v1 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %v3 = linalg.matmul ins(%a0, %a1 : tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>, tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>) outs(%v2 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  return %v3 : tensor<16x32xf32>
+}
+func.func @gather_both_beside_public(%m: !dtensor.device_mesh<@mesh>,
+                       %a0: tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>,
+                       %a1: tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>,
+                       %a2: tensor<32x16xf32, #dtensor.spec<@mesh, [S(0)]>>) -> (tensor<16x16xf32>, tensor<16x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %v1 = tensor.empty() : tensor<16x32xf32>
+  %v2 = linalg.fill ins(%zero : f32) outs(%v1 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %v3 = linalg.matmul ins(%a0, %a1 : tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>, tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>) outs(%v2 : tensor<16x32xf32>) -> tensor<16x32xf32>
+  %v4 = tensor.empty() : tensor<16x16xf32>
+  %v5 = linalg.fill ins(%zero : f32) outs(%v4 : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %v6 = linalg.matmul ins(%v3, %a2 : tensor<16x32xf32>, tensor<32x16xf32, #dtensor.spec<@mesh, [S(0)]>>) outs(%v5 : tensor<16x16xf32>) -> tensor<16x16xf32>
+  %p = func.call @public_callee(%m, %a0, %a1) : (!dtensor.device_mesh<@mesh>, tensor<16x16xf32, #dtensor.spec<@mesh, [S(1)]>>, tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>) -> tensor<16x32xf32>
+  return %v6, %p : tensor<16x16xf32>, tensor<16x32xf32>
+}
+
 // The plan is already optimal: the solver proves it and the plan stays.
 // EXPLAIN: dtensor-propagate: @megatron: whole-function optimization (3 ops, {{[0-9]+}} strategies, proven optimal in {{[0-9.]+}} s): {{.*}}: kept the plan
 // RAN:      verified @megatron: 1 output(s)
