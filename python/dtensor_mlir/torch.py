@@ -353,6 +353,15 @@ class _Importer:
         self.arg_specs = arg_specs
         self.e = _Emitter()
         self.values: Dict[Any, Any] = {}
+        # Graph inputs given new values in place (a training step's buffers:
+        # BatchNorm's running statistics and counter), returned after the
+        # graph's outputs; `updated` names them.
+        self.updates: Dict[Any, _Value] = {}
+        self.updated: List[str] = []
+        # Graph outputs that are buffers' new values (an exported module in
+        # train()), by output node name -> buffer name: placed after the
+        # user's outputs, as a training step's updates are.
+        self.mutated_outputs: Dict[str, str] = {}
 
     # -- errors and locations ------------------------------------------------
     _LIBRARY_DIRS = None
@@ -470,6 +479,8 @@ class _Importer:
                 outs = node.args[0]
                 outs = [o for o in (outs if isinstance(outs, (list, tuple)) else [outs])
                         if o is not None]
+                mutations = [o for o in outs if getattr(o, "name", None) in self.mutated_outputs]
+                outs = [o for o in outs if o not in mutations]
                 if self.out_specs is not None and len(self.out_specs) != len(outs):
                     raise DTensorError(f"{len(self.out_specs)} output placement(s) for "
                                        f"{len(outs)} output(s)")
@@ -487,6 +498,13 @@ class _Importer:
                                     f"{v.type}, !dtensor.device_mesh<@mesh> -> {d.type}")
                         v = d
                     results.append(v)
+                for ph in gm.graph.nodes:
+                    if ph.op == "placeholder" and ph in self.updates:
+                        results.append(self.updates[ph])
+                        self.updated.append(str(self.kinds.get(ph.name, ("", ph.name))[1]))
+                for o in mutations:
+                    results.append(self.val(o))
+                    self.updated.append(self.mutated_outputs[o.name])
                 continue
             if node.op not in ("call_function", "call_method"):
                 self.fail(node, f"graph node kind '{node.op}' is not supported")
@@ -2113,21 +2131,112 @@ class _Importer:
         return (out, self._missing(node, "batch norm's saved mean"),
                 self._missing(node, "batch norm's saved inverse std"))
 
+    def _batch_norm_train(self, node, a, weight, bias, running_mean, running_var, momentum, eps):
+        """Batch norm with the batch's statistics (per channel over every dim
+        but 1): (out, mean, 1 / std) and the running statistics' new values,
+        (1 - momentum) * old + momentum * batch (the variance unbiased), or
+        None without them. Over a sharded batch the statistics are the whole
+        batch's (Partial sums reduced): SyncBatchNorm's, equal to eager on the
+        whole batch."""
+        v = self.val(a)
+        r = len(v.shape)
+        et = v.et
+        dims = [d for d in range(r) if d != 1]
+        count = 1
+        for d in dims:
+            count *= v.shape[d]
+        c = v.shape[1]
+        mean = self._scale(self._reduce(node, v, dims, False, "sum", et), 1.0 / count)
+        vec_map = [1]
+        centered = self.e.generic([(v, list(range(r))), (mean, vec_map)], v.shape, et,
+                                  lambda args, o: (lambda bb: (bb.lines, bb.bin(
+                                      "subf", None, args[0], args[1])))(_Body(et)))
+        sq = self._unary_value(centered, lambda bb, x: bb.bin("mulf", None, x, x))
+        var = self._scale(self._reduce(node, sq, dims, False, "sum", et), 1.0 / count)
+        invstd = self._unary_value(var, lambda bb, x: bb.un(
+            "math.rsqrt", bb.bin("addf", None, x, bb.const(eps))))
+        ins = [(centered, list(range(r))), (invstd, vec_map)]
+        if weight is not None:
+            ins.append((self.val(weight), vec_map))
+        if bias is not None:
+            ins.append((self.val(bias), vec_map))
+
+        def body(args, out):
+            bb = _Body(et)
+            y = bb.bin("mulf", None, args[0], args[1])
+            k = 2
+            if weight is not None:
+                y = bb.bin("mulf", None, y, args[k])
+                k += 1
+            if bias is not None:
+                y = bb.bin("addf", None, y, args[k])
+            return bb.lines, y
+        out = self.e.generic(ins, v.shape, et, body)
+        new_stats = None
+        if running_mean is not None and running_var is not None:
+            m = float(momentum) if momentum is not None else 0.1
+            unbias = count / max(count - 1, 1)
+
+            def blend(old, new, factor):
+                return self._binary_values(self.val(old), new, lambda bb, x, y: bb.bin(
+                    "addf", None, bb.bin("mulf", None, x, bb.const(1.0 - m)),
+                    bb.bin("mulf", None, y, bb.const(m * factor))))
+            new_stats = (blend(running_mean, mean, 1.0), blend(running_var, var, unbias))
+        assert mean.shape == (c,)
+        return out, mean, invstd, new_stats
+
+    def _record_update(self, target, value: _Value) -> None:
+        """A graph input (a buffer) given a new value: the training step
+        returns it after the gradients."""
+        if not (isinstance(target, torch.fx.Node) and target.op == "placeholder"):
+            raise DTensorError("an in-place update of a value that is not a graph input")
+        self.updates[target] = value
+
     def op_native_batch_norm(self, node, a, weight, bias, running_mean, running_var,
                              training, momentum, eps):
-        if training:
-            self.fail(node, "batch norm in training mode (batch statistics) is not supported "
-                            "yet: put the layer in eval()")
-        return self.op__native_batch_norm_legit_no_training(
+        if not training:
+            return self.op__native_batch_norm_legit_no_training(
+                node, a, weight, bias, running_mean, running_var, momentum, eps)
+        # The running statistics are updated in place: a new value of each.
+        out, mean, invstd, new_stats = self._batch_norm_train(
             node, a, weight, bias, running_mean, running_var, momentum, eps)
+        if new_stats is not None:
+            self._record_update(running_mean, new_stats[0])
+            self._record_update(running_var, new_stats[1])
+        return out, mean, invstd
+
+    def op__native_batch_norm_legit_functional(self, node, a, weight, bias, running_mean,
+                                               running_var, training, momentum, eps):
+        if not training:
+            out = self.op__native_batch_norm_legit_no_training(
+                node, a, weight, bias, running_mean, running_var, momentum, eps)[0]
+            return (out, self._missing(node, "batch norm's saved mean"),
+                    self._missing(node, "batch norm's saved inverse std"),
+                    self.val(running_mean), self.val(running_var))
+        out, mean, invstd, new_stats = self._batch_norm_train(
+            node, a, weight, bias, running_mean, running_var, momentum, eps)
+        return out, mean, invstd, new_stats[0], new_stats[1]
 
     def op__native_batch_norm_legit(self, node, a, weight, bias, running_mean, running_var,
                                     training, momentum, eps):
         if training:
             self.fail(node, "batch norm in training mode (batch statistics) is not supported "
-                            "yet: export the module in eval()")
+                            "in an exported forward: export the module in eval(), or compile a "
+                            "training step")
         return self.op__native_batch_norm_legit_no_training(
             node, a, weight, bias, running_mean, running_var, momentum, eps)
+
+    def op_copy_(self, node, dst, src, non_blocking=False):
+        """`dst.copy_(src)` of a graph input (a buffer's update, as
+        functionalization leaves it): the buffer's new value."""
+        d, v = self.val(dst), self.val(src)
+        if v.shape != d.shape or v.et != d.et:
+            self.fail(node, "copy_ that broadcasts or casts is not supported yet")
+        try:
+            self._record_update(dst, v)
+        except DTensorError as e:
+            self.fail(node, str(e))
+        return v
 
     def op_native_group_norm(self, node, a, weight, bias, n, c, hw, group, eps):
         """Statistics per (sample, group) over the group's channels and space,
@@ -2773,6 +2882,9 @@ class CompiledModel:
                  result_ets: Optional[List[str]] = None):
         self.mlir = mlir
         self._result_ets = result_ets or []
+        # A training step's outputs after the gradients: the new values of
+        # these buffers (BatchNorm's running statistics and counter).
+        self.updated_buffers: List[str] = []
         self.program = program
         self.compiled = compiled
         self.mesh = mesh
@@ -2988,11 +3100,17 @@ def _finish(ep, mesh, specs, outs, pipeline) -> "CompiledModel":
              for spec in ep.graph_signature.input_specs}
     values = dict(ep.state_dict)
     values.update(ep.constants)
-    return _import_graph(ep.graph_module, kinds, values, mesh, specs, outs, pipeline)
+    # A module in train() updates buffers (BatchNorm's running statistics):
+    # export returns their new values as outputs of their own.
+    mutated = {spec.arg.name: spec.target for spec in ep.graph_signature.output_specs
+               if spec.kind.name == "BUFFER_MUTATION"}
+    return _import_graph(ep.graph_module, kinds, values, mesh, specs, outs, pipeline, mutated)
 
 
-def _import_graph(gm, kinds, values, mesh, specs, outs, pipeline) -> "CompiledModel":
+def _import_graph(gm, kinds, values, mesh, specs, outs, pipeline,
+                  mutated: Optional[Dict[str, str]] = None) -> "CompiledModel":
     imp = _Importer(gm, kinds, mesh, specs, outs)
+    imp.mutated_outputs = dict(mutated or {})
     text, inputs = imp.build()
     program = Module.parse(text, "forward.mlir")
     compiled = program.compile(pipeline)
@@ -3006,7 +3124,9 @@ def _import_graph(gm, kinds, values, mesh, specs, outs, pipeline) -> "CompiledMo
         if t is None:
             raise DTensorError(f"no value for '{key}'")
         state[key] = _to_numpy(t)
-    return CompiledModel(text, program, compiled, inputs, state, mesh, imp.result_ets)
+    model = CompiledModel(text, program, compiled, inputs, state, mesh, imp.result_ets)
+    model.updated_buffers = list(imp.updated)
+    return model
 
 
 def _is_mesh_object(x) -> bool:
@@ -3101,8 +3221,11 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
                           grad_placements: str = "like-params",
                           pipeline: str = "dtensor-compile") -> "CompiledModel":
     """One training step, forward and backward: `loss_fn(module, *args)`
-    returns a scalar loss; the compiled function returns the loss and the
-    gradient of every parameter (in named_parameters order). Autodiff is
+    returns a scalar loss; the compiled function returns the loss, the
+    gradient of every parameter (in named_parameters order), then the new
+    value of every buffer the step updates (BatchNorm in train(): its running
+    statistics, over the whole batch as SyncBatchNorm's, and its counter),
+    named by the result's `updated_buffers`. Autodiff is
     PyTorch's (torch.func.grad_and_value, traced with make_fx into core
     ATen); we compile the joint graph it produces. Gradients keep their
     parameter's placements (as DTensor gives them) unless grad_placements is
@@ -3125,16 +3248,21 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
     if grad_placements not in ("like-params", "replicated"):
         raise DTensorError("grad_placements is 'like-params' or 'replicated'")
     params = [p.detach() for _, p in module.named_parameters()]
+    # Buffers go in as inputs of the step (BatchNorm updates its running
+    # statistics in place; the step returns their new values).
+    bnames = [n for n, _ in module.named_buffers()]
+    buffers = [b.detach().clone() for _, b in module.named_buffers()]
     args = tuple(_plain(a) if isinstance(a, torch.Tensor) else a for a in example_args)
 
-    def joint(plist, *xs):
-        def loss_of(pl):
+    def joint(plist, blist, *xs):
+        def loss_of(pl, bl):
             # tie_weights: a tied parameter (GPT-2's LM head is its token
             # embedding) gets the gradient of every use.
-            with torch.nn.utils.stateless._reparametrize_module(module, dict(zip(names, pl)),
-                                                                 tie_weights=True):
+            state = dict(zip(names, pl))
+            state.update(zip(bnames, bl))
+            with torch.nn.utils.stateless._reparametrize_module(module, state, tie_weights=True):
                 return loss_fn(module, *xs)
-        grads, loss = torch.func.grad_and_value(loss_of)(plist)
+        grads, loss = torch.func.grad_and_value(loss_of, argnums=0)(plist, blist)
         return (loss, *grads)
 
     with _outside_local_tensor_mode():
@@ -3150,21 +3278,28 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
             from torch.nn.attention import SDPBackend, sdpa_kernel
             with sdpa_kernel([SDPBackend.MATH]):
                 gm = make_fx(torch.func.functionalize(joint), decomposition_table=table,
-                             record_stack_traces=True)(params, *args)
+                             record_stack_traces=True)(params, buffers, *args)
         except Exception as e:  # noqa: BLE001
             if "in-place operation" in str(e) and "captured Tensor" in str(e):
                 raise DTensorError(
-                    "tracing the training step failed: the module updates a buffer in place "
-                    "(BatchNorm's running statistics in train() mode), which a training step "
-                    "does not support yet: put such layers in eval(), or use GroupNorm or "
-                    "LayerNorm") from None
+                    "tracing the training step failed: the module updates in place a tensor "
+                    "that is neither a parameter nor a buffer, which a training step does not "
+                    f"support: {e}") from None
             raise DTensorError(f"tracing the training step failed: {type(e).__name__}: {e}") from None
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     kinds = {}
     for i, node in enumerate(placeholders):
-        kinds[node.name] = ("PARAMETER", names[i]) if i < len(names) else ("USER_INPUT", None)
+        if i < len(names):
+            kinds[node.name] = ("PARAMETER", names[i])
+        elif i < len(names) + len(bnames):
+            kinds[node.name] = ("BUFFER", bnames[i - len(names)])
+        else:
+            kinds[node.name] = ("USER_INPUT", None)
     outs = None
     if grad_placements == "like-params":
         outs = [None] + [specs.get(n) for n in names]
     values = {n: p for n, p in zip(names, params)}
+    # The buffers as the module holds them (tracing ran the step on copies,
+    # which it updated).
+    values.update((n, b.detach().clone()) for n, b in module.named_buffers())
     return _import_graph(gm, kinds, values, mesh, specs, outs, pipeline)

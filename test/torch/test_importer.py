@@ -2,6 +2,8 @@
 mesh with some inputs sharded, run on every rank of the interpreter (checked
 against the global program) and compared with eager PyTorch."""
 
+import copy
+
 import pytest
 import torch
 import torch.nn as nn
@@ -415,9 +417,19 @@ def test_max_pool_indices_and_unsupported_outputs():
             return F.max_pool2d(t, 3, stride=2, padding=1, return_indices=True)
     for shard in (0, 2):
         check(IdxPool(), ((x_img * 2).round(),), placements={0: [S(shard)]})
-    bn = nn.BatchNorm2d(3).train()
-    with pytest.raises(dm.DTensorError, match=r"training mode|no lowering"):
-        check(bn, (x_img,))
+    # A module in train() whose forward updates buffers (BatchNorm's
+    # running statistics): the user's outputs, then the buffers' new values,
+    # named by updated_buffers.
+    bn = nn.BatchNorm2d(3, momentum=0.2).train()
+    model = dm_compile(bn, (x_img,), mesh=dm.DeviceMesh((2,)), placements={0: [S(0)]})
+    outs = model.run(x_img)
+    eager = copy.deepcopy(bn)
+    want = eager(x_img)
+    assert model.updated_buffers == ["running_mean", "running_var", "num_batches_tracked"]
+    assert torch.allclose(outs[0].full_tensor(), want.detach(), rtol=1e-5, atol=1e-5)
+    for o, name in zip(outs[1:], model.updated_buffers):
+        assert torch.allclose(o.full_tensor(), dict(eager.named_buffers())[name], rtol=1e-5,
+                              atol=1e-6), name
     with pytest.raises(dm.DTensorError, match=r"adaptive average pooling of 8x8 to 3x3"):
         check(nn.AdaptiveAvgPool2d(3), (x_img,))
 
@@ -608,10 +620,34 @@ def test_pooling_with_ties_picks_the_first():
         check_step(Scaled(), lambda mod, t: mod(t).sum(), (x,), placements={0: [S(shard)]})
 
 
-def test_batch_norm_training_step_is_a_clear_error():
-    m = nn.Sequential(nn.Conv2d(2, 2, 3), nn.BatchNorm2d(2)).train()
-    with pytest.raises(dm.DTensorError, match=r"BatchNorm's running statistics"):
-        check_step(m, lambda mod, t: mod(t).sum(), (torch.randn(2, 2, 5, 5),))
+def test_batch_norm_training_step():
+    # BatchNorm in train(): batch statistics over the whole batch (a sharded
+    # batch's are reduced: SyncBatchNorm's), and the step returns the new
+    # running statistics and counter, as eager's after its step.
+    import copy
+    from dtensor_mlir.torch import compile_training_step
+    torch.manual_seed(13)
+    m = nn.Sequential(nn.Conv2d(2, 3, 3, padding=1), nn.BatchNorm2d(3, momentum=0.3), nn.ReLU(),
+                      nn.Flatten(), nn.Linear(3 * 5 * 5, 2)).train()
+    x = torch.randn(4, 2, 5, 5)
+    loss = lambda mod, t: mod(t).pow(2).mean()
+    for shard in (0, 2):
+        step = compile_training_step(m, loss, (x,), mesh=dm.DeviceMesh((2,)),
+                                     placements={0: [S(shard)]})
+        outs = step.run(x)
+        eager = copy.deepcopy(m)
+        l = loss(eager, x)
+        l.backward()
+        assert torch.allclose(outs[0].full_tensor(), l.detach(), rtol=1e-5, atol=1e-6)
+        params = list(eager.named_parameters())
+        for o, (name, p) in zip(outs[1:], params):
+            assert torch.allclose(o.full_tensor(), p.grad, rtol=1e-4, atol=1e-5), name
+        assert step.updated_buffers == ["1.running_mean", "1.running_var", "1.num_batches_tracked"]
+        buffers = dict(eager.named_buffers())
+        for o, name in zip(outs[1 + len(params):], step.updated_buffers):
+            assert torch.equal(o.full_tensor(), buffers[name]) or \
+                torch.allclose(o.full_tensor(), buffers[name], rtol=1e-5, atol=1e-6), name
+
 
 
 @pytest.mark.parametrize("shard", [0, 1])

@@ -31,14 +31,19 @@ def test_real_model(name):
         assert model.num_collectives() <= MAX_COLLECTIVES[name], model.report()
 
 
-@pytest.mark.parametrize("name", ["gpt2_dp", "llama", "vit", "bert", "lenet", "mobilenet"])
+@pytest.mark.parametrize("name", ["gpt2_dp", "llama", "vit", "bert", "lenet", "mobilenet",
+                                  "resnet_dp", "resnet_h"])
 def test_real_model_training_step(name):
     # One training step (forward and backward, data-parallel): the loss and
     # every parameter's gradient equal eager autograd's. GPT-2's LM head is
     # tied to its embedding; ViT and BERT attend through
     # nn.MultiheadAttention (traced through attention's math form); LeNet
     # pools (average pooling's gradient); MobileNet's depthwise convolution
-    # trains with its batch norms frozen (eval(), as fine-tuning does).
+    # trains with its batch norms frozen (eval(), as fine-tuning does); the
+    # ResNet's batch norms train: batch statistics over the whole (sharded)
+    # batch, as SyncBatchNorm's, and the step returns their running
+    # statistics and counters, equal to eager's after its step.
+    import copy
     from dtensor_mlir.torch import compile_training_step
     import dtensor_mlir as dm
     from real_models import MESH, models
@@ -47,7 +52,7 @@ def test_real_model_training_step(name):
     for m in module.modules():
         if isinstance(m, torch.nn.Dropout):
             m.p = 0.0
-        if isinstance(m, torch.nn.BatchNorm2d):
+        if isinstance(m, torch.nn.BatchNorm2d) and name == "mobilenet":
             m.eval()
 
     def loss(mod, *a):
@@ -55,12 +60,21 @@ def test_real_model_training_step(name):
         return out if out.dim() == 0 else out.pow(2).mean()
     step = compile_training_step(module, loss, args, mesh=dm.DeviceMesh(MESH), placements=placements)
     outs = step.run(*args)
-    module.zero_grad()
-    want = loss(module, *args)
+    eager = copy.deepcopy(module)
+    want = loss(eager, *args)
     want.backward()
     assert torch.allclose(outs[0].full_tensor(), want.detach(), rtol=1e-5, atol=1e-6)
-    for o, (pname, p) in zip(outs[1:], module.named_parameters()):
+    params = list(eager.named_parameters())
+    for o, (pname, p) in zip(outs[1:], params):
         assert torch.allclose(o.full_tensor(), p.grad, rtol=1e-4, atol=1e-5), pname
+    buffers = dict(eager.named_buffers())
+    assert len(outs) == 1 + len(params) + len(step.updated_buffers)
+    if name.startswith("resnet"):
+        assert len(step.updated_buffers) == 3 * 6  # 6 batch norms: mean, var, counter
+    for o, bname in zip(outs[1 + len(params):], step.updated_buffers):
+        got = o.full_tensor()
+        assert got.dtype == buffers[bname].dtype
+        assert torch.allclose(got, buffers[bname], rtol=1e-4, atol=1e-5), bname
 
 
 @pytest.mark.parametrize("dtype, tol", [(torch.float16, 2e-2), (torch.bfloat16, 1e-1),
