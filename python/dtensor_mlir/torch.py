@@ -2120,16 +2120,21 @@ class _Importer:
             x, m, s = args[0], args[1], args[2]
             rstd = bb.un("math.rsqrt", bb.bin("addf", None, s, bb.const(eps)))
             y = bb.bin("mulf", None, bb.bin("subf", None, x, m), rstd)
-            k = 3
-            if weight is not None:
-                y = bb.bin("mulf", None, y, args[k])
-                k += 1
-            if bias is not None:
-                y = bb.bin("addf", None, y, args[k])
-            return bb.lines, y
+            return bb.lines, self._affine(bb, y, args[3:], weight is not None, bias is not None)
         out = self.e.generic(ins, v.shape, et, body)
         return (out, self._missing(node, "batch norm's saved mean"),
                 self._missing(node, "batch norm's saved inverse std"))
+
+    @staticmethod
+    def _affine(bb: "_Body", y: str, args, has_weight: bool, has_bias: bool) -> str:
+        """y * weight + bias, each if given (the next block arguments)."""
+        k = 0
+        if has_weight:
+            y = bb.bin("mulf", None, y, args[k])
+            k += 1
+        if has_bias:
+            y = bb.bin("addf", None, y, args[k])
+        return y
 
     def _batch_norm_train(self, node, a, weight, bias, running_mean, running_var, momentum, eps):
         """Batch norm with the batch's statistics (per channel over every dim
@@ -2164,13 +2169,7 @@ class _Importer:
         def body(args, out):
             bb = _Body(et)
             y = bb.bin("mulf", None, args[0], args[1])
-            k = 2
-            if weight is not None:
-                y = bb.bin("mulf", None, y, args[k])
-                k += 1
-            if bias is not None:
-                y = bb.bin("addf", None, y, args[k])
-            return bb.lines, y
+            return bb.lines, self._affine(bb, y, args[2:], weight is not None, bias is not None)
         out = self.e.generic(ins, v.shape, et, body)
         new_stats = None
         if running_mean is not None and running_var is not None:
