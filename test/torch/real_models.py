@@ -268,13 +268,35 @@ def compile_model(name):
     return module, args, dm_compile(module, args, mesh=dm.DeviceMesh(MESH), placements=placements)
 
 
+def training_step(name):
+    """The model's training step (the mean square of its output, or its
+    loss), data-parallel as `models()` places it; batch norms train."""
+    from dtensor_mlir.torch import compile_training_step
+    module, args, placements = models()[name]
+    module.train()
+    for m in module.modules():
+        if isinstance(m, nn.Dropout):
+            m.p = 0.0
+
+    def loss(mod, *a):
+        out = mod(*a)
+        return out if out.dim() == 0 else out.pow(2).mean()
+    return module, args, compile_training_step(module, loss, args, mesh=dm.DeviceMesh(MESH),
+                                               placements=placements)
+
+
 if __name__ == "__main__":
     # real_models.py DIR NAME...: DIR/NAME.mlir (the global program) and
-    # DIR/NAME.flags (dtensor-run's --input flags for the model's inputs).
+    # DIR/NAME.flags (dtensor-run's --input flags for the model's inputs);
+    # NAME:train for the model's training step.
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     for name in sys.argv[2:]:
-        module, args, model = compile_model(name)
+        if name.endswith(":train"):
+            module, args, model = training_step(name[:-len(":train")])
+            name = name.replace(":", "_")
+        else:
+            module, args, model = compile_model(name)
         with open(os.path.join(out, name + ".mlir"), "w") as f:
             f.write(model.mlir)
         flags = model.write_inputs(os.path.join(out, name + ".inputs"), *args)
