@@ -2173,7 +2173,10 @@ class _Importer:
         out = self.e.generic(ins, v.shape, et, body)
         new_stats = None
         if running_mean is not None and running_var is not None:
-            m = float(momentum) if momentum is not None else 0.1
+            if momentum is None:
+                # (A cumulative average over the batches seen so far.)
+                self.fail(node, "batch norm with momentum=None is not supported yet")
+            m = float(momentum)
             unbias = count / max(count - 1, 1)
 
             def blend(old, new, factor):
