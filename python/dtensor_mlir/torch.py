@@ -1419,6 +1419,16 @@ class _Importer:
         return self.e.generic([(v, in_map)], shape, et, body, reduce_dims=[k], init=init,
                               nloops=r + 1, out_map=list(range(r)))
 
+    @staticmethod
+    def _index_names(bb: "_Body", index: str, index_et: str, size: int, loop: int) -> str:
+        """Whether the index value `index` (negative: from the end, as in
+        PyTorch) names the position of loop `loop` in a dim of `size`."""
+        want = bb.v(f"arith.index_cast {index} : {index_et} to index")
+        neg = bb.v(f"arith.cmpi slt, {want}, {bb.v('arith.constant 0 : index')} : index")
+        wrapped = bb.v(f"arith.addi {want}, {bb.v(f'arith.constant {size} : index')} : index")
+        want = bb.v(f"arith.select {neg}, {wrapped}, {want} : index")
+        return bb.v(f"arith.cmpi eq, {want}, {bb.v(f'linalg.index {loop} : index')} : index")
+
     def _select_by_index(self, node, v: _Value, dim: int, idx: _Value, shape, et) -> _Value:
         """out[a.., j.., b..] = v[a.., idx[j..], b..]: a sum over v's `dim` of
         the element whose position is the index (as gather)."""
@@ -1432,15 +1442,7 @@ class _Importer:
 
         def body(args, out):
             bb = _Body(et)
-            pos = bb.v(f"linalg.index {k} : index")
-            want = bb.v(f"arith.index_cast {args[1]} : {idx.et} to index")
-            if idx.et not in ("i1",):
-                # Negative indices count from the end, as in PyTorch.
-                size = bb.v(f"arith.constant {v.shape[dim]} : index")
-                zero = bb.v("arith.constant 0 : index")
-                neg = bb.v(f"arith.cmpi slt, {want}, {zero} : index")
-                want = bb.v(f"arith.select {neg}, {bb.v(f'arith.addi {want}, {size} : index')}, {want} : index")
-            hit = bb.v(f"arith.cmpi eq, {want}, {pos} : index")
+            hit = self._index_names(bb, args[1], idx.et, v.shape[dim], k)
             picked = bb.v(f"arith.select {hit}, {args[0]}, {bb.const(0)} : {et}")
             return bb.lines, bb.bin("addf", "addi", out, picked)
         return self.e.generic([(v, before + [k] + after), (idx, mid)], shape, et, body,
@@ -1452,18 +1454,60 @@ class _Importer:
         shape, et = self._out(node)
         return self._select_by_index(node, v, dim % len(v.shape), idx, shape, et)
 
+    # The most elements a one-hot multi-index read may sum over per output
+    # element (its indexed dims' sizes multiplied).
+    _MAX_ONE_HOT = 1 << 16
+
     def op_index(self, node, a, indices):
-        """x[i] and x[:, i]: one index tensor, on one dim (the others whole)."""
+        """x[i], x[:, i] and x[.., i, j, ..] (index tensors on consecutive dims,
+        broadcast together, as nearest upsampling's gradient traces): a sum
+        over the indexed dims of the element every index names."""
         v = self.val(a)
         shape, et = self._out(node)
         given = [(d, t) for d, t in enumerate(indices) if t is not None]
-        if len(given) != 1 or not isinstance(given[0][1], torch.fx.Node):
-            self.fail(node, "indexing with several index tensors is not supported yet")
-        d, t = given[0]
-        idx = self.val(t)
-        if idx.et == "i1":
+        if not given or not all(isinstance(t, torch.fx.Node) for _, t in given):
+            self.fail(node, "indexing with something other than index tensors")
+        idxs = [self.val(t) for _, t in given]
+        if any(i.et == "i1" for i in idxs):
             self.fail(node, "indexing with a bool mask (a data-dependent shape) is not supported")
-        return self._select_by_index(node, v, d, idx, shape, et)
+        if len(given) == 1:
+            return self._select_by_index(node, v, given[0][0], idxs[0], shape, et)
+        dims = [d for d, _ in given]
+        if dims != list(range(dims[0], dims[0] + len(dims))):
+            self.fail(node, "indexing with index tensors on dims that are not consecutive is "
+                            "not supported yet")
+        span = 1
+        for d in dims:
+            span *= v.shape[d]
+        if span > self._MAX_ONE_HOT:
+            self.fail(node, f"indexing {len(dims)} dims of {span} elements together is not "
+                            "supported yet")
+        r = len(v.shape)
+        first, last = dims[0], dims[-1]
+        b = len(shape) - (r - len(dims))  # the broadcast index shape's rank
+        bshape = shape[first:first + b]
+        before = list(range(first))
+        mid = list(range(first, first + b))
+        after = list(range(first + b, first + b + r - last - 1))
+        ks = list(range(first + b + r - last - 1, first + b + r - last - 1 + len(dims)))
+        ins = [(v, before + ks + after)]
+        for i in idxs:
+            keep, loops = _broadcast_map(i.shape, bshape)
+            ins.append((self.e.drop_dims(i, keep), [first + l for l in loops]))
+        init = self.e.filled(shape, et, 0)
+
+        def body(args, out):
+            bb = _Body(et)
+            hit = None
+            for j, (i, d) in enumerate(zip(idxs, dims)):
+                here = self._index_names(bb, args[1 + j], i.et, v.shape[d], ks[j])
+                hit = here if hit is None else bb.v(f"arith.andi {hit}, {here} : i1")
+            picked = bb.v(f"arith.select {hit}, {args[0]}, {bb.const(0)} : {et}")
+            return bb.lines, bb.bin("addf", "addi", out, picked)
+        return self.e.generic(ins, shape, et, body, reduce_dims=ks, init=init,
+                              nloops=len(shape) + len(dims), out_map=before + mid + after)
+
+    op__unsafe_index = op_index
 
     def op__assert_async(self, node, *args, **kwargs):
         # A check of the data (one_hot's index range): PyTorch raises where
@@ -2474,6 +2518,20 @@ class _Importer:
 
     op_upsample_nearest2d_vec = op_upsample_nearest2d
 
+    def op_upsample_nearest2d_backward(self, node, grad_output, output_size, input_size,
+                                       scales_h=None, scales_w=None):
+        """Each input element sums the gradient of the (fh, fw) block it was
+        repeated into: a windowed sum with the factors as kernel and stride."""
+        g = self.val(grad_output)
+        shape, et = self._out(node)
+        factors = []
+        for i in (2, 3):
+            if g.shape[i] % shape[i]:
+                self.fail(node, f"the gradient of nearest upsampling of {shape[i]} to "
+                                f"{g.shape[i]} (not a whole factor) is not supported yet")
+            factors.append(g.shape[i] // shape[i])
+        return self._window_reduce(g, factors, factors, (1, 1), shape, et, 0.0, ("addf", "addi"))
+
     def op_flip(self, node, a, dims):
         """Reversed along `dims`: a read at `size - 1 - i` (a sharded
         reversed dim fetches the mirrored shard)."""
@@ -2518,16 +2576,24 @@ class _Importer:
         return out
 
     def _linear_resize(self, v: _Value, axis: int, n_out: int, scale: float, align_corners: bool,
-                       et: str) -> _Value:
+                       et: str, n_in: Optional[int] = None) -> _Value:
+        """One bilinear pass along `axis`: to `n_out` positions; or, given
+        `n_in`, its transpose (the gradient: `v` has the pass's n_out
+        positions along `axis`, the result n_in), each input position
+        summing the gradient of the outputs that read it, with their weights."""
         r = len(v.shape)
-        n_in = v.shape[axis]
-        shape = tuple(n_out if d == axis else v.shape[d] for d in range(r))
+        transpose = n_in is not None
+        if not transpose:
+            n_in = v.shape[axis]
+        size = n_in if transpose else n_out
+        shape = tuple(size if d == axis else v.shape[d] for d in range(r))
         init = self.e.filled(shape, et, 0)
-        k = r  # the loop over the input positions
+        k = r  # the loop over the positions of `v` along `axis`
+        dst_loop, src_loop = (k, axis) if transpose else (axis, k)
 
         def body(args, out):
             bb = _Body(et)
-            dst = bb.v(f"arith.index_cast {bb.v(f'linalg.index {axis} : index')} : index to i64")
+            dst = bb.v(f"arith.index_cast {bb.v(f'linalg.index {dst_loop} : index')} : index to i64")
             dst = bb.v(f"arith.sitofp {dst} : i64 to {et}")
             if align_corners:
                 src = bb.bin("mulf", None, bb.const(scale), dst)
@@ -2544,7 +2610,7 @@ class _Importer:
             step = bb.v(f"arith.select {inside}, {bb.v('arith.constant 1 : index')}, "
                         f"{bb.v('arith.constant 0 : index')} : index")
             hi = bb.v(f"arith.addi {lo}, {step} : index")
-            pos = bb.v(f"linalg.index {k} : index")
+            pos = bb.v(f"linalg.index {src_loop} : index")
             zero = bb.const(0.0)
             at_lo = bb.v(f"arith.cmpi eq, {pos}, {lo} : index")
             at_hi = bb.v(f"arith.cmpi eq, {pos}, {hi} : index")
@@ -2556,6 +2622,29 @@ class _Importer:
                               nloops=r + 1, out_map=list(range(r)))
 
     op_upsample_bilinear2d_vec = op_upsample_bilinear2d
+
+    def op_upsample_bilinear2d_backward(self, node, grad_output, output_size, input_size,
+                                        align_corners, scales_h=None, scales_w=None):
+        """The transpose of the two passes of bilinear resizing."""
+        g = self.val(grad_output)
+        shape, et = self._out(node)
+        work = "f64" if et == "f64" else "f32"
+        np_t = {"f32": np.float32, "f64": np.float64}[work]
+        out = g if g.et == work else self._unary_value_typed(
+            g, work, lambda bb, x: self._cast(bb, x, g.et, work))
+        for axis, factor in ((2, scales_h), (3, scales_w)):
+            n_in, n_out = shape[axis], g.shape[axis]
+            if align_corners:
+                scale = np_t(n_in - 1) / np_t(n_out - 1) if n_out > 1 else np_t(0)
+            elif factor:
+                scale = np_t(1.0 / factor)
+            else:
+                scale = np_t(n_in) / np_t(n_out)
+            out = self._linear_resize(out, axis, n_out, float(scale), align_corners, work,
+                                      n_in=n_in)
+        if work != et:
+            out = self._unary_value_typed(out, et, lambda bb, x: self._cast(bb, x, work, et))
+        return out
 
     def op_slice_scatter(self, node, a, src, dim=0, start=None, end=None, step=1):
         """`a` with `src` written over a[.., start:end, ..] (slicing's

@@ -711,3 +711,23 @@ def test_slice_and_select_scatter(shard):
     check(Fn(lambda t: torch.slice_scatter(t, t[:, :2] * 5, 1, 3, 5)), (x46,), placements=p)
     check(Fn(lambda t: torch.slice_scatter(t, t[1:3] * 5, 0, -3, -1)), (x46,), placements=p)
     check(Fn(lambda t: torch.select_scatter(t, t[:, 1] * 5, 1, -1)), (x46,), placements=p)
+
+
+@pytest.mark.parametrize("shard", [0, 2])
+def test_multi_index_and_upsampling_gradients(shard):
+    # Index tensors on consecutive dims, broadcast together (how nearest
+    # upsampling traces in a training step), and the gradients of nearest
+    # and bilinear upsampling.
+    p = {0: [S(shard)]}
+    ih, iw = torch.tensor([0, 0, 2, 1, -1]), torch.tensor([3, 1, 1])
+    check(Fn(lambda t: t[:, :, ih[:, None], iw]), (x_img,), placements=p)
+    check(Fn(lambda t: t[:, ih[:, None], iw]), (x_img,), placements=p)
+    torch.manual_seed(14)
+    for mode in ("nearest", "bilinear"):
+        for scale in (2, 3):
+            m = nn.Sequential(nn.Conv2d(2, 3, 1), nn.Upsample(scale_factor=scale, mode=mode))
+            check_step(m, lambda mod, t: mod(t).pow(2).mean(), (torch.randn(2, 2, 4, 5),),
+                       placements=p)
+    m = nn.Sequential(nn.Conv2d(2, 3, 1), nn.Upsample(size=(7, 3), mode="bilinear",
+                                                      align_corners=True))
+    check_step(m, lambda mod, t: mod(t).pow(2).mean(), (torch.randn(2, 2, 4, 5),), placements=p)

@@ -32,7 +32,7 @@ def test_real_model(name):
 
 
 @pytest.mark.parametrize("name", ["gpt2_dp", "llama", "vit", "bert", "lenet", "mobilenet",
-                                  "resnet_dp", "resnet_h"])
+                                  "resnet_dp", "resnet_h", "unet_step"])
 def test_real_model_training_step(name):
     # One training step (forward and backward, data-parallel): the loss and
     # every parameter's gradient equal eager autograd's. GPT-2's LM head is
@@ -42,7 +42,9 @@ def test_real_model_training_step(name):
     # trains with its batch norms frozen (eval(), as fine-tuning does); the
     # ResNet's batch norms train: batch statistics over the whole (sharded)
     # batch, as SyncBatchNorm's, and the step returns their running
-    # statistics and counters, equal to eager's after its step.
+    # statistics and counters, equal to eager's after its step; the U-Net
+    # step's gradients go through nearest, bilinear and transposed-convolution
+    # upsampling and max pooling.
     import copy
     from dtensor_mlir.torch import compile_training_step
     import dtensor_mlir as dm
