@@ -2912,6 +2912,77 @@ class _Importer:
                                        v.shape, "i1", mark)
         return self._concat(values, dim), self._concat(indices, dim)
 
+    def op_sort(self, node, a, *args, **kwargs):
+        """Sorted along `dim` with each element's original index: its rank
+        (how many elements go before it: smaller, or equal and earlier; NaN
+        last ascending, first descending, as PyTorch) by a sum over the dim,
+        then each rank's element and index picked by a sum over the dim.
+        Stable. Quadratic in the dim's size (up to 4,096)."""
+        # sort.default(self, dim=-1, descending=False);
+        # sort.stable(self, *, stable, dim=-1, descending=False)
+        dim = kwargs.get("dim", args[0] if args and not isinstance(args[0], bool) else -1)
+        descending = kwargs.get("descending", args[1] if len(args) > 1 else False)
+        if args and isinstance(args[0], bool):  # (stable, dim, descending) positionally
+            dim = args[1] if len(args) > 1 else kwargs.get("dim", -1)
+            descending = args[2] if len(args) > 2 else kwargs.get("descending", False)
+        v = self.val(a)
+        et = v.et
+        r = len(v.shape)
+        dim %= r
+        n = v.shape[dim]
+        if n > 4096:
+            self.fail(node, f"sort along a dim of {n} elements (more than 4,096) is not "
+                            "supported yet")
+        k = r
+        at_i = list(range(r))
+        at_k = [d if d != dim else k for d in range(r)]
+
+        def rank_body(args_, out):
+            bb = _Body(et)
+            xi, xj = args_[0], args_[1]
+            if _is_float(et):
+                ni = bb.v(f"arith.cmpf uno, {xi}, {xi} : {et}")
+                nj = bb.v(f"arith.cmpf uno, {xj}, {xj} : {et}")
+                true = bb.const(True, "i1")
+                not_ni = bb.v(f"arith.xori {ni}, {true} : i1")
+                not_nj = bb.v(f"arith.xori {nj}, {true} : i1")
+                if descending:  # j first: j is NaN and i is not, or j > i
+                    strict = bb.v(f"arith.cmpf ogt, {xj}, {xi} : {et}")
+                    first = bb.v(f"arith.andi {nj}, {not_ni} : i1")
+                else:  # j first: i is NaN and j is not, or j < i
+                    strict = bb.v(f"arith.cmpf olt, {xj}, {xi} : {et}")
+                    first = bb.v(f"arith.andi {ni}, {not_nj} : i1")
+                ahead = bb.v(f"arith.ori {strict}, {first} : i1")
+                same = bb.v(f"arith.ori {bb.v(f'arith.cmpf oeq, {xj}, {xi} : {et}')}, "
+                            f"{bb.v(f'arith.andi {ni}, {nj} : i1')} : i1")
+            else:
+                pred = ("ugt" if descending else "ult") if et == "i1" else ("sgt" if descending else "slt")
+                ahead = bb.v(f"arith.cmpi {pred}, {xj}, {xi} : {et}")
+                same = bb.v(f"arith.cmpi eq, {xj}, {xi} : {et}")
+            earlier = bb.v(f"arith.cmpi ult, {bb.v(f'linalg.index {k} : index')}, "
+                           f"{bb.v(f'linalg.index {dim} : index')} : index")
+            before = bb.v(f"arith.ori {ahead}, {bb.v(f'arith.andi {same}, {earlier} : i1')} : i1")
+            one = bb.v(f"arith.extui {before} : i1 to i64")
+            return bb.lines, bb.v(f"arith.addi {out}, {one} : i64")
+        rank = self.e.generic([(v, at_i), (v, at_k)], v.shape, "i64", rank_body, reduce_dims=[k],
+                              init=self.e.filled(v.shape, "i64", 0), nloops=r + 1,
+                              out_map=list(range(r)))
+
+        def pick(value_of, out_et):
+            def body(args_, out):
+                bb = _Body(out_et)
+                here = bb.v(f"arith.index_cast {bb.v(f'linalg.index {dim} : index')} : index to i64")
+                hit = bb.v(f"arith.cmpi eq, {args_[1]}, {here} : i64")
+                val = value_of(bb, args_[0])
+                return bb.lines, bb.v(f"arith.select {hit}, {val}, {out} : {out_et}")
+            return self.e.generic([(v, at_k), (rank, at_k)], v.shape, out_et, body,
+                                  reduce_dims=[k], init=self.e.filled(v.shape, out_et, 0),
+                                  nloops=r + 1, out_map=list(range(r)))
+        values = pick(lambda bb, x: x, et)
+        indices = pick(lambda bb, x: bb.v(
+            f"arith.index_cast {bb.v(f'linalg.index {k} : index')} : index to i64"), "i64")
+        return values, indices
+
     def op_argmax(self, node, a, dim=None, keepdim=False):
         out = self._arg_reduce(node, a, dim, keepdim and dim is not None, True, False)
         shape, _ = self._out(node)

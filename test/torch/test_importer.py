@@ -152,8 +152,8 @@ def test_partial_inputs_and_two_d_mesh():
 
 
 def test_unsupported_is_an_error_at_the_users_line():
-    with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*'sort"):
-        dm_compile(Fn(lambda t: torch.sort(t).values), (x46,), mesh=dm.DeviceMesh(2))
+    with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*'cumprod"):
+        dm_compile(Fn(lambda t: torch.cumprod(t, 0)), (x46,), mesh=dm.DeviceMesh(2))
     with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*grouped transposed convolution"):
         dm_compile(Fn(lambda t, w: F.conv_transpose2d(t, w, groups=2)),
                    (torch.randn(1, 4, 3, 3), torch.randn(4, 1, 2, 2)), mesh=dm.DeviceMesh(2))
@@ -731,3 +731,19 @@ def test_multi_index_and_upsampling_gradients(shard):
     m = nn.Sequential(nn.Conv2d(2, 3, 1), nn.Upsample(size=(7, 3), mode="bilinear",
                                                       align_corners=True))
     check_step(m, lambda mod, t: mod(t).pow(2).mean(), (torch.randn(2, 2, 4, 5),), placements=p)
+
+
+@pytest.mark.parametrize("shard", [0, 1])
+def test_sort_and_argsort(shard):
+    # Each element's rank (smaller, or equal and earlier, before it; NaN
+    # last ascending and first descending) by a sum over the dim, a Partial
+    # sum where the dim is sharded; stable, as PyTorch's stable sort.
+    x = torch.randn(4, 7)
+    x[1, 3] = float("nan")
+    x[2] = torch.tensor([1.0, 3, 3, 0, 3, 1, 2])
+    p = {0: [S(shard)]}
+    check(Fn(lambda t: torch.sort(t)), (x,), placements=p)
+    check(Fn(lambda t: torch.sort(t, dim=0, descending=True)), (x,), placements=p)
+    check(Fn(lambda t: torch.sort(t, stable=True, dim=1)), (x,), placements=p)
+    check(Fn(lambda t: torch.argsort(t, 1, descending=True)), (x,), placements=p)
+    check(Fn(lambda i: torch.sort(i, 1)), ((x.nan_to_num() * 3).int(),), placements=p)
