@@ -284,6 +284,17 @@ class _Body:
         return self.v(f"{op} {a} : {self.et}")
 
 
+def _extreme(et: str, largest: bool):
+    """The largest (or smallest) value of an element type: the identity of a
+    min (max) reduction. i1 is 0 or 1."""
+    if _is_float(et):
+        return math.inf if largest else -math.inf
+    if et == "i1":
+        return 1 if largest else 0
+    bits = int(et[1:])
+    return 2 ** (bits - 1) - 1 if largest else -(2 ** (bits - 1))
+
+
 def _broadcast_map(shape: Tuple[int, ...], out_shape: Tuple[int, ...]) -> Tuple[List[int], List[int]]:
     """Which of `shape`'s dims survive broadcasting to `out_shape` (aligned
     right), and the output dims they index."""
@@ -1304,12 +1315,9 @@ class _Importer:
         r = len(v.shape)
         dims = sorted({d % r for d in (dims if dims else range(r))}) if dims is not None else list(range(r))
         red_shape = tuple(s for i, s in enumerate(v.shape) if i not in dims)
-        init_value = {"sum": 0.0, "max": -math.inf, "min": math.inf, "prod": 1.0}[kind]
-        if not _is_float(et):
-            # The identity of max / min is the type's own extreme.
-            bits = 1 if et == "i1" else int(et[1:])
-            lo, hi = (0, 1) if et == "i1" else (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
-            init_value = {"sum": 0, "max": lo, "min": hi, "prod": 1}[kind]
+        # The identity of max / min is the type's own extreme.
+        init_value = {"sum": 0, "max": _extreme(et, False), "min": _extreme(et, True),
+                      "prod": 1}[kind]
         init = self.e.filled(red_shape, et, init_value)
         fop, iop = {"sum": ("addf", "addi"), "max": ("maximumf", "maxsi"),
                     "min": ("minimumf", "minsi"), "prod": ("mulf", "muli")}[kind]
@@ -1713,7 +1721,7 @@ class _Importer:
         return self.e.generic(ins, in_shape, et, body, reduce_dims=[4, 5], init=init, nloops=6,
                               out_map=[0, 1, 2, 3])
 
-    def avg_pool_divisor(self, bb, k, s, p, hw, count_include_pad, divisor_override, et):
+    def _avg_pool_divisor(self, bb, k, s, p, hw, count_include_pad, divisor_override, et):
         """The divisor of the window at the output position (linalg.index 2
         and 3): its size, or the input elements it covers."""
         if divisor_override:
@@ -2355,7 +2363,7 @@ class _Importer:
         v = self.val(a)
         k, s, p, d, floor, out_hw, extra, shape, et = self._pool_geometry(
             node, v, kernel_size, stride, padding, dilation, ceil_mode)
-        lowest = -math.inf if _is_float(et) else -(2 ** (int(et[1:]) - 1))
+        lowest = _extreme(et, False)
         vp = self._pad_hw(v, p, [p[0] + extra[0], p[1] + extra[1]], value=lowest)
         wants_indices = any(u.target is __import__("operator").getitem and u.args[1] == 1 and u.users
                             for u in node.users)
@@ -2370,7 +2378,7 @@ class _Importer:
         (a NaN replaces it, as in PyTorch's CPU kernel); padding is never
         picked. One reduction with two outputs over the window."""
         h_, w_ = v.shape[2], v.shape[3]
-        lowest = -math.inf if _is_float(et) else -(2 ** (int(et[1:]) - 1))
+        lowest = _extreme(et, False)
         vinit = self.e.filled(shape, et, lowest)
         iinit = self.e.filled(shape, "i64", -1)
         window = _Value(self.e.empty(tuple(k), et), tuple(k), et)
@@ -2397,11 +2405,7 @@ class _Importer:
         flat = bb.v(f"arith.muli {pos[0]}, {bb.v(f'arith.constant {w_} : index')} : index")
         flat = bb.v(f"arith.addi {flat}, {pos[1]} : index")
         flat = bb.v(f"arith.index_cast {flat} : index to i64")
-        if _is_float(et):
-            better = bb.v(f"arith.cmpf ogt, {x}, {cur} : {et}")
-            better = bb.v(f"arith.ori {better}, {bb.v(f'arith.cmpf uno, {x}, {x} : {et}')} : i1")
-        else:
-            better = bb.v(f"arith.cmpi sgt, {x}, {cur} : {et}")
+        better = self._replaces(bb, x, cur, et, True, "every")
         first = bb.v(f"arith.cmpi eq, {ci}, {bb.const(-1, 'i64')} : i64")
         take = bb.v(f"arith.andi {valid}, {bb.v(f'arith.ori {better}, {first} : i1')} : i1")
         nv = bb.v(f"arith.select {take}, {x}, {cur} : {et}")
@@ -2450,7 +2454,7 @@ class _Importer:
 
         def scale(args, out):
             bb = _Body(et)
-            div = self.avg_pool_divisor(bb, k, s, p, (h_, w_), count_include_pad,
+            div = self._avg_pool_divisor(bb, k, s, p, (h_, w_), count_include_pad,
                                         divisor_override, et)
             return bb.lines, bb.bin("divf", None, args[0], div)
         per_window = self.e.generic([(g, [0, 1, 2, 3])], g.shape, et, scale)
@@ -2481,7 +2485,7 @@ class _Importer:
 
         def body(args, out):
             bb = _Body(et)
-            div = self.avg_pool_divisor(bb, k, s, p, (h, w), count_include_pad, divisor_override, et)
+            div = self._avg_pool_divisor(bb, k, s, p, (h, w), count_include_pad, divisor_override, et)
             return bb.lines, bb.bin("divf", None, args[0], div)
         return self.e.generic([(total, [0, 1, 2, 3])], shape, et, body)
 
@@ -2789,6 +2793,25 @@ class _Importer:
     def op_scatter_add(self, node, a, dim, index, src):
         return self._scatter(node, a, dim, index, src, True)
 
+    @staticmethod
+    def _replaces(bb: "_Body", x: str, cur: str, et: str, largest: bool, nan: Optional[str]) -> str:
+        """Whether `x` replaces the extreme `cur` so far, earlier elements
+        winning ties. `nan`: None (NaN never replaces), "first" (a NaN
+        replaces a number: the first NaN wins, as argmax), "every" (every NaN
+        replaces, as PyTorch's max pooling kernel)."""
+        if not _is_float(et):
+            pred = ("ugt" if largest else "ult") if et == "i1" else ("sgt" if largest else "slt")
+            return bb.v(f"arith.cmpi {pred}, {x}, {cur} : {et}")
+        better = bb.v(f"arith.cmpf {'ogt' if largest else 'olt'}, {x}, {cur} : {et}")
+        if nan is None:
+            return better
+        xnan = bb.v(f"arith.cmpf uno, {x}, {x} : {et}")
+        if nan == "first":
+            curnan = bb.v(f"arith.cmpf uno, {cur}, {cur} : {et}")
+            notcur = bb.v(f"arith.xori {curnan}, {bb.const(True, 'i1')} : i1")
+            xnan = bb.v(f"arith.andi {xnan}, {notcur} : i1")
+        return bb.v(f"arith.ori {better}, {xnan} : i1")
+
     def _arg_reduce(self, node, a, dim, keepdim, largest: bool, want_values: bool):
         """The first extreme along `dim` and its index (NaN counts as the
         extreme, as in PyTorch): one reduction with two outputs, which no
@@ -2801,13 +2824,7 @@ class _Importer:
         dim %= r if r else 1
         et = v.et
         red_shape = tuple(s for i, s in enumerate(v.shape) if i != dim)
-        if _is_float(et):
-            start = -math.inf if largest else math.inf
-        else:
-            bits = 1 if et == "i1" else int(et[1:])
-            start = -(2 ** (bits - 1)) if largest else 2 ** (bits - 1) - 1
-            if et == "i1":
-                start = 0 if largest else 1
+        start = _extreme(et, not largest)
         vinit = self.e.filled(red_shape, et, start)
         iinit = self.e.filled(red_shape, "i64", 0)
         dims = [f"d{i}" for i in range(r)]
@@ -2816,16 +2833,8 @@ class _Importer:
         iters = ", ".join('"reduction"' if i == dim else '"parallel"' for i in range(r))
         bb = _Body(et)
         x, cur, ci = "%a0", "%o0", "%o1"
-        if _is_float(et):
-            better = bb.v(f"arith.cmpf {'ogt' if largest else 'olt'}, {x}, {cur} : {et}")
-            xnan = bb.v(f"arith.cmpf uno, {x}, {x} : {et}")
-            curnan = bb.v(f"arith.cmpf uno, {cur}, {cur} : {et}")
-            notcur = bb.v(f"arith.xori {curnan}, {bb.const(True, 'i1')} : i1")
-            nan_first = bb.v(f"arith.andi {xnan}, {notcur} : i1")
-            take = bb.v(f"arith.ori {better}, {nan_first} : i1")
-        else:
-            pred = ("ugt" if largest else "ult") if et == "i1" else ("sgt" if largest else "slt")
-            take = bb.v(f"arith.cmpi {pred}, {x}, {cur} : {et}")
+        # (min and argmin propagate NaN too, as PyTorch's.)
+        take = self._replaces(bb, x, cur, et, largest, "first")
         pos = bb.v(f"linalg.index {dim} : index")
         pos = bb.v(f"arith.index_cast {pos} : index to i64")
         nv = bb.v(f"arith.select {take}, {x}, {cur} : {et}")
@@ -2868,11 +2877,7 @@ class _Importer:
         red_map = (f"affine_map<({', '.join(dims)}) -> "
                    f"({', '.join(d for i, d in enumerate(dims) if i != dim)})>")
         iters = ", ".join('"reduction"' if i == dim else '"parallel"' for i in range(r))
-        if _is_float(et):
-            start = -math.inf if largest else math.inf
-        else:
-            bits = int(et[1:])
-            start = -(2 ** (bits - 1)) if largest else 2 ** (bits - 1) - 1
+        start = _extreme(et, not largest)
         taken = self.e.filled(v.shape, "i1", False)
         values, indices = [], []
         for step in range(k):
@@ -2881,17 +2886,9 @@ class _Importer:
             bb = _Body(et)
             x, cur, ci = "%a0", "%o0", "%o1"
             free = bb.v(f"arith.xori %a1, {bb.const(True, 'i1')} : i1")
-            if _is_float(et):
-                better = bb.v(f"arith.cmpf {'ogt' if largest else 'olt'}, {x}, {cur} : {et}")
-                xnan = bb.v(f"arith.cmpf uno, {x}, {x} : {et}")
-                curnan = bb.v(f"arith.cmpf uno, {cur}, {cur} : {et}")
-                true = bb.const(True, "i1")
-                notcur = bb.v(f"arith.xori {curnan}, {true} : i1")
-                nan_first = bb.v(f"arith.andi {xnan}, {notcur} : i1")
-                if largest:
-                    better = bb.v(f"arith.ori {better}, {nan_first} : i1")
-            else:
-                better = bb.v(f"arith.cmpi {'sgt' if largest else 'slt'}, {x}, {cur} : {et}")
+            # NaN is the largest: first among the largest, never among the
+            # smallest (PyTorch's topk).
+            better = self._replaces(bb, x, cur, et, largest, "first" if largest else None)
             none = bb.v(f"arith.cmpi eq, {ci}, {bb.const(-1, 'i64')} : i64")
             take = bb.v(f"arith.andi {free}, {bb.v(f'arith.ori {better}, {none} : i1')} : i1")
             pos = bb.v(f"arith.index_cast {bb.v(f'linalg.index {dim} : index')} : index to i64")

@@ -268,20 +268,26 @@ def compile_model(name):
     return module, args, dm_compile(module, args, mesh=dm.DeviceMesh(MESH), placements=placements)
 
 
-def training_step(name):
-    """The model's training step (the mean square of its output, or its
-    loss), data-parallel as `models()` places it; batch norms train."""
+def step_loss(mod, *args):
+    """The loss of a training step: the model's own (a scalar output), or
+    the mean square of its output."""
+    out = mod(*args)
+    return out if out.dim() == 0 else out.pow(2).mean()
+
+
+def training_step(name, freeze_batch_norm=False):
+    """The model's training step (step_loss), data-parallel as `models()`
+    places it; dropout off; batch norms train unless frozen (eval(), as
+    fine-tuning does)."""
     from dtensor_mlir.torch import compile_training_step
     module, args, placements = models()[name]
     module.train()
     for m in module.modules():
         if isinstance(m, nn.Dropout):
             m.p = 0.0
-
-    def loss(mod, *a):
-        out = mod(*a)
-        return out if out.dim() == 0 else out.pow(2).mean()
-    return module, args, compile_training_step(module, loss, args, mesh=dm.DeviceMesh(MESH),
+        if freeze_batch_norm and isinstance(m, nn.BatchNorm2d):
+            m.eval()
+    return module, args, compile_training_step(module, step_loss, args, mesh=dm.DeviceMesh(MESH),
                                                placements=placements)
 
 

@@ -3,10 +3,14 @@ the compiled program run on the interpreter and checked against the global
 one, the result against eager PyTorch; collective counts where a data- or
 tensor-parallel plan fixes them."""
 
+import copy
+
 import pytest
 import torch
 
-from real_models import compile_model
+import dtensor_mlir as dm
+from dtensor_mlir.torch import compile as dm_compile
+from real_models import MESH, compile_model, models, step_loss, training_step
 
 # What each plan must communicate at most (DTensor's count for the same
 # placements is no lower): a batch-sharded model gathers its output once;
@@ -15,18 +19,25 @@ from real_models import compile_model
 MAX_COLLECTIVES = {"gpt2_dp": 2, "llama": 1, "resnet_dp": 1, "mobilenet": 1, "lenet": 1, "vit": 1}
 
 
+def assert_like_eager(outs, module, args, rtol, atol):
+    """Every output of the compiled model equals eager PyTorch's (same shape
+    and dtype; within the tolerances, in f64)."""
+    with torch.no_grad():
+        want = module(*args)
+    want = want if isinstance(want, tuple) else (want,)
+    assert len(outs) == len(want)
+    for o, w in zip(outs, want):
+        got = o.full_tensor()
+        assert got.shape == w.shape and got.dtype == w.dtype
+        assert torch.allclose(got.double(), w.double(), rtol=rtol, atol=atol, equal_nan=True), \
+            (got.double() - w.double()).abs().max()
+
+
 @pytest.mark.parametrize("name", ["gpt2_dp", "gpt2_tp", "llama", "resnet_dp", "resnet_h", "vit", "bert",
                                   "mobilenet", "lenet", "unet_step", "op_mix"])
 def test_real_model(name):
     module, args, model = compile_model(name)
-    outs = model.run(*args)
-    with torch.no_grad():
-        want = module(*args)
-    want = want if isinstance(want, tuple) else (want,)
-    for o, w in zip(outs, want):
-        got = o.full_tensor()
-        assert got.shape == w.shape and got.dtype == w.dtype
-        assert torch.allclose(got, w, rtol=1e-4, atol=1e-5), (got - w).abs().max()
+    assert_like_eager(model.run(*args), module, args, 1e-4, 1e-5)
     if name in MAX_COLLECTIVES:
         assert model.num_collectives() <= MAX_COLLECTIVES[name], model.report()
 
@@ -39,31 +50,15 @@ def test_real_model_training_step(name):
     # tied to its embedding; ViT and BERT attend through
     # nn.MultiheadAttention (traced through attention's math form); LeNet
     # pools (average pooling's gradient); MobileNet's depthwise convolution
-    # trains with its batch norms frozen (eval(), as fine-tuning does); the
-    # ResNet's batch norms train: batch statistics over the whole (sharded)
-    # batch, as SyncBatchNorm's, and the step returns their running
-    # statistics and counters, equal to eager's after its step; the U-Net
-    # step's gradients go through nearest, bilinear and transposed-convolution
-    # upsampling and max pooling.
-    import copy
-    from dtensor_mlir.torch import compile_training_step
-    import dtensor_mlir as dm
-    from real_models import MESH, models
-    module, args, placements = models()[name]
-    module.train()
-    for m in module.modules():
-        if isinstance(m, torch.nn.Dropout):
-            m.p = 0.0
-        if isinstance(m, torch.nn.BatchNorm2d) and name == "mobilenet":
-            m.eval()
-
-    def loss(mod, *a):
-        out = mod(*a)
-        return out if out.dim() == 0 else out.pow(2).mean()
-    step = compile_training_step(module, loss, args, mesh=dm.DeviceMesh(MESH), placements=placements)
+    # trains with its batch norms frozen; the ResNet's batch norms train:
+    # batch statistics over the whole (sharded) batch, as SyncBatchNorm's,
+    # and the step returns their running statistics and counters, equal to
+    # eager's after its step; the U-Net step's gradients go through nearest,
+    # bilinear and transposed-convolution upsampling and max pooling.
+    module, args, step = training_step(name, freeze_batch_norm=name == "mobilenet")
     outs = step.run(*args)
     eager = copy.deepcopy(module)
-    want = loss(eager, *args)
+    want = step_loss(eager, *args)
     want.backward()
     assert torch.allclose(outs[0].full_tensor(), want.detach(), rtol=1e-5, atol=1e-6)
     params = list(eager.named_parameters())
@@ -86,19 +81,8 @@ def test_real_model_in_other_dtypes(name, dtype, tol):
     # The same models in f16, bf16 (inputs and parameters go in as their bits:
     # numpy has no bfloat16) and f64, against eager PyTorch in that dtype
     # (which computes some ops in float: a few units in the last place).
-    import dtensor_mlir as dm
-    from dtensor_mlir.torch import compile as dm_compile
-    from real_models import MESH, models
     module, args, placements = models()[name]
     module = module.to(dtype)
     args = tuple(a.to(dtype) if a.is_floating_point() else a for a in args)
     model = dm_compile(module, args, mesh=dm.DeviceMesh(MESH), placements=placements)
-    outs = model.run(*args)
-    with torch.no_grad():
-        want = module(*args)
-    want = want if isinstance(want, tuple) else (want,)
-    for o, w in zip(outs, want):
-        got = o.full_tensor()
-        assert got.dtype == w.dtype
-        assert torch.allclose(got.double(), w.double(), rtol=tol, atol=tol, equal_nan=True), \
-            (got.double() - w.double()).abs().max()
+    assert_like_eager(model.run(*args), module, args, tol, tol)
