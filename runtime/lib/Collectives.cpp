@@ -156,7 +156,8 @@ Tensor Future::wait() {
   s.waited = true;
   s.input = Tensor();
   s.scratch = Tensor();
-  return s.result;
+  // Waited once: the result leaves the state, so it is not shared.
+  return std::move(s.result);
 }
 
 //===----------------------------------------------------------------------===//

@@ -51,6 +51,12 @@ void select(int localRank);
 const char *kind();
 } // namespace device
 
+/// The memory plan (Tensor.cpp): Session::startStep / endStep bracket each
+/// run of an entry, whose first run is recorded and whose later runs follow
+/// the plan made from it (DTENSOR_RT_MEMORY_PLAN=0: the pool only).
+void beginMemoryRun(const std::string &entry);
+void endMemoryRun();
+
 //===----------------------------------------------------------------------===//
 // Helpers of the collectives (Tensor.cpp)
 //===----------------------------------------------------------------------===//

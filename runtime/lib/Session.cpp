@@ -342,7 +342,8 @@ namespace {
 
 const char *kUsage =
     "usage: PROGRAM [--input N=FILE.npy]... [--output-dir DIR] [--entry NAME]\n"
-    "               [--batch FILE] [--repeat K] [--comm-report] [--help]\n"
+    "               [--batch FILE] [--repeat K] [--comm-report] [--mem-report]\n"
+    "               [--help]\n"
     "  --input N=FILE.npy  argument N's global tensor (each rank reads its own\n"
     "                      box); with {rank} in FILE, one file per rank\n"
     "  --output-dir DIR    writes DIR/outN.rankR.npy for every result\n"
@@ -351,6 +352,8 @@ const char *kUsage =
     "                      to DIR/NAME/outN.rankR.npy\n"
     "  --repeat K          run K times, print the best time of one run\n"
     "  --comm-report       print every rank's collectives and bytes (last run)\n"
+    "  --mem-report        print every rank's peak tensor bytes, footprint and\n"
+    "                      allocations (last run)\n"
     "Run one process per mesh rank: mpirun -np RANKS PROGRAM ...\n";
 
 void makeDirs(const std::string &dir) {
@@ -429,6 +432,8 @@ Session::Session(int &argc, char **&argv, int64_t meshRanks,
         fail(nullptr, "--repeat '" + k + "': expected a positive count");
     } else if (a == "--comm-report") {
       commReport_ = true;
+    } else if (a == "--mem-report") {
+      memReport_ = true;
     } else {
       fail(nullptr, "unknown argument '" + a + "'\n" + kUsage);
     }
@@ -523,14 +528,17 @@ void Session::begin(const std::string &name) {
 }
 
 void Session::startStep() {
-  // The comm report counts one run of the entry.
+  // The comm and memory reports count one run of the entry.
   resetCommStats();
+  beginMemoryRun(entry_);
+  resetMemPeak();
   device::synchronize();
   MPI_Barrier(MPI_COMM_WORLD);
   stepStart_ = MPI_Wtime();
 }
 
 void Session::endStep() {
+  endMemoryRun();
   device::synchronize();
   double mine = MPI_Wtime() - stepStart_, slowest = 0;
   MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -623,16 +631,21 @@ int Session::finish() {
   if (bestStep_ >= 0 && rank_ == 0)
     std::printf("step time: %.3f ms (best of %d, slowest rank)\n",
                 bestStep_ * 1e3, repeats_);
+  // Every rank's `n` counts, on rank 0, rank after rank.
+  auto gather = [&](const int64_t *local, int n) {
+    std::vector<int64_t> all(static_cast<size_t>(worldSize_) * n);
+    MPI_Gather(local, n, MPI_INT64_T, all.data(), n, MPI_INT64_T, 0,
+               MPI_COMM_WORLD);
+    return all;
+  };
   if (commReport_) {
     const CommStats &mine = commStats();
-    std::vector<int64_t> all(static_cast<size_t>(worldSize_) * 12);
     int64_t local[12];
     for (int k = 0; k < 6; ++k) {
       local[k] = mine.calls[k];
       local[6 + k] = mine.bytesSent[k];
     }
-    MPI_Gather(local, 12, MPI_INT64_T, all.data(), 12, MPI_INT64_T, 0,
-               MPI_COMM_WORLD);
+    std::vector<int64_t> all = gather(local, 12);
     if (rank_ == 0) {
       std::printf("communication per rank (bytes: the larger of each call's "
                   "input and output, as dtensor-opt --dtensor-comm-report "
@@ -644,6 +657,25 @@ int Session::finish() {
                         static_cast<long long>(r), kCollectiveNames[k],
                         static_cast<long long>(all[r * 12 + k]),
                         static_cast<long long>(all[r * 12 + 6 + k]));
+    }
+  }
+  if (memReport_) {
+    const MemStats &mine = memStats();
+    int64_t local[4] = {mine.peakLiveBytes, mine.reservedBytes,
+                        mine.planBytes, mine.allocations};
+    std::vector<int64_t> all = gather(local, 4);
+    if (rank_ == 0) {
+      std::printf("memory per rank (tensor bytes at the peak of the last run, "
+                  "inputs included; bytes reserved, of which the memory "
+                  "plan's arena; allocator calls in the last run):\n");
+      for (int64_t r = 0; r < worldSize_; ++r)
+        std::printf("  rank %lld peak %lld bytes reserved %lld bytes arena "
+                    "%lld bytes allocations %lld\n",
+                    static_cast<long long>(r),
+                    static_cast<long long>(all[r * 4]),
+                    static_cast<long long>(all[r * 4 + 1]),
+                    static_cast<long long>(all[r * 4 + 2]),
+                    static_cast<long long>(all[r * 4 + 3]));
     }
   }
   std::fflush(stdout);

@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
+#include <string>
 #include <cstdint>
 #include <cstdlib>
 #include <unordered_map>
@@ -165,29 +167,189 @@ const char *kind() { return "cpu"; }
 
 namespace {
 
+/// The memory plan of one entry (docs/CodeGen.md, "Memory"). The entry's
+/// first run records the size, allocation time and release time of every
+/// tensor it allocates in compute memory; before its second run the plan
+/// gives each an offset in one arena such that tensors live at the same
+/// time never share a byte (greedy by size: largest first, each at the
+/// lowest offset free for its whole lifetime). Later runs take their k-th
+/// tensor at the k-th offset while the sizes agree and the range is free;
+/// anything else (a different sequence: data-dependent control flow, a
+/// tensor kept beyond its recorded lifetime) falls back to the pool for the
+/// rest of that run, so a plan can cost memory but never correctness.
+struct MemoryPlan {
+  static constexpr int64_t kForever = INT64_MAX;
+  static constexpr size_t kAlign = 256;
+  struct Block {
+    size_t bytes;
+    int64_t start, end;
+    size_t offset = 0;
+  };
+  std::vector<Block> blocks;
+  bool recording = false, planned = false;
+  char *arena = nullptr;
+  size_t arenaBytes = 0;
+  /// Live arena ranges of the run: offset -> end (disjoint).
+  std::map<size_t, size_t> live;
+
+  static size_t span(size_t bytes) {
+    return (std::max<size_t>(bytes, 1) + kAlign - 1) / kAlign * kAlign;
+  }
+  void pack() {
+    std::vector<size_t> order(blocks.size());
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return blocks[a].bytes > blocks[b].bytes;
+    });
+    std::vector<size_t> placed;
+    for (size_t i : order) {
+      Block &b = blocks[i];
+      // Placed blocks live at the same time as b, by offset.
+      std::vector<std::pair<size_t, size_t>> busy;
+      for (size_t j : placed) {
+        const Block &o = blocks[j];
+        if (o.start < b.end && b.start < o.end)
+          busy.push_back({o.offset, o.offset + span(o.bytes)});
+      }
+      std::sort(busy.begin(), busy.end());
+      size_t at = 0;
+      for (auto [from, to] : busy) {
+        if (from >= at + span(b.bytes))
+          break;
+        at = std::max(at, to);
+      }
+      b.offset = at;
+      arenaBytes = std::max(arenaBytes, at + span(b.bytes));
+      placed.push_back(i);
+    }
+  }
+  /// Whether [offset, offset + bytes) meets no live range.
+  bool isFree(size_t offset, size_t bytes) const {
+    auto it = live.lower_bound(offset + span(bytes));
+    return it == live.begin() || std::prev(it)->second <= offset;
+  }
+};
+
+bool memoryPlanEnabled() {
+  static const bool enabled = [] {
+    const char *v = std::getenv("DTENSOR_RT_MEMORY_PLAN");
+    return !(v && std::string(v) == "0");
+  }();
+  return enabled;
+}
+
 /// Free buffers by byte size. A program's steps allocate the same sizes
 /// again and again, so after the first step every allocation is a reuse.
 /// Host code is single-threaded (kernels never allocate), so no lock. In
 /// the CUDA flavours every kernel, copy and collective is ordered on the
 /// compute stream (collectives wait for it and it waits for them), so a
-/// buffer freed here and taken again is never still in use.
+/// buffer freed here and taken again is never still in use; the same holds
+/// for a range of a memory plan's arena.
 class Pool {
 public:
   explicit Pool(bool host) : host_(host) {}
   void *take(size_t bytes) {
+    countLive(static_cast<int64_t>(bytes));
     auto it = free_.find(bytes);
     if (it != free_.end() && !it->second.empty()) {
       void *p = it->second.back();
       it->second.pop_back();
       return p;
     }
+    stats.reservedBytes += static_cast<int64_t>(bytes);
+    ++stats.allocations;
     return host_ ? device::allocHost(bytes) : device::alloc(bytes);
   }
-  void give(void *p, size_t bytes) { free_[bytes].push_back(p); }
+  void give(void *p, size_t bytes) {
+    countLive(-static_cast<int64_t>(bytes));
+    free_[bytes].push_back(p);
+  }
+  void countLive(int64_t delta) {
+    stats.liveBytes += delta;
+    stats.peakLiveBytes = std::max(stats.peakLiveBytes, stats.liveBytes);
+  }
+
+  /// Storage of `bytes` bytes: from the running entry's plan when it has
+  /// one and the run still follows it, else from the free lists.
+  std::shared_ptr<void> allocate(size_t bytes) {
+    MemoryPlan *plan = plan_;
+    if (plan && plan->recording) {
+      size_t id = plan->blocks.size();
+      plan->blocks.push_back({bytes, clock_++, MemoryPlan::kForever});
+      void *p = take(bytes);
+      return std::shared_ptr<void>(p, [this, plan, id, bytes](void *q) {
+        if (plan->recording)
+          plan->blocks[id].end = clock_++;
+        give(q, bytes);
+      });
+    }
+    if (plan && plan->planned && !diverged_) {
+      size_t k = next_++;
+      if (k < plan->blocks.size() && plan->blocks[k].bytes == bytes &&
+          plan->isFree(plan->blocks[k].offset, bytes)) {
+        size_t offset = plan->blocks[k].offset;
+        plan->live[offset] = offset + MemoryPlan::span(bytes);
+        countLive(static_cast<int64_t>(bytes));
+        return std::shared_ptr<void>(
+            plan->arena + offset, [this, plan, offset, bytes](void *) {
+              plan->live.erase(offset);
+              countLive(-static_cast<int64_t>(bytes));
+            });
+      }
+      diverged_ = true;
+    }
+    void *p = take(bytes);
+    return std::shared_ptr<void>(p, [this, bytes](void *q) { give(q, bytes); });
+  }
+
+  /// A run of entry `entry` starts: record it (its first run) or follow its
+  /// plan (made now, before its second run).
+  void beginRun(const std::string &entry) {
+    plan_ = nullptr;
+    diverged_ = false;
+    next_ = 0;
+    if (!memoryPlanEnabled())
+      return;
+    MemoryPlan &plan = plans_[entry];
+    plan_ = &plan;
+    if (plan.blocks.empty() && !plan.planned) {
+      plan.recording = true;
+      return;
+    }
+    if (!plan.planned) {
+      plan.pack();
+      plan.arena = static_cast<char *>(device::alloc(plan.arenaBytes));
+      plan.planned = true;
+      stats.reservedBytes += static_cast<int64_t>(plan.arenaBytes);
+      stats.planBytes += static_cast<int64_t>(plan.arenaBytes);
+      ++stats.allocations;
+      // The recorded run's buffers are the arena's now: give back the free
+      // ones (those still held, inputs and results, return here later).
+      for (auto &[size, list] : free_) {
+        for (void *q : list)
+          host_ ? device::releaseHost(q) : device::release(q);
+        stats.reservedBytes -= static_cast<int64_t>(size * list.size());
+        list.clear();
+      }
+    }
+  }
+  void endRun() {
+    if (plan_)
+      plan_->recording = false;
+    plan_ = nullptr;
+  }
+
+  MemStats stats;
 
 private:
   bool host_;
   std::unordered_map<size_t, std::vector<void *>> free_;
+  std::map<std::string, MemoryPlan> plans_;
+  MemoryPlan *plan_ = nullptr;
+  int64_t clock_ = 0;
+  size_t next_ = 0;
+  bool diverged_ = false;
 };
 
 Pool &pool(bool host) {
@@ -210,6 +372,15 @@ constexpr bool kComputeIsHost = true;
 
 } // namespace
 
+const MemStats &memStats() { return pool(false).stats; }
+void resetMemPeak() {
+  MemStats &s = pool(false).stats;
+  s.peakLiveBytes = s.liveBytes;
+  s.allocations = 0;
+}
+void beginMemoryRun(const std::string &entry) { pool(false).beginRun(entry); }
+void endMemoryRun() { pool(false).endRun(); }
+
 Tensor Tensor::allocate(DType dtype, Shape shape, bool host) {
   for (int64_t d : shape)
     if (d < 0)
@@ -219,11 +390,15 @@ Tensor Tensor::allocate(DType dtype, Shape shape, bool host) {
   t.shape_ = std::move(shape);
   t.host_ = host || kComputeIsHost;
   size_t bytes = t.bytes();
-  bool inHost = t.host_;
-  void *p = pool(inHost).take(bytes);
-  t.storage_ = std::shared_ptr<void>(
-      p, [bytes, inHost](void *q) { pool(inHost).give(q, bytes); });
-  t.data_ = p;
+  if (t.host_ && !kComputeIsHost) {
+    // Host staging of the CUDA flavours: the pinned pool.
+    void *p = pool(true).take(bytes);
+    t.storage_ = std::shared_ptr<void>(
+        p, [bytes](void *q) { pool(true).give(q, bytes); });
+  } else {
+    t.storage_ = pool(false).allocate(bytes);
+  }
+  t.data_ = t.storage_.get();
   return t;
 }
 

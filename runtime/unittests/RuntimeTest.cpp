@@ -22,6 +22,9 @@
 //                                      against the row copies and a plain
 //                                      loop on random boxes; integer matmul
 //                                      and division kernels
+//   dtensor-rt-test plan               the memory plan: a recorded run, a
+//                                      planned one, and runs that leave it
+//                                      (a tensor held too long, other sizes)
 //
 // Rank 0 prints one summary line; any failure prints the rank, the case and
 // the first wrong element, and exits 1.
@@ -557,6 +560,93 @@ int runTensors() {
   return failures != 0;
 }
 
+/// The memory plan (Tensor.cpp): a recorded run, a run that follows the
+/// plan, and runs that leave it.
+int runPlan() {
+  auto inArena = [](const Tensor &t, const char *base, int64_t bytes) {
+    const char *p = static_cast<const char *>(t.raw());
+    return p >= base && p < base + bytes;
+  };
+  // The recorded run: a (1 KiB) and b (2 KiB) live together; a dies, then
+  // c (1 KiB) is made and lives past the run with b.
+  Tensor b, c;
+  beginMemoryRun("plan");
+  {
+    Tensor a = Tensor::empty(DType::F32, {256});
+    b = Tensor::empty(DType::F32, {512});
+    a = Tensor();
+    c = Tensor::empty(DType::F32, {256});
+  }
+  endMemoryRun();
+  b = Tensor();
+  c = Tensor();
+  int64_t reserved = memStats().reservedBytes;
+
+  // The same run again follows the plan: b (the largest) at offset 0, a
+  // after it, c where a was (their lifetimes do not meet); 3 KiB in all,
+  // and the recorded run's free buffers are given back.
+  beginMemoryRun("plan");
+  resetMemPeak();
+  const char *base = nullptr;
+  {
+    Tensor a = Tensor::empty(DType::F32, {256});
+    b = Tensor::empty(DType::F32, {512});
+    base = static_cast<const char *>(b.raw());
+    check(a.raw() == base + 2048, "the plan puts a after b");
+    const void *aAt = a.raw();
+    a = Tensor();
+    c = Tensor::empty(DType::F32, {256});
+    check(c.raw() == aAt, "c takes a's range once a is dead");
+  }
+  endMemoryRun();
+  check(memStats().planBytes == 3072, "the arena holds 3 KiB (" +
+                                          std::to_string(memStats().planBytes) +
+                                          ")");
+  check(memStats().allocations == 0, "a planned run allocates nothing");
+  check(reserved == 3072 && memStats().reservedBytes == 3072,
+        "the recorded run's buffers (3 KiB) are given back for the arena");
+  check(memStats().peakLiveBytes >= 3072, "the peak counts arena tensors");
+
+  // c is still held when the next run wants its range for a: a must not get
+  // it (it would overwrite c), so the run leaves the plan for the pool.
+  b = Tensor();
+  float one = 1;
+  c = fill(std::move(c), &one);
+  beginMemoryRun("plan");
+  {
+    Tensor a = Tensor::empty(DType::F32, {256});
+    check(!inArena(a, base, 3072), "a range still held is not given again");
+    float two = 2;
+    a = fill(std::move(a), &two);
+    check(c.data<float>()[255] == 1, "the held tensor is intact");
+    Tensor d = Tensor::empty(DType::F32, {512});
+    check(!inArena(d, base, 3072), "a run that left its plan stays off it");
+  }
+  endMemoryRun();
+  c = Tensor();
+
+  // A run with other sizes leaves the plan at its first difference.
+  beginMemoryRun("plan");
+  {
+    Tensor a = Tensor::empty(DType::F32, {128});
+    check(!inArena(a, base, 3072), "a size the plan does not have");
+  }
+  endMemoryRun();
+  // And the plan is still there for a run that follows it.
+  beginMemoryRun("plan");
+  {
+    Tensor a = Tensor::empty(DType::F32, {256});
+    check(inArena(a, base, 3072), "the plan holds for a later run");
+  }
+  endMemoryRun();
+  // Outside a run, the pool.
+  Tensor outside = Tensor::empty(DType::F32, {256});
+  check(!inArena(outside, base, 3072), "outside a run, the pool");
+  if (worldRank == 0 && !failures)
+    std::printf("plan: recorded, followed, left safely\n");
+  return failures != 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -577,9 +667,11 @@ int main(int argc, char **argv) {
     rc = runNpy(argv[2]);
   } else if (what == "tensors") {
     rc = runTensors();
+  } else if (what == "plan") {
+    rc = runPlan();
   } else if (worldRank == 0) {
     std::fprintf(stderr, "usage: %s groups MESH | collectives MESH | npy DIR | "
-                         "tensors\n",
+                         "tensors | plan\n",
                  argv[0]);
   }
   int any = 0;

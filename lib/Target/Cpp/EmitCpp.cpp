@@ -362,16 +362,116 @@ private:
   /// tensor.empty (its contents are undefined, so nothing is copied), else
   /// `v` made writable.
   std::string writableInit(Value v, Operation *user) {
-    if (v.getDefiningOp<tensor::EmptyOp>())
+    if (auto e = v.getDefiningOp<tensor::EmptyOp>()) {
+      if (shapeOnly(e))
+        return "rt::Tensor::empty(" + dtypeEnum(e.getType().getElementType()).str() +
+               ", " + name(v) + "_shape)";
       return "rt::Tensor::empty(" + name(v) + ".dtype(), " + name(v) +
              ".shape())";
+    }
     return "rt::writable(" + consume(v, user) + ")";
   }
+  /// Whether every use of `e` is the init of a kernel that writes into
+  /// fresh storage of its shape (writableInit): then `e` is a shape, with
+  /// no storage of its own.
+  static bool shapeOnly(tensor::EmptyOp e) {
+    return llvm::all_of(e->getUses(), [](OpOperand &use) {
+      Operation *user = use.getOwner();
+      if (!isa<linalg::GenericOp, linalg::FillOp, linalg::MatmulOp,
+               linalg::BatchMatmulOp>(user))
+        return false;
+      return cast<DestinationStyleOpInterface>(user).isDpsInit(&use);
+    });
+  }
   std::string consume(Value v, Operation *user) {
-    Block *defBlock = v.getParentBlock();
-    if (v.hasOneUse() && user->getBlock() == defBlock)
+    if (isLastUse(v, user)) {
+      moved.insert(v);
       return "std::move(" + name(v) + ")";
+    }
     return name(v);
+  }
+
+  // Liveness (docs/CodeGen.md, "Memory"). A tensor or future is released
+  // after the op of its defining block that last uses it (directly or from a
+  // nested region), so its storage goes back to the pool for the next
+  // tensor of its size; an op that is that last use, directly and once,
+  // may take the value (std::move), so writable() updates it in place
+  // instead of copying.
+  static bool isHandle(Value v) {
+    return isa<RankedTensorType, FutureType>(v.getType());
+  }
+  /// Computes the last users of every tensor and future of `fn`'s blocks
+  /// (not of linalg bodies, whose values are scalars: a use there is a use
+  /// by the linalg op).
+  void computeLiveness(func::FuncOp fn) {
+    lastUser.clear();
+    releaseAfter.clear();
+    moved.clear();
+    fn.walk([&](Block *block) {
+      Operation *parent = block->getParentOp();
+      if (parent->getParentOfType<linalg::LinalgOp>() ||
+          isa<linalg::LinalgOp>(parent))
+        return;
+      auto visit = [&](Value v, Operation *def) {
+        if (!isHandle(v))
+          return;
+        Operation *last = nullptr;
+        for (OpOperand &use : v.getUses()) {
+          Operation *at = block->findAncestorOpInBlock(*use.getOwner());
+          if (at && (!last || last->isBeforeInBlock(at)))
+            last = at;
+        }
+        if (!last && !def)
+          return; // an unused block argument: dropped with its scope
+        if (auto e = dyn_cast_or_null<tensor::EmptyOp>(def); e && shapeOnly(e))
+          return; // a shape, no storage
+        lastUser[v] = last;
+        Operation *after = last ? last : def;
+        if (!after->hasTrait<OpTrait::IsTerminator>())
+          releaseAfter[after].push_back(v);
+      };
+      for (BlockArgument arg : block->getArguments())
+        visit(arg, nullptr);
+      for (Operation &op : *block)
+        for (Value r : op.getResults())
+          visit(r, &op);
+    });
+  }
+  /// Whether `user`, an op of `v`'s block, is `v`'s last use and uses it
+  /// once, as an operand (not from a nested region).
+  bool isLastUse(Value v, Operation *user) {
+    if (user->getBlock() != v.getParentBlock())
+      return false;
+    auto it = lastUser.find(v);
+    if (it == lastUser.end() || it->second != user)
+      return false;
+    int direct = 0;
+    for (OpOperand &use : v.getUses()) {
+      if (use.getOwner() != user &&
+          v.getParentBlock()->findAncestorOpInBlock(*use.getOwner()) == user)
+        return false;
+      direct += use.getOwner() == user;
+    }
+    return direct == 1;
+  }
+  /// `v`, or `std::move(v)` at its last use.
+  std::string take(Value v, Operation *user) {
+    return isHandle(v) ? consume(v, user) : name(v);
+  }
+  /// Releases the values whose last use is `op` (just emitted).
+  LogicalResult emitReleases(Operation *op) {
+    auto it = releaseAfter.find(op);
+    if (it == releaseAfter.end())
+      return success();
+    for (Value v : it->second) {
+      if (moved.contains(v))
+        continue; // taken by its last use
+      FailureOr<std::string> t = cppType(v.getType(), op);
+      if (failed(t))
+        return failure();
+      *os << name(v) << " = " << *t << "();\n";
+    }
+    return success();
   }
   std::string ofr(OpFoldResult f) {
     if (auto attr = dyn_cast<Attribute>(f))
@@ -457,6 +557,9 @@ private:
 
   ModuleOp module;
   SymbolTableCollection symbols;
+  DenseMap<Value, Operation *> lastUser;
+  DenseMap<Operation *, SmallVector<Value>> releaseAfter;
+  DenseSet<Value> moved;
   DenseMap<Value, std::string> names;
   unsigned nextName = 0;
   std::vector<std::string> tables;
@@ -1232,6 +1335,11 @@ LogicalResult CppEmitter::emitTensorOp(Operation *op) {
   auto elementOf = [](Value v) { return getElementTypeOrSelf(v.getType()); };
   return TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](tensor::EmptyOp e) {
+        if (shapeOnly(e)) {
+          o << "const rt::Shape " << resultName() << "_shape = "
+            << shapeOf(e.getType(), e.getDynamicSizes()) << ";\n";
+          return success();
+        }
         o << "rt::Tensor " << resultName() << " = rt::Tensor::empty("
           << dtypeEnum(e.getType().getElementType()) << ", "
           << shapeOf(e.getType(), e.getDynamicSizes()) << ");\n";
@@ -1397,7 +1505,7 @@ LogicalResult CppEmitter::emitScf(Operation *op) {
     if (failed(declare(f.getResults(), op)))
       return failure();
     for (auto [res, init] : llvm::zip(f.getResults(), f.getInitArgs()))
-      o << name(res) << " = " << name(init) << ";\n";
+      o << name(res) << " = " << take(init, op) << ";\n";
     std::string iv = name(f.getInductionVar());
     StringRef ivType = scalarType(f.getInductionVar().getType());
     o << "for (" << ivType << " " << iv << " = " << name(f.getLowerBound())
@@ -1415,7 +1523,7 @@ LogicalResult CppEmitter::emitScf(Operation *op) {
       return failure();
     auto yield = cast<scf::YieldOp>(f.getBody()->getTerminator());
     for (auto [res, v] : llvm::zip(f.getResults(), yield.getOperands()))
-      o << name(res) << " = " << name(v) << ";\n";
+      o << name(res) << " = " << take(v, yield) << ";\n";
     o.unindent();
     o << "}\n";
     return success();
@@ -1428,7 +1536,7 @@ LogicalResult CppEmitter::emitScf(Operation *op) {
     if (failed(emitBlock(i.getThenRegion().front())))
       return failure();
     for (auto [res, v] : llvm::zip(i.getResults(), i.thenYield().getOperands()))
-      o << name(res) << " = " << name(v) << ";\n";
+      o << name(res) << " = " << take(v, i.thenYield()) << ";\n";
     o.unindent();
     if (!i.getElseRegion().empty()) {
       o << "} else {\n";
@@ -1437,7 +1545,7 @@ LogicalResult CppEmitter::emitScf(Operation *op) {
         return failure();
       for (auto [res, v] :
            llvm::zip(i.getResults(), i.elseYield().getOperands()))
-        o << name(res) << " = " << name(v) << ";\n";
+        o << name(res) << " = " << take(v, i.elseYield()) << ";\n";
       o.unindent();
     }
     o << "}\n";
@@ -1453,7 +1561,7 @@ LogicalResult CppEmitter::emitScf(Operation *op) {
       if (failed(t))
         return failure();
       std::string c = name(op->getResult(0)) + "_c" + std::to_string(k);
-      o << *t << " " << c << " = " << name(init) << ";\n";
+      o << *t << " " << c << " = " << take(init, op) << ";\n";
       carried.push_back(c);
     }
     o << "while (true) {\n";
@@ -1486,7 +1594,7 @@ LogicalResult CppEmitter::emitScf(Operation *op) {
       return failure();
     auto yield = cast<scf::YieldOp>(after.getTerminator());
     for (auto [c, v] : llvm::zip(carried, yield.getOperands()))
-      o << c << " = " << name(v) << ";\n";
+      o << c << " = " << take(v, yield) << ";\n";
     o.unindent();
     o << "}\n";
     return success();
@@ -1607,7 +1715,7 @@ LogicalResult CppEmitter::emitOp(Operation *op) {
       return failure();
     std::string args;
     for (auto [i, a] : llvm::enumerate(call.getOperands()))
-      args += (i ? ", " : "") + name(a);
+      args += (i ? ", " : "") + take(a, op);
     if (call.getNumResults() == 0) {
       o << ident("f_", call.getCallee()) << "(" << args << ");\n";
       return success();
@@ -1621,7 +1729,7 @@ LogicalResult CppEmitter::emitOp(Operation *op) {
   if (auto ret = dyn_cast<func::ReturnOp>(op)) {
     o << "return {";
     for (auto [i, v] : llvm::enumerate(ret.getOperands()))
-      o << (i ? ", " : "") << name(v);
+      o << (i ? ", " : "") << take(v, op);
     o << "};\n";
     return success();
   }
@@ -1639,7 +1747,7 @@ LogicalResult CppEmitter::emitBlock(Block &block) {
   for (Operation &op : block) {
     if (isa<scf::YieldOp, scf::ConditionOp>(op))
       continue;
-    if (failed(emitOp(&op)))
+    if (failed(emitOp(&op)) || failed(emitReleases(&op)))
       return failure();
   }
   return success();
@@ -1672,6 +1780,7 @@ LogicalResult CppEmitter::emitFunction(func::FuncOp fn) {
   }
   o << ") {\n";
   o.indent();
+  computeLiveness(fn);
   if (failed(emitBlock(fn.getBody().front())))
     return failure();
   o.unindent();
@@ -1841,6 +1950,7 @@ LogicalResult CppEmitter::emitMain(raw_ostream &out) {
     o << "auto results = call();\n";
     o << "session.endStep();\n";
     o << "for (int step = 1; step < session.repeats(); ++step) {\n";
+    o << "  results = decltype(results)();\n";
     o << "  session.startStep();\n";
     o << "  results = call();\n";
     o << "  session.endStep();\n";

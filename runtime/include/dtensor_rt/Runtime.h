@@ -22,7 +22,7 @@
 //     (DTensorCollectiveOps.td), synchronous and started (`Future`), with
 //     a count of the bytes each rank sends;
 //   - Session: MPI start-up, the command line (`--input`, `--output-dir`,
-//     `--entry`, `--comm-report`), each rank reading only its own box of an
+//     `--entry`, `--comm-report`, `--mem-report`), each rank reading only its own box of an
 //     input .npy, writing `outN.rankR.npy`, and failing every rank cleanly
 //     with the rank, the op and its source location.
 //
@@ -486,6 +486,25 @@ const CommStats &commStats();
 /// Zeroes the counts (Session::startStep does: the report is one run's).
 void resetCommStats();
 
+/// This rank's compute memory (host memory in the CPU flavour, device
+/// memory in the CUDA ones; not the CUDA flavours' host staging), counted
+/// by the pool (what `--mem-report` prints).
+struct MemStats {
+  /// Bytes held by tensors now, and the most held at once since the last
+  /// resetMemPeak (Session::startStep: one run's peak, its inputs included).
+  int64_t liveBytes = 0, peakLiveBytes = 0;
+  /// Bytes obtained from the allocator (held by tensors or free in the
+  /// pool): the process's footprint. The pool never gives memory back.
+  int64_t reservedBytes = 0;
+  /// Of those, the arenas of memory plans (docs/CodeGen.md, "Memory").
+  int64_t planBytes = 0;
+  /// Allocator calls since the last resetMemPeak (0 in a steady state: every
+  /// buffer is a reuse).
+  int64_t allocations = 0;
+};
+const MemStats &memStats();
+void resetMemPeak();
+
 //===----------------------------------------------------------------------===//
 // Session: start-up, inputs, outputs
 //===----------------------------------------------------------------------===//
@@ -523,6 +542,7 @@ public:
   ///   --repeat K           runs the entry K times and prints the best time
   ///                        of one run (the slowest rank's);
   ///   --comm-report        rank 0 prints every rank's collective counts;
+  ///   --mem-report         rank 0 prints every rank's memory (MemStats);
   ///   --help.
   /// Fails cleanly (every rank) on a bad flag, or when the world size is not
   /// `meshRanks`.
@@ -562,7 +582,7 @@ private:
   std::vector<std::vector<std::pair<int, std::string>>> inputsOf_;
   std::vector<std::pair<int, std::string>> inputs_;
   std::string outputDir_, entryOutputDir_;
-  bool batch_ = false, commReport_ = false;
+  bool batch_ = false, commReport_ = false, memReport_ = false;
   int repeats_ = 1;
   double stepStart_ = 0, bestStep_ = -1;
   int64_t rank_ = 0, worldSize_ = 1;
