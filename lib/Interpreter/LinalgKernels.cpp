@@ -14,6 +14,7 @@
 #include "BodyProgram.h"
 #include "dtensor/Interpreter/Interpreter.h"
 
+#include "dtensor/Dialect/DTensor/Transforms/Contractions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -185,20 +186,44 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
 
   DType dtype;
   bool transA = false, transB = false;
+  // A matmul (batched or not) for BLAS: `batches` products of [M, K] and
+  // [K, N] (either read transposed) added to [M, N].
+  bool blas = false;
+  int64_t batches = 1, M = 0, K = 0, N = 0;
   if (isPlainMatmul(op, dtype, transA, transB)) {
     const Tensor &a = args[0]->tensor, &b = args[1]->tensor;
-    Tensor &c = outs[0];
+    const Tensor &c = outs[0];
     bool batch = a.rank() == 3;
-    int64_t batches = batch ? a.shape()[0] : 1;
+    batches = batch ? a.shape()[0] : 1;
     int64_t ar = a.rank(), br = b.rank();
-    int64_t M = a.shape()[transA ? ar - 1 : ar - 2];
-    int64_t K = a.shape()[transA ? ar - 2 : ar - 1];
-    int64_t N = b.shape()[transB ? br - 2 : br - 1];
+    M = a.shape()[transA ? ar - 1 : ar - 2];
+    K = a.shape()[transA ? ar - 2 : ar - 1];
+    N = b.shape()[transB ? br - 2 : br - 1];
     int64_t bK = b.shape()[transB ? br - 1 : br - 2];
     if (bK != K || c.shape()[c.rank() - 2] != M ||
         c.shape()[c.rank() - 1] != N ||
         (batch && (b.shape()[0] != batches || c.shape()[0] != batches)))
       return raw->emitOpError() << "operand shapes do not match a matmul";
+    blas = true;
+  } else if (auto g = llvm::dyn_cast<linalg::GenericOp>(raw);
+             g && leadingDimsMatmul(g) &&
+             (args[0]->tensor.dtype() == DType::F32 ||
+              args[0]->tensor.dtype() == DType::F64)) {
+    // x[b..., k] * w[k, n]: x's leading dims are its rows.
+    const Tensor &a = args[0]->tensor, &b = args[1]->tensor;
+    const Tensor &c = outs[0];
+    dtype = a.dtype();
+    K = a.shape().back();
+    N = b.shape()[1];
+    M = c.numElements() / std::max<int64_t>(N, 1);
+    if (b.shape()[0] != K || c.shape().back() != N ||
+        a.numElements() != M * K || c.numElements() != M * N)
+      return raw->emitOpError() << "operand shapes do not match a matmul";
+    blas = true;
+  }
+  if (blas) {
+    const Tensor &a = args[0]->tensor, &b = args[1]->tensor;
+    Tensor &c = outs[0];
     // BLAS rejects leading dimensions of 0; an empty product adds nothing.
     if (M == 0 || N == 0 || K == 0)
       batches = 0;

@@ -58,17 +58,20 @@ _is_float = is_float
 _float_literal = float_literal
 
 
-def placements_of(placements: Sequence[Any]) -> List[Placement]:
-    """Our placements from torch.distributed.tensor placements (or ours)."""
+def placements_of(placements: Sequence[Any],
+                  mesh_shape: Optional[Sequence[int]] = None) -> List[Placement]:
+    """Our placements from torch.distributed.tensor placements (or ours).
+    `_StridedShard` needs the mesh's shape: it becomes a shard order."""
     out = []
-    for p in placements:
+    strided: Dict[int, int] = {}
+    for m, p in enumerate(placements):
         if isinstance(p, Placement):
             out.append(p)
             continue
         name = type(p).__name__
         if name in ("Shard", "_StridedShard"):
             if name == "_StridedShard":
-                raise DTensorError("_StridedShard placements are not supported yet")
+                strided[m] = int(p.split_factor)
             out.append(Shard(p.dim))
         elif name == "Replicate":
             out.append(Replicate())
@@ -77,6 +80,47 @@ def placements_of(placements: Sequence[Any]) -> List[Placement]:
             out.append(Partial(str(op).lower().split(".")[-1]))
         else:
             raise DTensorError(f"placement {p!r} has no counterpart here")
+    if strided:
+        if mesh_shape is None:
+            raise DTensorError("_StridedShard placements need the mesh's shape")
+        out = _orders_of_strided(out, strided, tuple(int(n) for n in mesh_shape))
+    return out
+
+
+def _orders_of_strided(ps: List[Placement], strided: Dict[int, int],
+                       mesh_shape: Tuple[int, ...]) -> List[Placement]:
+    """DTensor writes a nested shard order as `_StridedShard(d, split_factor)`
+    on a mesh dim m: split_factor is the product of the sizes of the mesh
+    dims that shard d, come after m and are applied before it
+    (docs/IR.md). The order that gives every mesh dim its split factor is
+    ours (`Shard(d, order)`); a split factor no order gives (the strided
+    layout of a view) has no counterpart here."""
+    import itertools
+    if len(mesh_shape) != len(ps):
+        raise DTensorError(f"{len(ps)} placement(s) for a {len(mesh_shape)}-D mesh")
+    out = list(ps)
+    for d in sorted({p.dim for p in ps if isinstance(p, Shard)}):
+        dims = [m for m, p in enumerate(ps) if isinstance(p, Shard) and p.dim == d]
+        want = [strided.get(m, 1) for m in dims]
+        for order in itertools.permutations(dims):
+            got = []
+            for m in dims:
+                sf = 1
+                for j in dims:
+                    if j > m and order.index(j) < order.index(m):
+                        sf *= mesh_shape[j]
+                got.append(sf)
+            if got == want:
+                if list(order) != dims:
+                    for m in dims:
+                        out[m] = Shard(d, order.index(m))
+                break
+        else:
+            bad = [m for m in dims if m in strided]
+            raise DTensorError(
+                f"_StridedShard({d}, split_factor={strided[bad[0]]}) on mesh dim {bad[0]} is "
+                f"not a shard order of tensor dim {d} on a {mesh_shape} mesh (the strided "
+                f"layout of a view, which has no counterpart here)")
     return out
 
 
@@ -585,6 +629,49 @@ class _Importer:
             self.batched[node] = (a, b)
             self.fused[out_view] = node
 
+        # `F.linear` on an N-D input: a view merging the leading dims, an
+        # (add)mm and a view splitting them again. Merging a sharded dim that
+        # is not the first of the merge (the batch of a sequence-first
+        # `nn.MultiheadAttention`: (T, B, C) -> (T * B, C)) needs DTensor's
+        # `_StridedShard`; the importer keeps the leading dims instead: one
+        # contraction over them (emitted as a plain matmul on each rank's
+        # contiguous piece, docs/CodeGen.md).
+        self.linear = {}
+        for node in graph.nodes:
+            if node.op != "call_function" or self._base(node) not in ("mm", "addmm"):
+                continue
+            lhs_at = 0 if self._base(node) == "mm" else 1
+            if len(node.args) < lhs_at + 2:
+                continue
+            lhs, rhs = node.args[lhs_at], node.args[lhs_at + 1]
+            users = list(node.users)
+            if (len(users) != 1 or users[0].op != "call_function" or
+                    self._base(users[0]) not in self._VIEWS):
+                continue
+            out_view = users[0]
+            if (not isinstance(lhs, torch.fx.Node) or lhs.op != "call_function" or
+                    self._base(lhs) not in self._VIEWS or len(lhs.users) != 1 or
+                    not isinstance(lhs.args[0], torch.fx.Node)):
+                continue
+            x = lhs.args[0]
+            sx = tuple(x.meta["val"].shape)
+            sl = tuple(lhs.meta["val"].shape)
+            sr = tuple(rhs.meta["val"].shape)
+            so = tuple(out_view.meta["val"].shape)
+            # The rows are the output view's leading dims; x is viewed as
+            # those and K (a view that keeps a sharded dim sharded wherever
+            # it is the first of what it merges: heads into (batch, heads)).
+            if (len(sl) != 2 or len(sr) != 2 or len(so) < 3 or so[-1] != sr[1] or
+                    _view_groups(sx, so[:-1] + (sl[1],)) is None):
+                continue
+            if lhs_at == 1 and isinstance(node.args[0], torch.fx.Node):
+                sb = tuple(node.args[0].meta["val"].shape)
+                if len(sb) == 2 and sb[0] != 1:
+                    continue  # a bias per row of the merged dims
+            self.skip.add(lhs)
+            self.linear[node] = (x, lhs, so[:-1] + (sl[1],))
+            self.fused[out_view] = node
+
     def _batched_matmul(self, node) -> _Value:
         a, b = (self.val(x) for x in self.batched[node])
         nb = len(a.shape) - 2
@@ -602,12 +689,59 @@ class _Importer:
                               reduce_dims=[k], init=init, nloops=nb + 3,
                               out_map=batch + [m, n])
 
+    def _linear_over_leading(self, node) -> _Value:
+        """out[b..., n] = sum_k x[b..., k] * w[k, n] (+ the addmm's bias)
+        over x's leading dims, unmerged (see _find_batched_matmuls)."""
+        xnode, view, shape = self.linear[node]
+        x = self._reshape(view, self.val(xnode), shape)
+        if self._base(node) == "mm":
+            w, bias, beta, alpha = self.val(node.args[1]), None, 1, 1
+        else:
+            def parts(bias, a, b, beta=1, alpha=1):
+                return bias, b, beta, alpha
+            bias, b, beta, alpha = parts(*node.args, **node.kwargs)
+            w = self.val(b)
+        nb = len(x.shape) - 1
+        shape = x.shape[:-1] + (w.shape[1],)
+        et = x.et
+        init = self.e.filled(shape, et, 0)
+        batch = list(range(nb))
+        n, k = nb, nb + 1
+
+        def body(args, out):
+            bb = _Body(et)
+            p = bb.bin("mulf", "muli", args[0], args[1])
+            return bb.lines, bb.bin("addf", "addi", out, p)
+        m = self.e.generic([(x, batch + [k]), (w, [k, n])], shape, et, body,
+                           reduce_dims=[k], init=init, nloops=nb + 2, out_map=batch + [n])
+        if bias is None:
+            return m
+        return self._add_bias(m, bias, shape, et, beta, alpha)
+
+    def _add_bias(self, m: _Value, bias, shape, et, beta, alpha) -> _Value:
+        """alpha * m + beta * bias, the bias broadcast to `shape`."""
+        bv = self.val(bias)
+        keep, loops = _broadcast_map(bv.shape, shape)
+        bv2 = self.e.drop_dims(bv, keep)
+        def body(args, out):
+            bb = _Body(et)
+            x, y = args
+            if alpha != 1:
+                x = bb.bin("mulf", None, x, bb.const(alpha))
+            if beta != 1:
+                y = bb.bin("mulf", None, y, bb.const(beta))
+            return bb.lines, bb.bin("addf", "addi", x, y)
+        return self.e.generic([(m, list(range(len(shape)))), (bv2, loops)], shape, et, body)
+
     # -- ops ---------------------------------------------------------------------
     def lower(self, node) -> None:
         if node in self.skip:
             return
         if node in self.batched:
             self.values[node] = self._batched_matmul(node)
+            return
+        if node in self.linear:
+            self.values[node] = self._linear_over_leading(node)
             return
         if node in self.fused:
             self.values[node] = self.values[self.fused[node]]
@@ -970,7 +1104,10 @@ class _Importer:
 
     # -- the DTensor API in Dynamo graphs --------------------------------------
     def _spec_of(self, node, placements) -> str:
-        ps = placements_of(placements)
+        try:
+            ps = placements_of(placements, self.mesh.shape)
+        except DTensorError as e:
+            self.fail(node, str(e))
         if len(ps) != self.mesh.ndim:
             self.fail(node, f"{len(ps)} placement(s) for a {self.mesh.ndim}-D mesh")
         return "#dtensor.spec<@mesh, [" + ", ".join(p.spec() for p in ps) + "]>"
@@ -1123,18 +1260,7 @@ class _Importer:
     def op_addmm(self, node, bias, a, b, beta=1, alpha=1):
         shape, et = self._out(node)
         m = self._matmul(self.val(a), self.val(b), shape, et, False)
-        bv = self.val(bias)
-        keep, loops = _broadcast_map(bv.shape, shape)
-        bv2 = self.e.drop_dims(bv, keep)
-        def body(args, out):
-            bb = _Body(et)
-            x, y = args
-            if alpha != 1:
-                x = bb.bin("mulf", None, x, bb.const(alpha))
-            if beta != 1:
-                y = bb.bin("mulf", None, y, bb.const(beta))
-            return bb.lines, bb.bin("addf", "addi", x, y)
-        return self.e.generic([(m, [0, 1]), (bv2, loops)], shape, et, body)
+        return self._add_bias(m, bias, shape, et, beta, alpha)
 
     def _transpose(self, v: _Value, perm: List[int]) -> _Value:
         if list(perm) == list(range(len(perm))):
@@ -3152,8 +3278,8 @@ def _unwrap_dtensor_params(module: torch.nn.Module):
                 if p is None or not _is_dtensor(p):
                     continue
                 key = f"{mod_name}.{name}" if mod_name else name
-                found[key] = placements_of(p.placements)
                 dm_ = p.device_mesh
+                found[key] = placements_of(p.placements, tuple(dm_.shape))
                 this = DeviceMesh(tuple(dm_.shape), dm_.mesh_dim_names)
                 if mesh is not None and mesh.shape != this.shape:
                     raise DTensorError(f"'{key}' lives on a {this.shape} mesh, others on {mesh.shape}")
@@ -3219,17 +3345,17 @@ def compile(module: torch.nn.Module, example_args: Tuple[Any, ...], *,
     plain_args = []
     for i, a in enumerate(example_args):
         if _is_dtensor(a):
-            specs.setdefault(i, placements_of(a.placements))
+            specs.setdefault(i, placements_of(a.placements, tuple(a.device_mesh.shape)))
         plain_args.append(_plain(a) if isinstance(a, torch.Tensor) and
                           (_is_dtensor(a) or type(a).__name__ == "LocalTensor") else a)
     for k, v in (placements or {}).items():
-        specs[k] = placements_of(v)
+        specs[k] = placements_of(v, mesh.shape)
     for k, v in specs.items():
         if len(v) != mesh.ndim:
             raise DTensorError(f"'{k}': {len(v)} placement(s) for a {mesh.ndim}-D mesh")
     outs = None
     if output_placements is not None:
-        outs = [None if o is None else placements_of(o) for o in output_placements]
+        outs = [None if o is None else placements_of(o, mesh.shape) for o in output_placements]
         for o in outs:
             if o is not None and len(o) != mesh.ndim:
                 raise DTensorError(f"output placements {o}: {len(o)} for a {mesh.ndim}-D mesh")
@@ -3397,7 +3523,7 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
         raise DTensorError("give a mesh: DeviceMesh(shape, names)")
     specs: Dict[Union[str, int], List[Placement]] = dict(found)
     for k, v in (placements or {}).items():
-        specs[k] = placements_of(v)
+        specs[k] = placements_of(v, mesh.shape)
     names = [n for n, _ in module.named_parameters()]
     for k, v in specs.items():
         if isinstance(k, str) and k not in names:

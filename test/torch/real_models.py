@@ -237,6 +237,8 @@ def models():
     targets[1, 3] = -1  # ignored
     mask = torch.zeros(2, 8, dtype=torch.bool)
     mask[1, 6:] = True
+    mask4 = torch.zeros(4, 8, dtype=torch.bool)
+    mask4[1, 6:] = mask4[3, 5:] = True
     mobilenet = nn.Sequential(nn.Conv2d(3, 8, 3, 2, 1), nn.BatchNorm2d(8), nn.Hardswish(),
                               InvertedResidual(8), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
                               nn.Dropout(0.2), nn.Linear(8, 10), nn.Hardsigmoid())
@@ -257,6 +259,11 @@ def models():
         "unet_step": (UNetStep().eval(), (torch.randn(2, 3, 8, 8),), {0: [S(2)]}),
         "op_mix": (OpMix().eval(), (torch.randn(2, 4, 8, 8), torch.randn(8, 6),
                                     torch.randint(0, 6, (8, 3))), {0: [S(2)], 1: [S(0)]}),
+        # As many sequences as ranks: every view of the batch stays sharded
+        # (two on four ranks are uneven, and merging an uneven batch with
+        # another dim cannot keep its shards).
+        "bert_b4": (Bert().eval(), (torch.randint(0, 50, (4, 8)), torch.randint(0, 2, (4, 8)),
+                                    mask4), {0: [S(0)], 1: [S(0)], 2: [S(0)]}),
     }
 
 

@@ -370,3 +370,34 @@ def test_training_step_forward_and_backward():
     # backward matmuls (propagation's local search), as DTensor does.
     us = ours.num_collectives()
     assert us <= dt, f"{us} collectives where DTensor uses {dt}: {ours.report()['collectives']}"
+
+
+@pytest.mark.parametrize("mesh_shape,placements,shape", [
+    ((2, 2), "strided_tp", (8, 6)),
+    ((2, 2), "strided_tp", (12, 5)),
+    ((2, 2, 1), "strided_3d", (8, 4)),
+])
+def test_strided_shard_layout_equals_dtensors(mesh_shape, placements, shape):
+    # Every rank's shard of a tensor DTensor redistributes to
+    # [_StridedShard(0, sf), Shard(0)] (FSDP2 over TP) is the box our layout
+    # of the converted placements gives that rank. Even sizes: where they
+    # are uneven DTensor's distribute_tensor and its own redistribute
+    # disagree (SEMANTICS.md), and ours follows redistribute. (DTensor
+    # 2.15's distribute_tensor straight to these placements, under
+    # LocalTensorMode, gives rank 2 the rows of rank 0 and loses rows
+    # 2-3 and 6-7 of 8; its redistribute is the layout its docstring
+    # describes, and ours.)
+    from torch.distributed.tensor.placement_types import _StridedShard
+    from dtensor_mlir.torch import placements_of
+    ps = {"strided_tp": [_StridedShard(0, split_factor=2), Shard(0)],
+          "strided_3d": [_StridedShard(0, split_factor=2), Shard(0), Replicate()]}[placements]
+    x = torch.arange(shape[0] * shape[1], dtype=torch.float32).reshape(shape)
+    ours = dm.layout(dm.DeviceMesh(mesh_shape), shape, placements_of(ps, mesh_shape))
+    with LocalTensorMode(WORLD):
+        mesh = init_device_mesh("cpu", mesh_shape)
+        d = distribute_tensor(x, mesh, [Replicate()] * len(mesh_shape)).redistribute(mesh, ps)
+        local = d.to_local()
+        for info in ours:
+            piece = local._local_tensors[info.rank]
+            box = x[tuple(slice(o, o + n) for o, n in zip(info.offset, info.local_shape))]
+            assert torch.equal(piece, box), (info, piece, box)

@@ -747,3 +747,94 @@ def test_sort_and_argsort(shard):
     check(Fn(lambda t: torch.sort(t, stable=True, dim=1)), (x,), placements=p)
     check(Fn(lambda t: torch.argsort(t, 1, descending=True)), (x,), placements=p)
     check(Fn(lambda i: torch.sort(i, 1)), ((x.nan_to_num() * 3).int(),), placements=p)
+
+
+class SeqFirstAttention(nn.Module):
+    """nn.MultiheadAttention as nn.Transformer* calls it by default:
+    sequence-first (T, B, E); ATen runs its projections as views merging
+    (T, B) into T * B rows around an addmm."""
+
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(16, 4)
+        self.proj = nn.Linear(16, 8)
+
+    def forward(self, x):
+        y, _ = self.attn(x, x, x, need_weights=False)
+        return self.proj(torch.relu(y))
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+def test_linear_over_a_sharded_minor_leading_dim_stays_local(batch_first):
+    # The batch is the second of the merged leading dims (sequence-first
+    # attention, and the batch-first module's own transpose to it): merged
+    # into rows it would be a strided shard (DTensor's _StridedShard), so the
+    # importer keeps the leading dims and every projection is a contraction
+    # over them. Each rank attends over its own batch rows: nothing moves
+    # until the output, which stays batch-sharded.
+    torch.manual_seed(7)
+    if batch_first:
+        m = nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True)
+        x, dim = torch.randn(4, 6, 16), 0
+    else:
+        m, x, dim = SeqFirstAttention(), torch.randn(6, 4, 16), 1
+    model = dm_compile(m, (x,), mesh=dm.DeviceMesh((2,)), placements={0: [S(dim)]},
+                       output_placements=[[S(dim)]])
+    got = model.run(x)[0].full_tensor()
+    with torch.no_grad():
+        want = m(x)
+    assert torch.allclose(got, want, rtol=1e-5, atol=1e-5), (got - want).abs().max()
+    assert model.num_collectives() == 0, model.report()
+
+
+def test_linear_over_leading_dims_with_tensor_parallel_weights():
+    # The same contraction over leading dims with Megatron's column- then
+    # row-sharded weights: one all_reduce, as for a 2-D input.
+    torch.manual_seed(8)
+    m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 8))
+    x = torch.randn(3, 4, 8).transpose(0, 1)
+    check(m, (x,), placements={"0.weight": [S(0)], "0.bias": [S(0)], "2.weight": [S(1)]},
+          collectives=1)
+
+
+# -- _StridedShard: DTensor's spelling of a nested shard order ----------------
+
+@pytest.mark.parametrize("mesh_shape,placements,want", [
+    # FSDP2 over data-parallel with tensor-parallel shards of the same dim:
+    # the tp shard is applied first.
+    ((2, 2), lambda SS: [SS(0, split_factor=2), S(0)], "[S(0)[1], S(0)[0]]"),
+    ((3, 2), lambda SS: [SS(0, split_factor=2), S(0)], "[S(0)[1], S(0)[0]]"),
+    ((2, 2, 2), lambda SS: [SS(1, split_factor=4), S(1), S(1)], "[S(1)[2], S(1)[0], S(1)[1]]"),
+    ((2, 2, 2), lambda SS: [SS(1, split_factor=2), S(0), S(1)], "[S(1)[1], S(0), S(1)[0]]"),
+    # A split factor of 1 is a plain shard.
+    ((2, 2), lambda SS: [SS(0, split_factor=1), S(0)], "[S(0), S(0)]"),
+])
+def test_strided_shard_is_a_shard_order(mesh_shape, placements, want):
+    from torch.distributed.tensor.placement_types import _StridedShard
+    from dtensor_mlir.torch import placements_of
+    got = placements_of(placements(_StridedShard), mesh_shape)
+    assert "[" + ", ".join(p.spec() for p in got) + "]" == want
+
+
+def test_strided_shard_of_a_view_is_an_error():
+    # A split factor that no order of the mesh dims gives: the strided layout
+    # of a view ((T, B) merged with B sharded), which has no counterpart.
+    from torch.distributed.tensor.placement_types import _StridedShard
+    from dtensor_mlir.torch import placements_of
+    with pytest.raises(dm.DTensorError, match=r"_StridedShard\(0, split_factor=3\) on mesh dim 0 is "
+                                              r"not a shard order"):
+        placements_of([_StridedShard(0, split_factor=3)], (2,))
+    with pytest.raises(dm.DTensorError, match="need the mesh's shape"):
+        placements_of([_StridedShard(0, split_factor=2), S(0)])
+
+
+def test_strided_shard_weights_compile():
+    # A weight laid out as FSDP2 + TP lay it out on a 2x2 mesh, given as
+    # DTensor placements: the same numbers as eager, and our layout of it is
+    # DTensor's (checked shard by shard in test_dtensor_models.py).
+    from torch.distributed.tensor.placement_types import _StridedShard
+    torch.manual_seed(9)
+    m = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 8))
+    check(m, (torch.randn(4, 8),), mesh=(2, 2),
+          placements={"0.weight": [_StridedShard(0, split_factor=2), S(0)],
+                      "2.weight": [R(), S(1)]})

@@ -32,6 +32,7 @@
 
 #include "dtensor/Core/Layout.h"
 #include "dtensor/Dialect/DTensor/IR/DTensor.h"
+#include "dtensor/Dialect/DTensor/Transforms/Contractions.h"
 #include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
 #include "dtensor/InitAll.h"
 
@@ -84,6 +85,38 @@ bool isLibraryCall(linalg::LinalgOp op) {
   });
 }
 
+/// out[b..., n] += x[b..., k] * w[k, n] as a linalg.generic (the PyTorch
+/// importer's `F.linear` over leading dims, kept unmerged so that a sharded
+/// leading dim stays sharded, docs/PyTorch.md). A rank's pieces are
+/// contiguous, so it is a matmul of x with its leading dims collapsed: the
+/// runtime's BLAS call instead of a loop nest.
+struct LeadingDimsMatmul : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    unsigned nb = leadingDimsMatmul(op);
+    if (!nb || !op.hasPureTensorSemantics())
+      return failure();
+    Location loc = op.getLoc();
+    SmallVector<ReassociationIndices> groups(2);
+    for (unsigned l = 0; l < nb; ++l)
+      groups[0].push_back(l);
+    groups[1].push_back(nb);
+    Value init = op.getDpsInits()[0];
+    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, init);
+    Value x = tensor::CollapseShapeOp::create(rewriter, loc,
+                                              op.getDpsInputs()[0], groups);
+    Value acc2 = tensor::CollapseShapeOp::create(rewriter, loc, init, groups);
+    Value mm = linalg::MatmulOp::create(
+                   rewriter, loc, ValueRange{x, op.getDpsInputs()[1]},
+                   ValueRange{acc2})
+                   .getResult(0);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, op->getResult(0).getType(), mm, groups, sizes);
+    return success();
+  }
+};
+
 } // namespace
 
 LogicalResult mlir::dtensor::prepareForCpp(ModuleOp module) {
@@ -111,6 +144,12 @@ LogicalResult mlir::dtensor::prepareForCpp(ModuleOp module) {
     rewriter.setInsertionPoint(op);
     if (failed(linalg::generalizeNamedOp(rewriter, op)))
       return op->emitOpError("cannot be generalized for C++ emission");
+  }
+  {
+    RewritePatternSet matmuls(module.getContext());
+    matmuls.add<LeadingDimsMatmul>(module.getContext());
+    if (failed(applyPatternsGreedily(module, std::move(matmuls))))
+      return module.emitError("matmul recognition did not converge");
   }
   // Fuse exact element-wise chains: a parallel producer with one use is
   // inlined into its consumer's body, so the chain is one kernel and one
