@@ -206,20 +206,35 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
       return raw->emitOpError() << "operand shapes do not match a matmul";
     blas = true;
   } else if (auto g = llvm::dyn_cast<linalg::GenericOp>(raw);
-             g && leadingDimsMatmul(g) &&
-             (args[0]->tensor.dtype() == DType::F32 ||
-              args[0]->tensor.dtype() == DType::F64)) {
-    // x[b..., k] * w[k, n]: x's leading dims are its rows.
+             g && (args[0]->tensor.dtype() == DType::F32 ||
+                   args[0]->tensor.dtype() == DType::F64)) {
     const Tensor &a = args[0]->tensor, &b = args[1]->tensor;
     const Tensor &c = outs[0];
     dtype = a.dtype();
-    K = a.shape().back();
-    N = b.shape()[1];
-    M = c.numElements() / std::max<int64_t>(N, 1);
-    if (b.shape()[0] != K || c.shape().back() != N ||
-        a.numElements() != M * K || c.numElements() != M * N)
-      return raw->emitOpError() << "operand shapes do not match a matmul";
-    blas = true;
+    if (leadingDimsMatmul(g)) {
+      // x[b..., k] * w[k, n]: x's leading dims are its rows.
+      K = a.shape().back();
+      N = b.shape()[1];
+      M = c.numElements() / std::max<int64_t>(N, 1);
+      if (b.shape()[0] != K || c.shape().back() != N ||
+          a.numElements() != M * K || c.numElements() != M * N)
+        return raw->emitOpError() << "operand shapes do not match a matmul";
+      blas = true;
+    } else if (unsigned nb = batchedMatmul(g)) {
+      // x[b..., m, k] * y[b..., k, n]: the batch dims are one batch.
+      M = a.shape()[nb];
+      K = a.shape()[nb + 1];
+      N = b.shape()[nb + 1];
+      batches = 1;
+      for (unsigned d = 0; d < nb; ++d) {
+        if (b.shape()[d] != a.shape()[d] || c.shape()[d] != a.shape()[d])
+          return raw->emitOpError() << "operand shapes do not match a matmul";
+        batches *= a.shape()[d];
+      }
+      if (b.shape()[nb] != K || c.shape()[nb] != M || c.shape()[nb + 1] != N)
+        return raw->emitOpError() << "operand shapes do not match a matmul";
+      blas = true;
+    }
   }
   if (blas) {
     const Tensor &a = args[0]->tensor, &b = args[1]->tensor;

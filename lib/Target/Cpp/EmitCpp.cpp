@@ -85,34 +85,60 @@ bool isLibraryCall(linalg::LinalgOp op) {
   });
 }
 
-/// out[b..., n] += x[b..., k] * w[k, n] as a linalg.generic (the PyTorch
-/// importer's `F.linear` over leading dims, kept unmerged so that a sharded
-/// leading dim stays sharded, docs/PyTorch.md). A rank's pieces are
-/// contiguous, so it is a matmul of x with its leading dims collapsed: the
-/// runtime's BLAS call instead of a loop nest.
-struct LeadingDimsMatmul : OpRewritePattern<linalg::GenericOp> {
+/// A linalg.generic that is a matmul over collapsed dims (Contractions.h):
+/// out[b..., n] += x[b..., k] * w[k, n] (the PyTorch importer's F.linear
+/// over leading dims) becomes a linalg.matmul of x with its leading dims
+/// collapsed, and out[b..., m, n] += x[b..., m, k] * y[b..., k, n]
+/// (attention's products over batch and heads) a linalg.batch_matmul with
+/// the batch dims collapsed. A rank's pieces are contiguous, so the
+/// collapses are free and BLAS computes the product instead of a loop nest.
+struct CollapsedMatmul : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp op,
                                 PatternRewriter &rewriter) const override {
-    unsigned nb = leadingDimsMatmul(op);
-    if (!nb || !op.hasPureTensorSemantics())
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    unsigned lead = leadingDimsMatmul(op), batch = batchedMatmul(op);
+    if (!lead && !batch)
       return failure();
     Location loc = op.getLoc();
-    SmallVector<ReassociationIndices> groups(2);
-    for (unsigned l = 0; l < nb; ++l)
-      groups[0].push_back(l);
-    groups[1].push_back(nb);
+    // Collapses dims [0, n) of `v` into one, keeps the others.
+    auto collapse = [&](Value v, unsigned n) -> Value {
+      if (n == 1)
+        return v;
+      int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+      SmallVector<ReassociationIndices> groups(1);
+      for (unsigned l = 0; l < n; ++l)
+        groups[0].push_back(l);
+      for (int64_t d = n; d < rank; ++d)
+        groups.push_back({d});
+      return tensor::CollapseShapeOp::create(rewriter, loc, v, groups);
+    };
+    unsigned n = lead ? lead : batch;
     Value init = op.getDpsInits()[0];
-    SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, init);
-    Value x = tensor::CollapseShapeOp::create(rewriter, loc,
-                                              op.getDpsInputs()[0], groups);
-    Value acc2 = tensor::CollapseShapeOp::create(rewriter, loc, init, groups);
-    Value mm = linalg::MatmulOp::create(
-                   rewriter, loc, ValueRange{x, op.getDpsInputs()[1]},
-                   ValueRange{acc2})
+    Value x = collapse(op.getDpsInputs()[0], n);
+    Value y = lead ? op.getDpsInputs()[1] : collapse(op.getDpsInputs()[1], n);
+    Value acc = collapse(init, n);
+    Value product =
+        lead ? linalg::MatmulOp::create(rewriter, loc, ValueRange{x, y},
+                                        ValueRange{acc})
+                   .getResult(0)
+             : linalg::BatchMatmulOp::create(rewriter, loc, ValueRange{x, y},
+                                             ValueRange{acc})
                    .getResult(0);
+    if (n == 1) {
+      rewriter.replaceOp(op, product);
+      return success();
+    }
+    auto type = cast<RankedTensorType>(init.getType());
+    SmallVector<ReassociationIndices> groups(1);
+    for (unsigned l = 0; l < n; ++l)
+      groups[0].push_back(l);
+    for (int64_t d = n; d < type.getRank(); ++d)
+      groups.push_back({d});
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
-        op, op->getResult(0).getType(), mm, groups, sizes);
+        op, op->getResult(0).getType(), product, groups,
+        tensor::getMixedSizes(rewriter, loc, init));
     return success();
   }
 };
@@ -147,7 +173,7 @@ LogicalResult mlir::dtensor::prepareForCpp(ModuleOp module) {
   }
   {
     RewritePatternSet matmuls(module.getContext());
-    matmuls.add<LeadingDimsMatmul>(module.getContext());
+    matmuls.add<CollapsedMatmul>(module.getContext());
     if (failed(applyPatternsGreedily(module, std::move(matmuls))))
       return module.emitError("matmul recognition did not converge");
   }

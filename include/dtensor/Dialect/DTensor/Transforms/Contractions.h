@@ -5,11 +5,13 @@
 //===----------------------------------------------------------------------===//
 //
 // The PyTorch importer writes `F.linear` on an N-D input as one contraction
-// over the output's leading dims, out[b..., n] += x[b..., k] * w[k, n], so
-// that a sharded leading dim stays sharded (docs/PyTorch.md). On one rank's
-// dense, row-major piece that is a matmul of x with its leading dims
-// collapsed: the interpreter and the C++ emitter recognise it here, written
-// once, and call BLAS.
+// over the output's leading dims, out[b..., n] += x[b..., k] * w[k, n], and
+// attention's products as one contraction over several batch dims, so that
+// a sharded leading or batch dim stays sharded (docs/PyTorch.md). On one
+// rank's dense, row-major pieces those are a matmul with the leading dims
+// collapsed and a batch_matmul with the batch dims collapsed: the
+// interpreter and the C++ emitter recognise them here, written once, and
+// call BLAS.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,62 +24,100 @@
 namespace mlir {
 namespace dtensor {
 
-/// The number of leading dims (at least 1) when `op` computes exactly
-/// out[b..., n] = out[b..., n] + x[b..., k] * w[k, n] over loops
-/// (b..., n, k), with x, w and out of one element type and no fast-math
-/// flags; else 0.
-inline unsigned leadingDimsMatmul(linalg::GenericOp op) {
+/// Whether `op` has two inputs and one init of one element type, every loop
+/// parallel but the last (a reduction), and the body out + a * b exactly
+/// (a matmul's own; no fast-math flags).
+inline bool isMulAddContraction(linalg::GenericOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       op->getNumResults() > 1)
-    return 0;
-  int64_t loops = op.getNumLoops(), nb = loops - 2;
-  if (nb < 1)
-    return 0;
+    return false;
+  int64_t loops = op.getNumLoops();
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
   for (int64_t l = 0; l < loops; ++l)
     if ((iters[l] == utils::IteratorType::reduction) != (l == loops - 1))
-      return 0;
-  MLIRContext *ctx = op.getContext();
-  SmallVector<AffineExpr> xs, out;
-  for (int64_t l = 0; l < nb; ++l)
-    xs.push_back(getAffineDimExpr(l, ctx));
-  out = xs;
-  AffineExpr n = getAffineDimExpr(nb, ctx), k = getAffineDimExpr(nb + 1, ctx);
-  xs.push_back(k);
-  out.push_back(n);
-  SmallVector<AffineMap> want = {AffineMap::get(loops, 0, xs, ctx),
-                                 AffineMap::get(loops, 0, {k, n}, ctx),
-                                 AffineMap::get(loops, 0, out, ctx)};
-  if (op.getIndexingMapsArray() != want)
-    return 0;
+      return false;
   Type et = getElementTypeOrSelf(op->getOperand(2).getType());
   for (Value v : op->getOperands())
     if (getElementTypeOrSelf(v.getType()) != et)
-      return 0;
-  // The body: acc + a * b, exactly (a matmul's own).
+      return false;
   Block &body = op.getRegion().front();
   if (body.getOperations().size() != 3)
-    return 0;
+    return false;
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   Operation *add = yield.getValues()[0].getDefiningOp();
   if (!add || !isa<arith::AddFOp, arith::AddIOp>(add))
-    return 0;
+    return false;
   Value acc = body.getArgument(2);
   if (!llvm::is_contained(add->getOperands(), acc))
-    return 0;
+    return false;
   Value prod = add->getOperand(0) == acc ? add->getOperand(1)
                                          : add->getOperand(0);
   Operation *mul = prod.getDefiningOp();
   if (!mul || !isa<arith::MulFOp, arith::MulIOp>(mul) ||
       !llvm::is_contained(mul->getOperands(), body.getArgument(0)) ||
       !llvm::is_contained(mul->getOperands(), body.getArgument(1)))
-    return 0;
+    return false;
   for (Operation *o : {add, mul})
     if (auto fm = dyn_cast<arith::ArithFastMathInterface>(o))
       if (fm.getFastMathFlagsAttr() &&
           fm.getFastMathFlagsAttr().getValue() != arith::FastMathFlags::none)
-        return 0;
-  return static_cast<unsigned>(nb);
+        return false;
+  return true;
+}
+
+/// The dims of `loops` loops d0, d1, ... picked by `dims`.
+inline AffineMap loopMap(int64_t loops, ArrayRef<int64_t> dims,
+                         MLIRContext *ctx) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t d : dims)
+    exprs.push_back(getAffineDimExpr(d, ctx));
+  return AffineMap::get(loops, 0, exprs, ctx);
+}
+
+/// The number of leading dims (at least 1) when `op` computes exactly
+/// out[b..., n] = out[b..., n] + x[b..., k] * w[k, n] over loops
+/// (b..., n, k): F.linear on an N-D input. Else 0.
+inline unsigned leadingDimsMatmul(linalg::GenericOp op) {
+  int64_t loops = op.getNumLoops(), nb = loops - 2;
+  if (nb < 1 || !isMulAddContraction(op))
+    return 0;
+  SmallVector<int64_t> lead;
+  for (int64_t l = 0; l < nb; ++l)
+    lead.push_back(l);
+  auto with = [&](std::initializer_list<int64_t> tail) {
+    SmallVector<int64_t> d(lead);
+    d.append(tail);
+    return d;
+  };
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineMap> want = {loopMap(loops, with({nb + 1}), ctx),
+                                 loopMap(loops, {nb + 1, nb}, ctx),
+                                 loopMap(loops, with({nb}), ctx)};
+  return op.getIndexingMapsArray() == want ? static_cast<unsigned>(nb) : 0;
+}
+
+/// The number of batch dims (at least 1) when `op` computes exactly
+/// out[b..., m, n] = out[b..., m, n] + x[b..., m, k] * y[b..., k, n] over
+/// loops (b..., m, n, k): a batched matmul over several batch dims (the
+/// importer's attention scores and values, heads kept apart). Else 0.
+inline unsigned batchedMatmul(linalg::GenericOp op) {
+  int64_t loops = op.getNumLoops(), nb = loops - 3;
+  if (nb < 1 || !isMulAddContraction(op))
+    return 0;
+  SmallVector<int64_t> batch;
+  for (int64_t l = 0; l < nb; ++l)
+    batch.push_back(l);
+  auto with = [&](std::initializer_list<int64_t> tail) {
+    SmallVector<int64_t> d(batch);
+    d.append(tail);
+    return d;
+  };
+  int64_t m = nb, n = nb + 1, k = nb + 2;
+  MLIRContext *ctx = op.getContext();
+  SmallVector<AffineMap> want = {loopMap(loops, with({m, k}), ctx),
+                                 loopMap(loops, with({k, n}), ctx),
+                                 loopMap(loops, with({m, n}), ctx)};
+  return op.getIndexingMapsArray() == want ? static_cast<unsigned>(nb) : 0;
 }
 
 } // namespace dtensor
