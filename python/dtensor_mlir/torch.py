@@ -1088,6 +1088,9 @@ class _Importer:
             # (batch norm's reserve space, uint8, read by nothing we lower)
             return self._missing(node, f"an empty {fake.dtype} tensor")
         return self._full(node, 0)
+    def op_empty_permuted(self, node, size, physical_layout, **kwargs):
+        # (group norm's gradient) The memory order is not a value: zeros.
+        return self.op_empty(node, size, **kwargs)
     def op_empty_like(self, node, a, **kwargs): return self._full(node, 0)
 
     def op__assert_tensor_metadata(self, node, *args, **kwargs): return None
@@ -1534,11 +1537,19 @@ class _Importer:
         reduction over k of the elements at or before i (so a sharded dim
         sums as a Partial, each rank's own elements at their global
         positions). Quadratic in the dim's size."""
+        return self._scan(node, a, dim, 0, "addf", "addi")
+
+    def op_cumprod(self, node, a, dim, dtype=None):
+        """The product of x[.., k, ..] for k <= i, as cumsum (a Partial
+        product along a sharded dim)."""
+        return self._scan(node, a, dim, 1, "mulf", "muli")
+
+    def _scan(self, node, a, dim, identity, fop: str, iop: str) -> _Value:
         v = self.val(a)
         shape, et = self._out(node)
         r = len(v.shape)
         dim %= r
-        init = self.e.filled(shape, et, 0)
+        init = self.e.filled(shape, et, identity)
         k = r
 
         def body(args, out):
@@ -1547,8 +1558,8 @@ class _Importer:
             j = bb.v(f"linalg.index {k} : index")
             upto = bb.v(f"arith.cmpi ule, {j}, {i} : index")
             x = self._cast(bb, args[0], v.et, et)
-            picked = bb.v(f"arith.select {upto}, {x}, {bb.const(0)} : {et}")
-            return bb.lines, bb.bin("addf", "addi", out, picked)
+            picked = bb.v(f"arith.select {upto}, {x}, {bb.const(identity)} : {et}")
+            return bb.lines, bb.bin(fop, iop, out, picked)
         in_map = [d if d != dim else k for d in range(r)]
         return self.e.generic([(v, in_map)], shape, et, body, reduce_dims=[k], init=init,
                               nloops=r + 1, out_map=list(range(r)))
@@ -2918,6 +2929,77 @@ class _Importer:
 
     def op_scatter_add(self, node, a, dim, index, src):
         return self._scatter(node, a, dim, index, src, True)
+
+    # reduce -> (identity, float op, integer op) of scatter_reduce.
+    _SCATTER_REDUCE = {"sum": (0, "addf", "addi"), "mean": (0, "addf", "addi"),
+                       "prod": (1, "mulf", "muli"), "amax": (None, "maximumf", "maxsi"),
+                       "amin": (None, "minimumf", "minsi")}
+
+    def op_scatter_reduce(self, node, a, dim, index, src, reduce, include_self=True):
+        """out[.., i, ..] = self's element combined (include_self) with
+        every src element whose index along `dim` is i, by `reduce`: a
+        reduction over the index's positions (a Partial along a sharded
+        index dim), a count of them, then one element-wise step. Positions
+        no index names keep self's element."""
+        if reduce not in self._SCATTER_REDUCE:
+            self.fail(node, f"scatter_reduce with reduce={reduce!r} is not supported")
+        v, idx, sv = self.val(a), self.val(index), self.val(src)
+        shape, et = self._out(node)
+        r = len(v.shape)
+        dim %= r
+        if reduce == "mean" and not _is_float(et):
+            self.fail(node, "scatter_reduce with reduce='mean' on integers is not supported yet")
+        if any(idx.shape[d] != v.shape[d] for d in range(r) if d != dim):
+            self.fail(node, "scatter_reduce with an index smaller than the tensor off its dim "
+                            "is not supported yet")
+        if sv.shape != idx.shape:
+            n = self.e.fresh("sl")
+            cut = _Value(n, idx.shape, sv.et)
+            self.e.emit(f"{n} = tensor.extract_slice {sv.name}[{', '.join('0' for _ in range(r))}] "
+                        f"[{', '.join(map(str, idx.shape))}] [{', '.join('1' for _ in range(r))}] : "
+                        f"{sv.type} to {cut.type}")
+            sv = cut
+        identity, fop, iop = self._SCATTER_REDUCE[reduce]
+        if identity is None:
+            identity = _extreme(et, reduce == "amin")
+        k = r
+        by_index = [d if d != dim else k for d in range(r)]
+
+        def hit(bb, index_value):
+            want = bb.v(f"arith.index_cast {index_value} : {idx.et} to index")
+            return bb.v(f"arith.cmpi eq, {want}, {bb.v(f'linalg.index {dim} : index')} : index")
+
+        def combined(args, out):
+            bb = _Body(et)
+            picked = bb.v(f"arith.select {hit(bb, args[0])}, {args[1]}, {bb.const(identity)} : {et}")
+            return bb.lines, bb.bin(fop, iop, out, picked)
+        red = self.e.generic([(idx, by_index), (sv, by_index)], shape, et, combined, reduce_dims=[k],
+                             init=self.e.filled(shape, et, identity), nloops=r + 1,
+                             out_map=list(range(r)))
+
+        def counted(args, out):
+            bb = _Body("i64")
+            one = bb.v(f"arith.extui {hit(bb, args[0])} : i1 to i64")
+            return bb.lines, bb.v(f"arith.addi {out}, {one} : i64")
+        count = self.e.generic([(idx, by_index)], shape, "i64", counted, reduce_dims=[k],
+                               init=self.e.filled(shape, "i64", 0), nloops=r + 1,
+                               out_map=list(range(r)))
+
+        def finish(args, out):
+            bb = _Body(et)
+            x, y, n = args
+            some = bb.v(f"arith.cmpi sgt, {n}, {bb.const(0, 'i64')} : i64")
+            if reduce == "mean":
+                total = bb.bin("addf", None, y, x) if include_self else y
+                terms = n
+                if include_self:
+                    terms = bb.v(f"arith.addi {n}, {bb.const(1, 'i64')} : i64")
+                avg = bb.bin("divf", None, total, bb.v(f"arith.sitofp {terms} : i64 to {et}"))
+                return bb.lines, bb.v(f"arith.select {some}, {avg}, {x} : {et}")
+            value = bb.bin(fop, iop, x, y) if include_self else y
+            return bb.lines, bb.v(f"arith.select {some}, {value}, {x} : {et}")
+        full = list(range(r))
+        return self.e.generic([(v, full), (red, full), (count, full)], shape, et, finish)
 
     @staticmethod
     def _replaces(bb: "_Body", x: str, cur: str, et: str, largest: bool, nan: Optional[str]) -> str:

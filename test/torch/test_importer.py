@@ -152,8 +152,8 @@ def test_partial_inputs_and_two_d_mesh():
 
 
 def test_unsupported_is_an_error_at_the_users_line():
-    with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*'cumprod"):
-        dm_compile(Fn(lambda t: torch.cumprod(t, 0)), (x46,), mesh=dm.DeviceMesh(2))
+    with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*'logcumsumexp"):
+        dm_compile(Fn(lambda t: torch.logcumsumexp(t, 0)), (x46,), mesh=dm.DeviceMesh(2))
     with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*grouped transposed convolution"):
         dm_compile(Fn(lambda t, w: F.conv_transpose2d(t, w, groups=2)),
                    (torch.randn(1, 4, 3, 3), torch.randn(4, 1, 2, 2)), mesh=dm.DeviceMesh(2))
@@ -474,11 +474,16 @@ def test_more_math(fn):
 @pytest.mark.parametrize("shard", [0, 1])
 def test_scans_products_and_statistics(shard):
     # cumsum along a sharded dim: each rank sums its own elements at their
-    # global positions (a Partial sum); prod along it a Partial product.
+    # global positions (a Partial sum); prod and cumprod along it a Partial
+    # product.
     p = {0: [S(shard)]}
     check(Fn(lambda t: torch.cumsum(t, 1)), (x46,), placements=p)
     check(Fn(lambda t: torch.cumsum(t, 0)), (x46,), placements=p)
     check(Fn(lambda i: torch.cumsum(i, 1)), (ints46,), placements=p)
+    # cumprod the same way, a Partial product (a zero included).
+    check(Fn(lambda t: torch.cumprod(t, 1)), (x46 * 0.5 + 1,), placements=p)
+    check(Fn(lambda t: torch.cumprod(t.clamp(min=-0.5), 0)), (x46,), placements=p)
+    check(Fn(lambda i: torch.cumprod(i.clamp(-3, 3), 1)), (ints46,), placements=p)
     check(Fn(lambda t: t.prod(1)), (x46,), placements=p)
     check(Fn(lambda t: t.prod()), (x46 * 0.5 + 1,), placements=p)
     check(Fn(lambda t: t.std(1)), (x46,), placements=p)
@@ -838,3 +843,31 @@ def test_strided_shard_weights_compile():
     check(m, (torch.randn(4, 8),), mesh=(2, 2),
           placements={"0.weight": [_StridedShard(0, split_factor=2), S(0)],
                       "2.weight": [R(), S(1)]})
+
+
+@pytest.mark.parametrize("shard", [0, 1, 2])
+def test_group_norm_training_step(shard):
+    # A diffusion U-Net's block trains: group norm's gradient (PyTorch's
+    # decomposition of native_group_norm_backward, which allocates with
+    # empty_permuted), affine and not, batch-, channel- or height-sharded.
+    torch.manual_seed(0)
+    m = nn.Sequential(nn.Conv2d(4, 8, 3, padding=1), nn.GroupNorm(2, 8), nn.SiLU(),
+                      nn.Conv2d(8, 4, 1), nn.GroupNorm(4, 4, affine=False))
+    check_step(m, lambda mod, t: (mod(t) ** 2).mean(), (torch.randn(2, 4, 6, 6),),
+               placements={0: [S(shard)]})
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("shard", [0, 1])
+def test_scatter_reduce(reduce, include_self, shard):
+    # Every reduction, with and without self's elements, positions no index
+    # names kept; the index and source sharded along the scatter dim (a
+    # Partial of the reduction) or across it.
+    torch.manual_seed(3)
+    index = torch.tensor([[0, 2, 2, 5], [1, 1, 4, 0], [3, 3, 3, 3], [0, 5, 2, 1]])
+    f = Fn(lambda x, i, s: x.scatter_reduce(1, i, s, reduce, include_self=include_self))
+    check(f, (torch.randn(4, 6), index, torch.randn(4, 4)), placements={1: [S(shard)], 2: [S(shard)]})
+    if reduce in ("sum", "prod", "amax", "amin"):
+        ints = torch.randint(-4, 5, (4, 6))
+        check(f, (ints, index, torch.randint(-4, 5, (4, 4))), placements={1: [S(shard)], 2: [S(shard)]})
