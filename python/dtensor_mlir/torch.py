@@ -975,7 +975,14 @@ class _Importer:
     def op_sqrt(self, node, a): return self._math("sqrt")(node, a)
     def op_rsqrt(self, node, a): return self._math("rsqrt")(node, a)
     def op_erf(self, node, a): return self._math("erf")(node, a)
-    def op_abs(self, node, a): return self._math("absf")(node, a)
+    def op_abs(self, node, a):
+        def f(bb, x):
+            if _is_float(bb.et):
+                return bb.un("math.absf", x)
+            # (integers: reflection padding's indices) x < 0 ? 0 - x : x
+            neg = bb.v(f"arith.cmpi slt, {x}, {bb.const(0)} : {bb.et}")
+            return bb.v(f"arith.select {neg}, {bb.bin('subf', 'subi', bb.const(0), x)}, {x} : {bb.et}")
+        return self._elementwise(node, [a], f)
     def op_sin(self, node, a): return self._math("sin")(node, a)
     def op_cos(self, node, a): return self._math("cos")(node, a)
 
@@ -1749,12 +1756,34 @@ class _Importer:
             return bb.lines, val
         return self.e.generic([(ids, list(range(r)))], shape, et, body)
 
+    def _lift_1d(self, v: _Value) -> _Value:
+        """(N, C, L) as (N, C, 1, L): a 1-D convolution is the 2-D one with
+        a height of 1 (and a kernel, stride, padding, dilation of 1, 1, 0, 1
+        along it)."""
+        return self.e.expand(v, [[0], [1], [2, 3]], v.shape[:2] + (1, v.shape[2]))
+
+    def _drop_1d(self, v: Optional[_Value]) -> Optional[_Value]:
+        if v is None:
+            return None
+        return self.e.collapse(v, [[0], [1], [2, 3]], v.shape[:2] + (v.shape[3],))
+
     def op_convolution(self, node, x, w, bias, stride, padding, dilation, transposed,
                        output_padding, groups):
         xv, wv = self.val(x), self.val(w)
         shape, et = self._out(node)
+        if len(xv.shape) == 3:
+            out = self._convolution(node, self._lift_1d(xv), self._lift_1d(wv), bias,
+                                    shape[:2] + (1, shape[2]), et, [1] + list(stride),
+                                    [0] + list(padding), [1] + list(dilation), transposed, groups)
+            return self._drop_1d(out)
         if len(xv.shape) != 4:
-            self.fail(node, f"{len(xv.shape) - 2}-D convolution is not supported yet (2-D only)")
+            self.fail(node, f"{len(xv.shape) - 2}-D convolution is not supported yet (1-D and "
+                            f"2-D only)")
+        return self._convolution(node, xv, wv, bias, shape, et, stride, padding, dilation,
+                                 transposed, groups)
+
+    def _convolution(self, node, xv, wv, bias, shape, et, stride, padding, dilation, transposed,
+                     groups) -> _Value:
         if transposed:
             if groups != 1:
                 self.fail(node, "grouped transposed convolution is not supported yet")
@@ -1949,9 +1978,20 @@ class _Importer:
         bias's a sum. Sharded on batch, H or W, they partition like the
         forward convolution (halo exchanges; the weight's is Partial)."""
         gv, xv, wv = self.val(grad_output), self.val(x), self.val(w)
+        if len(xv.shape) == 3:
+            grads = self._convolution_backward(
+                node, self._lift_1d(gv), self._lift_1d(xv), self._lift_1d(wv),
+                [1] + list(stride), [0] + list(padding), [1] + list(dilation), transposed,
+                groups, output_mask)
+            return self._drop_1d(grads[0]), self._drop_1d(grads[1]), grads[2]
         if len(xv.shape) != 4:
             self.fail(node, f"the gradient of a {len(xv.shape) - 2}-D convolution is not "
-                            "supported yet (2-D only)")
+                            "supported yet (1-D and 2-D only)")
+        return self._convolution_backward(node, gv, xv, wv, stride, padding, dilation,
+                                          transposed, groups, output_mask)
+
+    def _convolution_backward(self, node, gv, xv, wv, stride, padding, dilation, transposed,
+                              groups, output_mask):
         if transposed:
             if groups != 1:
                 self.fail(node, "the gradient of a grouped transposed convolution is not "
@@ -2408,14 +2448,29 @@ class _Importer:
             node, a, weight, bias, running_mean, running_var, momentum, eps)
         return out, mean, invstd, new_stats[0], new_stats[1]
 
-    def op__native_batch_norm_legit(self, node, a, weight, bias, running_mean, running_var,
-                                    training, momentum, eps):
+    def op__native_batch_norm_legit(self, node, a, weight, bias, *rest):
+        if getattr(node.target, "_overloadname", "") == "no_stats":
+            # Statistics of this batch only, nothing to update: instance norm
+            # (a (1, N * C, ...) view) and batch norm without running stats.
+            training, momentum, eps = rest
+            if not training:
+                self.fail(node, "batch norm without running statistics in eval mode")
+            out, mean, invstd, _ = self._batch_norm_train(node, a, weight, bias, None, None,
+                                                          momentum, eps)
+            return out, mean, invstd
+        running_mean, running_var, training, momentum, eps = rest
         if training:
             self.fail(node, "batch norm in training mode (batch statistics) is not supported "
                             "in an exported forward: export the module in eval(), or compile a "
                             "training step")
         return self.op__native_batch_norm_legit_no_training(
             node, a, weight, bias, running_mean, running_var, momentum, eps)
+
+    def op_copy(self, node, dst, src, non_blocking=False):
+        """Out-of-place `copy(dst, src)`: src broadcast to dst's shape and
+        cast to its type (circular padding's decomposition)."""
+        shape, et = self._out(node)
+        return self._elementwise(node, [src], lambda bb, x: x, out_et=et)
 
     def op_copy_(self, node, dst, src, non_blocking=False):
         """`dst.copy_(src)` of a graph input (a buffer's update, as

@@ -871,3 +871,41 @@ def test_scatter_reduce(reduce, include_self, shard):
     if reduce in ("sum", "prod", "amax", "amin"):
         ints = torch.randint(-4, 5, (4, 6))
         check(f, (ints, index, torch.randint(-4, 5, (4, 4))), placements={1: [S(shard)], 2: [S(shard)]})
+
+
+@pytest.mark.parametrize("conv", [
+    nn.Conv1d(4, 6, 3, padding=1), nn.Conv1d(4, 6, 3, stride=2, dilation=2, padding=2),
+    nn.Conv1d(4, 4, 5, padding=2, groups=4), nn.ConvTranspose1d(4, 3, 4, stride=2, padding=1)])
+@pytest.mark.parametrize("shard", [0, 2])
+def test_1d_convolution(conv, shard):
+    # 1-D convolutions (audio, sequences) as the 2-D ones with a height of
+    # 1: plain, strided and dilated, depthwise, transposed; batch- or
+    # length-sharded (halo exchanges along the length); forward and a
+    # training step.
+    torch.manual_seed(10)
+    x = torch.randn(2, 4, 12)
+    check(nn.Sequential(conv), (x,), placements={0: [S(shard)]}, tol=1e-5)
+    check_step(nn.Sequential(conv, nn.Tanh()), lambda mod, t: (mod(t) ** 2).mean(), (x,),
+               placements={0: [S(shard)]})
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("shard", [0, 2, 3])
+def test_padding_modes(mode, shard):
+    # Reflection (integer index arithmetic: abs on integers), replication
+    # and circular (copy) padding, batch-, height- or width-sharded.
+    torch.manual_seed(11)
+    check(Fn(lambda t: F.pad(t, (1, 1, 2, 2), mode=mode)), (torch.randn(2, 3, 8, 8),),
+          placements={0: [S(shard)]})
+
+
+@pytest.mark.parametrize("affine", [False, True])
+@pytest.mark.parametrize("shard", [0, 1])
+def test_instance_norm(affine, shard):
+    # Instance norm: batch norm without running statistics of a (1, N * C,
+    # H, W) view; forward and a training step.
+    torch.manual_seed(12)
+    x = torch.randn(2, 4, 6, 6)
+    check(nn.InstanceNorm2d(4, affine=affine), (x,), placements={0: [S(shard)]})
+    check_step(nn.Sequential(nn.Conv2d(4, 4, 3), nn.InstanceNorm2d(4, affine=affine), nn.ReLU()),
+               lambda mod, t: (mod(t) ** 2).mean(), (x,), placements={0: [S(shard)]})
