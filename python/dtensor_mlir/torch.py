@@ -1661,6 +1661,80 @@ class _Importer:
 
     op__unsafe_index = op_index
 
+    def op_unfold(self, node, a, dim, size, step):
+        """`Tensor.unfold`: out[.., i, .., j] = x[.., i * step + j, ..], the
+        windows as a new last dim (a windowed read: halos along a sharded
+        dim)."""
+        v = self.val(a)
+        shape, et = self._out(node)
+        r = len(v.shape)
+        dim %= r if r else 1
+        in_map = [d if d != dim else f"d{dim} * {step} + d{r}" for d in range(r)]
+        return self.e.generic([(v, in_map)], shape, et, lambda args, out: ([], args[0]))
+
+    def op_diagonal(self, node, a, offset=0, dim1=0, dim2=1):
+        """out[.., i] = x[.., i, .., i + offset, ..] (a negative offset
+        shifts dim1 instead), the diagonal as the last dim."""
+        v = self.val(a)
+        shape, et = self._out(node)
+        r = len(v.shape)
+        dim1, dim2 = dim1 % r, dim2 % r
+        n = shape[-1]
+        # The square the diagonal crosses, cut out first (so the diagonal's
+        # loop runs over whole dims).
+        starts = [0] * r
+        sizes = list(v.shape)
+        starts[dim1], starts[dim2] = max(0, -offset), max(0, offset)
+        sizes[dim1] = sizes[dim2] = n
+        if tuple(sizes) != v.shape:
+            cut = _Value(self.e.fresh("sl"), tuple(sizes), v.et)
+            self.e.emit(f"{cut.name} = tensor.extract_slice {v.name}[{', '.join(map(str, starts))}] "
+                        f"[{', '.join(map(str, sizes))}] [{', '.join('1' for _ in range(r))}] : "
+                        f"{v.type} to {cut.type}")
+            v = cut
+        rest = [d for d in range(r) if d not in (dim1, dim2)]
+        loop_of = {d: k for k, d in enumerate(rest)}
+        diag = len(rest)
+        in_map = [diag if d in (dim1, dim2) else loop_of[d] for d in range(r)]
+        return self.e.generic([(v, in_map)], shape, et, lambda args, out: ([], args[0]))
+
+    def op_index_put(self, node, a, indices, values, accumulate=False):
+        """x[.., i, ..] = values (or += with accumulate: index_add): for each
+        output element, a pass over the index's positions, taking (adding)
+        the value where the index names this element; duplicate indices:
+        the last wins (PyTorch leaves it unspecified). One index tensor."""
+        v = self.val(a)
+        shape, et = self._out(node)
+        given = [(d, t) for d, t in enumerate(indices) if t is not None]
+        if len(given) != 1 or not isinstance(given[0][1], torch.fx.Node):
+            self.fail(node, "index_put with several index tensors is not supported yet")
+        d, it = given[0]
+        idx = self.val(it)
+        if idx.et == "i1":
+            self.fail(node, "index_put with a bool mask and a tensor of values (a data-dependent "
+                            "count) is not supported")
+        r, ri = len(v.shape), len(idx.shape)
+        js = list(range(r, r + ri))
+        view_shape = v.shape[:d] + idx.shape + v.shape[d + 1:]
+        view_loops = list(range(d)) + js + list(range(d + 1, r))
+        ins = [(idx, js)]
+        if isinstance(values, torch.fx.Node):
+            vv = self.val(values)
+            keep, loops = _broadcast_map(vv.shape, view_shape)
+            ins.append((self.e.drop_dims(vv, keep), [view_loops[l] for l in loops]))
+
+        def body(args, out):
+            bb = _Body(et)
+            hit = self._index_names(bb, args[0], idx.et, v.shape[d], d)
+            value = self._cast(bb, args[1], ins[1][0].et, et) if len(args) > 1 else bb.const(values)
+            if accumulate:
+                return bb.lines, bb.bin("addf", "addi", out, bb.v(
+                    f"arith.select {hit}, {value}, {bb.const(0)} : {et}"))
+            return bb.lines, bb.v(f"arith.select {hit}, {value}, {out} : {et}")
+        init = self.e.generic([(v, list(range(r)))], v.shape, et, lambda args_, out: ([], args_[0]))
+        return self.e.generic(ins, shape, et, body, reduce_dims=js, init=init, nloops=r + ri,
+                              out_map=list(range(r)))
+
     def op__assert_async(self, node, *args, **kwargs):
         # A check of the data (one_hot's index range): PyTorch raises where
         # it fails; the compiled program does not check.
@@ -1755,6 +1829,105 @@ class _Importer:
             val = bb.v(f"tensor.extract {w.name}[{idx}, {col}] : {wt}")
             return bb.lines, val
         return self.e.generic([(ids, list(range(r)))], shape, et, body)
+
+    def op__embedding_bag(self, node, weight, indices, offsets, scale_grad_by_freq=False,
+                          mode=0, sparse=False, per_sample_weights=None,
+                          include_last_offset=False, padding_idx=-1):
+        """EmbeddingBag: the rows of `indices` looked up (as `embedding`,
+        so a vocab-sharded table stays sharded), weighted, then reduced per
+        bag: position p belongs to the bag of the last offset at or before
+        it. sum, mean (an empty bag is 0) or max (an empty bag is 0); rows of
+        `padding_idx` are left out. Quadratic in bags x positions."""
+        w, ids, offs = self.val(weight), self.val(indices), self.val(offsets)
+        if len(ids.shape) != 1:
+            self.fail(node, "embedding_bag of 2-D indices (PyTorch flattens them first)")
+        if mode not in (0, 1, 2):
+            self.fail(node, f"embedding_bag mode {mode}")
+        et = w.et
+        npos, width = ids.shape[0], w.shape[1]
+        bags = offs.shape[0] - (1 if include_last_offset else 0)
+        emb = self._lookup(w, ids)
+        if per_sample_weights is not None:
+            emb = self._binary_values(emb, self.e.expand(self.val(per_sample_weights), [[0, 1]],
+                                                          (npos, 1)),
+                                      lambda bb, x, y: bb.bin("mulf", None, x, y))
+        # bag[p] = #{k < bags : offsets[k] <= p} - 1
+        def in_bag(args, out):
+            bb = _Body("i64")
+            p = bb.v(f"arith.index_cast {bb.v('linalg.index 0 : index')} : index to i64")
+            o = self._cast(bb, args[0], offs.et, "i64")
+            le = bb.v(f"arith.cmpi sle, {o}, {p} : i64")
+            return bb.lines, bb.v(f"arith.addi {out}, {bb.v(f'arith.extui {le} : i1 to i64')} : i64")
+        cut = offs
+        if include_last_offset:
+            n = self.e.fresh("sl")
+            cut = _Value(n, (bags,), offs.et)
+            self.e.emit(f"{n} = tensor.extract_slice {offs.name}[0] [{bags}] [1] : "
+                        f"{offs.type} to {cut.type}")
+        bag = self.e.generic([(cut, [1])], (npos,), "i64", in_bag, reduce_dims=[1],
+                             init=self.e.filled((npos,), "i64", -1), nloops=2, out_map=[0])
+
+        bag_loop = "linalg.index 0 : index"
+
+        def takes(bb, b_of_p, index):
+            here = bb.v(f"arith.cmpi eq, {b_of_p}, "
+                        f"{bb.v(f'arith.index_cast {bb.v(bag_loop)} : index to i64')} : i64")
+            if padding_idx is not None and padding_idx >= 0:
+                keep = bb.v(f"arith.cmpi ne, {self._cast(bb, index, ids.et, 'i64')}, "
+                            f"{bb.const(padding_idx, 'i64')} : i64")
+                here = bb.v(f"arith.andi {here}, {keep} : i1")
+            return here
+        # loops: b e | p
+        identity = 0 if mode != 2 else _extreme(et, False)
+
+        def reduce_body(args, out):
+            bb = _Body(et)
+            pick = bb.v(f"arith.select {takes(bb, args[1], args[2])}, {args[0]}, "
+                        f"{bb.const(identity)} : {et}")
+            return bb.lines, bb.bin("maximumf" if mode == 2 else "addf", None, out, pick)
+        ins = [(emb, [2, 1]), (bag, [2]), (ids, [2])]
+        total = self.e.generic(ins, (bags, width), et, reduce_body, reduce_dims=[2],
+                               init=self.e.filled((bags, width), et, identity), nloops=3,
+                               out_map=[0, 1])
+        if mode == 0:
+            return total, self._missing(node, "embedding_bag's offset2bag"), \
+                self._missing(node, "embedding_bag's bag sizes"), \
+                self._missing(node, "embedding_bag's max indices")
+
+        def count_body(args, out):
+            bb = _Body("i64")
+            one = bb.v(f"arith.extui {takes(bb, args[0], args[1])} : i1 to i64")
+            return bb.lines, bb.v(f"arith.addi {out}, {one} : i64")
+        count = self.e.generic([(bag, [1]), (ids, [1])], (bags,), "i64", count_body,
+                               reduce_dims=[1], init=self.e.filled((bags,), "i64", 0), nloops=2,
+                               out_map=[0])
+
+        def finish(args, out):
+            bb = _Body(et)
+            some = bb.v(f"arith.cmpi sgt, {args[1]}, {bb.const(0, 'i64')} : i64")
+            value = args[0]
+            if mode == 1:
+                value = bb.bin("divf", None, value, bb.v(f"arith.sitofp {args[1]} : i64 to {et}"))
+            return bb.lines, bb.v(f"arith.select {some}, {value}, {bb.const(0)} : {et}")
+        out = self.e.generic([(total, [0, 1]), (count, [0])], (bags, width), et, finish)
+        return out, self._missing(node, "embedding_bag's offset2bag"), \
+            self._missing(node, "embedding_bag's bag sizes"), \
+            self._missing(node, "embedding_bag's max indices")
+
+    op_embedding_bag = op__embedding_bag
+    op__embedding_bag_forward_only = op__embedding_bag
+
+    def _lookup(self, w: _Value, ids: _Value) -> _Value:
+        """w[ids[..], :] by computed-index reads (as `embedding`)."""
+        r = len(ids.shape)
+        shape = ids.shape + (w.shape[1],)
+
+        def body(args, out):
+            bb = _Body(w.et)
+            idx = bb.v(f"arith.index_cast {args[0]} : {ids.et} to index")
+            col = bb.v(f"linalg.index {r} : index")
+            return bb.lines, bb.v(f"tensor.extract {w.name}[{idx}, {col}] : {w.type}")
+        return self.e.generic([(ids, list(range(r)))], shape, w.et, body)
 
     def _lift_1d(self, v: _Value) -> _Value:
         """(N, C, L) as (N, C, 1, L): a 1-D convolution is the 2-D one with
@@ -2285,6 +2458,23 @@ class _Importer:
             pos = bb.v(f"arith.cmpf ogt, {x}, {bb.const(0.0)} : {bb.et}")
             return bb.v(f"arith.select {pos}, {x}, {bb.bin('mulf', None, x, bb.const(negative_slope))} : {bb.et}")
         return self._elementwise(node, [a], f)
+
+    def op_rrelu_with_noise(self, node, a, noise, lower=1.0 / 8, upper=1.0 / 3, training=False,
+                            generator=None):
+        if training:
+            self.fail(node, "rrelu in training mode is random: export the module in eval()")
+        return self.op_leaky_relu(node, a, (lower + upper) / 2)
+
+    def op_rrelu_with_noise_functional(self, node, a, noise, lower=1.0 / 8, upper=1.0 / 3,
+                                       training=False, generator=None):
+        if training:
+            self.fail(node, "rrelu in training mode is random: export the module in eval()")
+        slope = (lower + upper) / 2
+
+        def f(bb, x):
+            pos = bb.v(f"arith.cmpf ogt, {x}, {bb.const(0.0)} : {bb.et}")
+            return bb.v(f"arith.select {pos}, {x}, {bb.bin('mulf', None, x, bb.const(slope))} : {bb.et}")
+        return self._unary_value(self.val(a), f), self._missing(node, "rrelu's noise")
 
     def op_elu(self, node, a, alpha=1.0, scale=1.0, input_scale=1.0):
         def f(bb, x):

@@ -909,3 +909,78 @@ def test_instance_norm(affine, shard):
     check(nn.InstanceNorm2d(4, affine=affine), (x,), placements={0: [S(shard)]})
     check_step(nn.Sequential(nn.Conv2d(4, 4, 3), nn.InstanceNorm2d(4, affine=affine), nn.ReLU()),
                lambda mod, t: (mod(t) ** 2).mean(), (x,), placements={0: [S(shard)]})
+
+
+def _put_rows(t, i, v):
+    t = t.clone()
+    t[i] = v
+    return t
+
+
+def _put_cols(t, i, v):
+    t = t.clone()
+    t[:, i] = v
+    return t
+
+
+@pytest.mark.parametrize("case", [
+    (lambda t: t.index_add(0, torch.tensor([0, 2, 0]), t[:3] * 2), (torch.randn(4, 6),)),
+    (lambda t, s: t.index_add(1, torch.tensor([1, 1, 4]), s), (torch.randn(4, 6), torch.randn(4, 3))),
+    (_put_rows, (torch.randn(4, 6), torch.tensor([1, 3]), torch.randn(2, 6))),
+    (lambda t, i: _put_rows(t, i, 1.5), (torch.randn(4, 6), torch.tensor([[0, 2], [3, -1]]))),
+    (_put_cols, (torch.randn(4, 6), torch.tensor([5, 0, 2]), torch.randn(4, 3))),
+    (lambda t, s: t.index_copy(0, torch.tensor([3, 0]), s), (torch.randn(4, 6), torch.randn(2, 6))),
+    (lambda t: t.index_fill(1, torch.tensor([0, 2]), -1.0), (torch.randn(4, 6),)),
+])
+@pytest.mark.parametrize("shard", [0, 1])
+def test_index_put(case, shard):
+    # x[i] = v, x[:, i] = v, index_add (duplicates add up), index_copy,
+    # index_fill (index_put with one index tensor, negative indices
+    # wrapped), the tensor sharded across or along the written dim.
+    fn, args = case
+    check(Fn(fn), args, placements={0: [S(shard)]})
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag(mode):
+    # EmbeddingBag (DLRM's sparse features): fixed bags of 2-D ids (batch-
+    # or vocab-sharded tables), 1-D ids with offsets (an empty bag gives
+    # 0), include_last_offset, padding_idx left out; per-sample weights.
+    torch.manual_seed(13)
+    ids2 = torch.randint(0, 10, (4, 3))
+    ids1 = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 0])
+    offs = torch.tensor([0, 2, 2, 5])
+    table = torch.randn(10, 4)
+    check(nn.EmbeddingBag(10, 4, mode=mode), (ids2,), placements={0: [S(0)]})
+    check(nn.EmbeddingBag(10, 4, mode=mode), (ids2,), placements={"weight": [S(0)]})
+    check(Fn(lambda w, i, o: F.embedding_bag(i, w, o, mode=mode)), (table, ids1, offs),
+          placements={1: [S(0)]})
+    check(Fn(lambda w, i, o: F.embedding_bag(i, w, torch.cat([o, torch.tensor([9])]), mode=mode,
+                                             include_last_offset=True)),
+          (table, ids1, offs), placements={0: [S(0)]})
+    check(Fn(lambda w, i, o: F.embedding_bag(i, w, o, mode=mode, padding_idx=4)), (table, ids1, offs))
+    if mode == "sum":
+        check(Fn(lambda w, i, o, p: F.embedding_bag(i, w, o, mode="sum", per_sample_weights=p)),
+              (table, ids1, offs, torch.rand(9)), placements={1: [S(0)], 3: [S(0)]})
+
+
+@pytest.mark.parametrize("case", [
+    (lambda a: a.unfold(1, 2, 2), (torch.randn(4, 6),), [0, 1]),
+    (lambda a: a.unfold(1, 3, 1), (torch.randn(4, 6),), [0, 1]),
+    # ViT-style patches: windows along H, then W, flattened
+    (lambda a: a.unfold(2, 4, 4).unfold(3, 4, 4).reshape(2, 3, 4, 16), (torch.randn(2, 3, 8, 8),), [0, 2]),
+    (lambda a: torch.diagonal(a[:, :4]).sum(), (torch.randn(4, 6),), [0, 1]),
+    (lambda a: torch.diagonal(a, 1), (torch.randn(4, 6),), [0, 1]),
+    (lambda a: torch.diagonal(a, -2), (torch.randn(4, 6),), [0, 1]),
+    (lambda a: torch.diagonal(a, 0, 1, 2), (torch.randn(3, 4, 5),), [0, 1]),
+])
+def test_windows_and_diagonals(case):
+    # Tensor.unfold (sliding windows as a windowed read: halos along a
+    # sharded dim), diagonal (offsets either way, any two dims).
+    fn, args, shards = case
+    for shard in shards:
+        check(Fn(fn), args, placements={0: [S(shard)]})
+
+
+def test_rrelu_in_eval_is_a_leaky_relu():
+    check(nn.RReLU().eval(), (torch.randn(4, 6),), placements={0: [S(0)]})
