@@ -206,8 +206,10 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
       return raw->emitOpError() << "operand shapes do not match a matmul";
     blas = true;
   } else if (auto g = llvm::dyn_cast<linalg::GenericOp>(raw);
-             g && (args[0]->tensor.dtype() == DType::F32 ||
-                   args[0]->tensor.dtype() == DType::F64)) {
+             g && (leadingDimsMatmul(g) || batchedMatmul(g)) &&
+             (args[0]->tensor.dtype() == DType::F32 ||
+              args[0]->tensor.dtype() == DType::F64)) {
+    // (Both patterns have two inputs and one init: args[1] exists.)
     const Tensor &a = args[0]->tensor, &b = args[1]->tensor;
     const Tensor &c = outs[0];
     dtype = a.dtype();
