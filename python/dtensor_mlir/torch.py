@@ -3375,7 +3375,9 @@ class _Importer:
         if args and isinstance(args[0], bool):  # (stable, dim, descending) positionally
             dim = args[1] if len(args) > 1 else kwargs.get("dim", -1)
             descending = args[2] if len(args) > 2 else kwargs.get("descending", False)
-        v = self.val(a)
+        return self._sort_value(node, self.val(a), dim, descending)
+
+    def _sort_value(self, node, v: _Value, dim: int, descending: bool):
         et = v.et
         r = len(v.shape)
         dim %= r
@@ -3432,6 +3434,77 @@ class _Importer:
         indices = pick(lambda bb, x: bb.v(
             f"arith.index_cast {bb.v(f'linalg.index {k} : index')} : index to i64"), "i64")
         return values, indices
+
+    def op_median(self, node, a, dim=None, keepdim=False):
+        """The lower median ((n - 1) // 2 in sorted order) along `dim` and its
+        index (the stable sort's: the first of equal elements), or of all
+        elements."""
+        v = self.val(a)
+        if dim is None:
+            v = self._reshape(node, v, (max(1, math.prod(v.shape)),))
+            dim = 0
+        r = len(v.shape)
+        dim %= r if r else 1
+        values, indices = self._sort_value(node, v, dim, False)
+        m = (v.shape[dim] - 1) // 2
+        kept = tuple(1 if d == dim else n for d, n in enumerate(v.shape))
+        dropped = tuple(n for d, n in enumerate(v.shape) if d != dim)
+
+        def at_median(t: _Value) -> _Value:
+            starts = [m if d == dim else 0 for d in range(r)]
+            cut = _Value(self.e.fresh("sl"), kept, t.et)
+            self.e.emit(f"{cut.name} = tensor.extract_slice {t.name}[{', '.join(map(str, starts))}] "
+                        f"[{', '.join(map(str, kept))}] [{', '.join('1' for _ in range(r))}] : "
+                        f"{t.type} to {cut.type}")
+            if keepdim:
+                return cut
+            if not dropped:  # (the median of all elements: 0-d)
+                return self.e.collapse(cut, [], ())
+            return self._reshape(node, cut, dropped)
+        if len(node.args) < 2 and "dim" not in node.kwargs:  # median.default: the value
+            return at_median(values)
+        return at_median(values), at_median(indices)
+
+    def op_bucketize(self, node, a, boundaries, out_int32=False, right=False):
+        """How many boundaries are below x (at or below with right=True): a
+        sum over the boundaries (a Partial sum where they are sharded)."""
+        return self._count_below(node, self.val(a), self.val(boundaries), right)
+
+    def op_searchsorted(self, node, seq, a, out_int32=False, right=False, side=None,
+                        sorter=None):
+        if sorter is not None:
+            self.fail(node, "searchsorted with a sorter is not supported yet")
+        if isinstance(a, (int, float)):
+            self.fail(node, "searchsorted of a scalar is not supported yet")
+        return self._count_below(node, self.val(a), self.val(seq),
+                                 right or side == "right")
+
+    def _count_below(self, node, x: _Value, b: _Value, right: bool) -> _Value:
+        shape, et = self._out(node)
+        r = len(x.shape)
+        k = r
+        if len(b.shape) == 1:
+            b_map = [k]
+        elif b.shape[:-1] == x.shape[:-1]:
+            b_map = list(range(r - 1)) + [k]
+        else:
+            self.fail(node, "searchsorted with a sorted sequence whose leading dims differ from "
+                            "the values' is not supported")
+        cmp_et = x.et if _is_float(x.et) or not _is_float(b.et) else b.et
+
+        def body(args, out):
+            bb = _Body(et)
+            xv = self._cast(bb, args[0], x.et, cmp_et)
+            bv = self._cast(bb, args[1], b.et, cmp_et)
+            if _is_float(cmp_et):
+                below = bb.v(f"arith.cmpf {'ole' if right else 'olt'}, {bv}, {xv} : {cmp_et}")
+            else:
+                below = bb.v(f"arith.cmpi {'sle' if right else 'slt'}, {bv}, {xv} : {cmp_et}")
+            one = bb.v(f"arith.extui {below} : i1 to {et}")
+            return bb.lines, bb.v(f"arith.addi {out}, {one} : {et}")
+        return self.e.generic([(x, list(range(r))), (b, b_map)], shape, et, body, reduce_dims=[k],
+                              init=self.e.filled(shape, et, 0), nloops=r + 1,
+                              out_map=list(range(r)))
 
     def op_argmax(self, node, a, dim=None, keepdim=False):
         out = self._arg_reduce(node, a, dim, keepdim and dim is not None, True, False)

@@ -984,3 +984,28 @@ def test_windows_and_diagonals(case):
 
 def test_rrelu_in_eval_is_a_leaky_relu():
     check(nn.RReLU().eval(), (torch.randn(4, 6),), placements={0: [S(0)]})
+
+
+_bounds = torch.tensor([-1.0, -0.2, 0.0, 0.7, 1.0])
+
+
+@pytest.mark.parametrize("case", [
+    (lambda a: a.median(1), (torch.randn(4, 6),), {0: [S(1)]}),
+    (lambda a: a.median(0, keepdim=True), (torch.randn(4, 6),), {0: [S(0)]}),
+    (lambda a: torch.median(a, 1).values, (torch.randn(2, 5, 3),), {0: [S(1)]}),
+    (lambda a: a.median(), (torch.randn(4, 6),), {0: [S(0)]}),
+    (lambda a: torch.bucketize(a, _bounds), (torch.randn(4, 6),), {0: [S(1)]}),
+    (lambda a: torch.bucketize(a.round(), _bounds.round(), right=True, out_int32=True),
+     (torch.randn(4, 6),), {0: [S(0)]}),
+    (lambda a, b: torch.bucketize(a, b), (torch.randn(4, 6), torch.linspace(-1, 1, 8)), {1: [S(0)]}),
+    (lambda a: torch.searchsorted(_bounds, a), (torch.randn(4, 6),), {0: [S(1)]}),
+    (lambda a: torch.searchsorted(_bounds, a, side="right"), (torch.randn(4, 6),), {0: [S(0)]}),
+    (lambda s, a: torch.searchsorted(s, a), (torch.sort(torch.randn(4, 5), 1).values, torch.randn(4, 6)),
+     {0: [S(0)], 1: [S(0)]}),
+])
+def test_median_and_bucketing(case):
+    # median (the lower one, with its index; along a sharded dim too) from
+    # the stable sort's ranks; bucketize / searchsorted as a count of the
+    # boundaries below each value (a Partial sum over sharded boundaries).
+    fn, args, placements = case
+    check(Fn(fn), args, placements=placements)
