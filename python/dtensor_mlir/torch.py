@@ -200,6 +200,14 @@ class _Emitter:
             self.emit(f"{n} = arith.constant {int(value)} : {et}")
         return n
 
+    def slice(self, v: _Value, offsets: Sequence[int], sizes: Sequence[int]) -> _Value:
+        """v[offsets : offsets + sizes], unit strides, same rank."""
+        out = _Value(self.fresh("sl"), tuple(sizes), v.et)
+        self.emit(f"{out.name} = tensor.extract_slice {v.name}[{', '.join(map(str, offsets))}] "
+                  f"[{', '.join(map(str, sizes))}] [{', '.join('1' for _ in sizes)}] : "
+                  f"{v.type} to {out.type}")
+        return out
+
     def collapse(self, v: _Value, groups: List[List[int]], shape) -> _Value:
         n = self.fresh("r")
         g = "[" + ", ".join("[" + ", ".join(map(str, x)) + "]" for x in groups) + "]"
@@ -1687,11 +1695,7 @@ class _Importer:
         starts[dim1], starts[dim2] = max(0, -offset), max(0, offset)
         sizes[dim1] = sizes[dim2] = n
         if tuple(sizes) != v.shape:
-            cut = _Value(self.e.fresh("sl"), tuple(sizes), v.et)
-            self.e.emit(f"{cut.name} = tensor.extract_slice {v.name}[{', '.join(map(str, starts))}] "
-                        f"[{', '.join(map(str, sizes))}] [{', '.join('1' for _ in range(r))}] : "
-                        f"{v.type} to {cut.type}")
-            v = cut
+            v = self.e.slice(v, starts, sizes)
         rest = [d for d in range(r) if d not in (dim1, dim2)]
         loop_of = {d: k for k, d in enumerate(rest)}
         diag = len(rest)
@@ -1817,18 +1821,7 @@ class _Importer:
 
     # -- embedding and convolution ---------------------------------------------
     def op_embedding(self, node, weight, indices, padding_idx=-1, scale_grad=False, sparse=False):
-        w = self.val(weight)
-        ids = self.val(indices)
-        shape, et = self._out(node)
-        r = len(ids.shape)
-        wt = w.type
-        def body(args, out):
-            bb = _Body(et)
-            idx = bb.v(f"arith.index_cast {args[0]} : {ids.et} to index")
-            col = bb.v(f"linalg.index {r} : index")
-            val = bb.v(f"tensor.extract {w.name}[{idx}, {col}] : {wt}")
-            return bb.lines, val
-        return self.e.generic([(ids, list(range(r)))], shape, et, body)
+        return self._lookup(self.val(weight), self.val(indices))
 
     def op__embedding_bag(self, node, weight, indices, offsets, scale_grad_by_freq=False,
                           mode=0, sparse=False, per_sample_weights=None,
@@ -1858,12 +1851,7 @@ class _Importer:
             o = self._cast(bb, args[0], offs.et, "i64")
             le = bb.v(f"arith.cmpi sle, {o}, {p} : i64")
             return bb.lines, bb.v(f"arith.addi {out}, {bb.v(f'arith.extui {le} : i1 to i64')} : i64")
-        cut = offs
-        if include_last_offset:
-            n = self.e.fresh("sl")
-            cut = _Value(n, (bags,), offs.et)
-            self.e.emit(f"{n} = tensor.extract_slice {offs.name}[0] [{bags}] [1] : "
-                        f"{offs.type} to {cut.type}")
+        cut = self.e.slice(offs, [0], [bags]) if include_last_offset else offs
         bag = self.e.generic([(cut, [1])], (npos,), "i64", in_bag, reduce_dims=[1],
                              init=self.e.filled((npos,), "i64", -1), nloops=2, out_map=[0])
 
@@ -3101,12 +3089,7 @@ class _Importer:
         # PyTorch allows the index to be smaller than the input off `dim`.
         if any(idx.shape[i] != v.shape[i] for i in range(r) if i != dim):
             sizes = [idx.shape[i] if i != dim else v.shape[i] for i in range(r)]
-            n = self.e.fresh("sl")
-            cut = _Value(n, tuple(sizes), v.et)
-            self.e.emit(f"{n} = tensor.extract_slice {v.name}[{', '.join('0' for _ in range(r))}] "
-                        f"[{', '.join(map(str, sizes))}] [{', '.join('1' for _ in range(r))}] : "
-                        f"{v.type} to {cut.type}")
-            v = cut
+            v = self.e.slice(v, [0] * r, sizes)
         init = self.e.filled(shape, et, 0)
         k = r  # the loop over the input's `dim`
 
@@ -3140,13 +3123,7 @@ class _Importer:
         if isinstance(src, torch.fx.Node):
             sv = self.val(src)
             if sv.shape != idx.shape:
-                src_sizes = list(idx.shape)
-                n = self.e.fresh("sl")
-                cut = _Value(n, tuple(src_sizes), sv.et)
-                self.e.emit(f"{n} = tensor.extract_slice {sv.name}[{', '.join('0' for _ in range(r))}] "
-                            f"[{', '.join(map(str, src_sizes))}] [{', '.join('1' for _ in range(r))}] : "
-                            f"{sv.type} to {cut.type}")
-                sv = cut
+                sv = self.e.slice(sv, [0] * r, idx.shape)
             ins.append((sv, [d if d != dim else k for d in range(r)]))
 
         def body(args, out):
@@ -3198,12 +3175,7 @@ class _Importer:
             self.fail(node, "scatter_reduce with an index smaller than the tensor off its dim "
                             "is not supported yet")
         if sv.shape != idx.shape:
-            n = self.e.fresh("sl")
-            cut = _Value(n, idx.shape, sv.et)
-            self.e.emit(f"{n} = tensor.extract_slice {sv.name}[{', '.join('0' for _ in range(r))}] "
-                        f"[{', '.join(map(str, idx.shape))}] [{', '.join('1' for _ in range(r))}] : "
-                        f"{sv.type} to {cut.type}")
-            sv = cut
+            sv = self.e.slice(sv, [0] * r, idx.shape)
         identity, fop, iop = self._SCATTER_REDUCE[reduce]
         if identity is None:
             identity = _extreme(et, reduce == "amin")
@@ -3451,11 +3423,7 @@ class _Importer:
         dropped = tuple(n for d, n in enumerate(v.shape) if d != dim)
 
         def at_median(t: _Value) -> _Value:
-            starts = [m if d == dim else 0 for d in range(r)]
-            cut = _Value(self.e.fresh("sl"), kept, t.et)
-            self.e.emit(f"{cut.name} = tensor.extract_slice {t.name}[{', '.join(map(str, starts))}] "
-                        f"[{', '.join(map(str, kept))}] [{', '.join('1' for _ in range(r))}] : "
-                        f"{t.type} to {cut.type}")
+            cut = self.e.slice(t, [m if d == dim else 0 for d in range(r)], kept)
             if keepdim:
                 return cut
             if not dropped:  # (the median of all elements: 0-d)

@@ -102,23 +102,27 @@ struct CollapsedMatmul : OpRewritePattern<linalg::GenericOp> {
     if (!lead && !batch)
       return failure();
     Location loc = op.getLoc();
-    // Collapses dims [0, n) of `v` into one, keeps the others.
-    auto collapse = [&](Value v, unsigned n) -> Value {
-      if (n == 1)
-        return v;
-      int64_t rank = cast<RankedTensorType>(v.getType()).getRank();
+    unsigned n = lead ? lead : batch;
+    // Dims [0, n) of a rank-`rank` tensor as one, the others kept.
+    auto groupsOf = [&](int64_t rank) {
       SmallVector<ReassociationIndices> groups(1);
       for (unsigned l = 0; l < n; ++l)
         groups[0].push_back(l);
       for (int64_t d = n; d < rank; ++d)
         groups.push_back({d});
-      return tensor::CollapseShapeOp::create(rewriter, loc, v, groups);
+      return groups;
     };
-    unsigned n = lead ? lead : batch;
+    auto collapse = [&](Value v) -> Value {
+      if (n == 1)
+        return v;
+      return tensor::CollapseShapeOp::create(
+          rewriter, loc, v,
+          groupsOf(cast<RankedTensorType>(v.getType()).getRank()));
+    };
     Value init = op.getDpsInits()[0];
-    Value x = collapse(op.getDpsInputs()[0], n);
-    Value y = lead ? op.getDpsInputs()[1] : collapse(op.getDpsInputs()[1], n);
-    Value acc = collapse(init, n);
+    Value x = collapse(op.getDpsInputs()[0]);
+    Value y = lead ? op.getDpsInputs()[1] : collapse(op.getDpsInputs()[1]);
+    Value acc = collapse(init);
     Value product =
         lead ? linalg::MatmulOp::create(rewriter, loc, ValueRange{x, y},
                                         ValueRange{acc})
@@ -130,14 +134,9 @@ struct CollapsedMatmul : OpRewritePattern<linalg::GenericOp> {
       rewriter.replaceOp(op, product);
       return success();
     }
-    auto type = cast<RankedTensorType>(init.getType());
-    SmallVector<ReassociationIndices> groups(1);
-    for (unsigned l = 0; l < n; ++l)
-      groups[0].push_back(l);
-    for (int64_t d = n; d < type.getRank(); ++d)
-      groups.push_back({d});
     rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
-        op, op->getResult(0).getType(), product, groups,
+        op, op->getResult(0).getType(), product,
+        groupsOf(cast<RankedTensorType>(init.getType()).getRank()),
         tensor::getMixedSizes(rewriter, loc, init));
     return success();
   }

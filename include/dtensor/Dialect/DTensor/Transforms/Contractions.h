@@ -65,11 +65,13 @@ inline bool isMulAddContraction(linalg::GenericOp op) {
   return true;
 }
 
-/// The dims of `loops` loops d0, d1, ... picked by `dims`.
-inline AffineMap loopMap(int64_t loops, ArrayRef<int64_t> dims,
+/// The map of `loops` loops reading d0, ..., d(lead - 1), then `tail`.
+inline AffineMap loopMap(int64_t loops, int64_t lead, ArrayRef<int64_t> tail,
                          MLIRContext *ctx) {
   SmallVector<AffineExpr> exprs;
-  for (int64_t d : dims)
+  for (int64_t d = 0; d < lead; ++d)
+    exprs.push_back(getAffineDimExpr(d, ctx));
+  for (int64_t d : tail)
     exprs.push_back(getAffineDimExpr(d, ctx));
   return AffineMap::get(loops, 0, exprs, ctx);
 }
@@ -81,18 +83,11 @@ inline unsigned leadingDimsMatmul(linalg::GenericOp op) {
   int64_t loops = op.getNumLoops(), nb = loops - 2;
   if (nb < 1 || !isMulAddContraction(op))
     return 0;
-  SmallVector<int64_t> lead;
-  for (int64_t l = 0; l < nb; ++l)
-    lead.push_back(l);
-  auto with = [&](std::initializer_list<int64_t> tail) {
-    SmallVector<int64_t> d(lead);
-    d.append(tail);
-    return d;
-  };
+  int64_t n = nb, k = nb + 1;
   MLIRContext *ctx = op.getContext();
-  SmallVector<AffineMap> want = {loopMap(loops, with({nb + 1}), ctx),
-                                 loopMap(loops, {nb + 1, nb}, ctx),
-                                 loopMap(loops, with({nb}), ctx)};
+  SmallVector<AffineMap> want = {loopMap(loops, nb, {k}, ctx),
+                                 loopMap(loops, 0, {k, n}, ctx),
+                                 loopMap(loops, nb, {n}, ctx)};
   return op.getIndexingMapsArray() == want ? static_cast<unsigned>(nb) : 0;
 }
 
@@ -104,19 +99,11 @@ inline unsigned batchedMatmul(linalg::GenericOp op) {
   int64_t loops = op.getNumLoops(), nb = loops - 3;
   if (nb < 1 || !isMulAddContraction(op))
     return 0;
-  SmallVector<int64_t> batch;
-  for (int64_t l = 0; l < nb; ++l)
-    batch.push_back(l);
-  auto with = [&](std::initializer_list<int64_t> tail) {
-    SmallVector<int64_t> d(batch);
-    d.append(tail);
-    return d;
-  };
   int64_t m = nb, n = nb + 1, k = nb + 2;
   MLIRContext *ctx = op.getContext();
-  SmallVector<AffineMap> want = {loopMap(loops, with({m, k}), ctx),
-                                 loopMap(loops, with({k, n}), ctx),
-                                 loopMap(loops, with({m, n}), ctx)};
+  SmallVector<AffineMap> want = {loopMap(loops, nb, {m, k}, ctx),
+                                 loopMap(loops, nb, {k, n}, ctx),
+                                 loopMap(loops, nb, {m, n}, ctx)};
   return op.getIndexingMapsArray() == want ? static_cast<unsigned>(nb) : 0;
 }
 
