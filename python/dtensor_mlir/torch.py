@@ -425,6 +425,13 @@ class _Importer:
         # train()), by output node name -> buffer name: placed after the
         # user's outputs, as a training step's updates are.
         self.mutated_outputs: Dict[str, str] = {}
+        # Graph outputs that are user inputs' new values (a module that
+        # updates its input in place, `x.mul_(2)`): output node name -> the
+        # input's placeholder name. Placed last; `updated_inputs` gives the
+        # user input position of each, so run() writes them back.
+        self.input_mutations: Dict[str, str] = {}
+        self.updated_inputs: List[int] = []
+        self._user_index_of: Dict[str, int] = {}
 
     # -- errors and locations ------------------------------------------------
     _LIBRARY_DIRS = None
@@ -523,6 +530,7 @@ class _Importer:
             shape, et = self.meta(node)
             key = target if kind != "USER_INPUT" else user_index
             if kind == "USER_INPUT":
+                self._user_index_of[node.name] = user_index
                 user_index += 1
             placements = self.arg_specs.get(key)
             spec = ""
@@ -542,8 +550,19 @@ class _Importer:
                 outs = node.args[0]
                 outs = [o for o in (outs if isinstance(outs, (list, tuple)) else [outs])
                         if o is not None]
-                mutations = [o for o in outs if getattr(o, "name", None) in self.mutated_outputs]
-                outs = [o for o in outs if o not in mutations]
+                # Export puts the mutations first; a user output may be the
+                # same node (`return x.add_(1)`), so split by position.
+                n_mut = len(self.mutated_outputs) + len(self.input_mutations)
+                mutations, input_muts, rest = [], [], []
+                for i, o in enumerate(outs):
+                    name = getattr(o, "name", None)
+                    if i < n_mut and name in self.mutated_outputs:
+                        mutations.append(o)
+                    elif i < n_mut and name in self.input_mutations:
+                        input_muts.append(o)
+                    else:
+                        rest.append(o)
+                outs = rest
                 if self.out_specs is not None and len(self.out_specs) != len(outs):
                     raise DTensorError(f"{len(self.out_specs)} output placement(s) for "
                                        f"{len(outs)} output(s)")
@@ -568,6 +587,9 @@ class _Importer:
                 for o in mutations:
                     results.append(self.val(o))
                     self.updated.append(self.mutated_outputs[o.name])
+                for o in input_muts:
+                    results.append(self.val(o))
+                    self.updated_inputs.append(self._user_index_of[self.input_mutations[o.name]])
                 continue
             if node.op not in ("call_function", "call_method"):
                 self.fail(node, f"graph node kind '{node.op}' is not supported")
@@ -3538,6 +3560,10 @@ class CompiledModel:
         # A training step's outputs after the gradients: the new values of
         # these buffers (BatchNorm's running statistics and counter).
         self.updated_buffers: List[str] = []
+        # User inputs (by position) the module updates in place: the
+        # compiled function's last results, which run() copies back into
+        # the tensors it was given (and does not return).
+        self.updated_inputs: List[int] = []
         self.program = program
         self.compiled = compiled
         self.mesh = mesh
@@ -3556,7 +3582,13 @@ class CompiledModel:
                                "\n".join(r.mismatches))
         self._last = r
         ets = self._result_ets + [None] * len(r.compiled_outputs)
-        return [TorchOutput(o, et) for o, et in zip(r.compiled_outputs, ets)]
+        outs = [TorchOutput(o, et) for o, et in zip(r.compiled_outputs, ets)]
+        if self.updated_inputs:
+            n = len(self.updated_inputs)
+            for index, out in zip(self.updated_inputs, outs[-n:]):
+                _write_back(args[index], out.full_tensor(), index)
+            outs = outs[:-n]
+        return outs
 
     def argument_arrays(self, *args) -> Dict[int, np.ndarray]:
         """The compiled function's tensor arguments for these model inputs,
@@ -3594,6 +3626,25 @@ class CompiledModel:
 
     def num_collectives(self) -> int:
         return self.report()["total"]["count"]
+
+
+def _write_back(target, value: torch.Tensor, index: int) -> None:
+    """Copies an input's new value into the caller's tensor (eager's in-place
+    update of a module input)."""
+    if not isinstance(target, torch.Tensor):
+        raise DTensorError(f"the model updates input {index} in place: pass a tensor")
+    with torch.no_grad():
+        if _is_dtensor(target):
+            try:
+                from torch.distributed.tensor import distribute_tensor
+                target.copy_(distribute_tensor(value.to(target.dtype), target.device_mesh,
+                                               target.placements))
+            except Exception as e:  # noqa: BLE001
+                raise DTensorError(f"the model updates input {index} in place and writing its "
+                                   f"new value back into the DTensor failed "
+                                   f"({type(e).__name__}: {e}); pass a plain tensor") from None
+        else:
+            target.copy_(value.to(target.dtype))
 
 
 def _to_numpy(t) -> np.ndarray:
@@ -3757,13 +3808,21 @@ def _finish(ep, mesh, specs, outs, pipeline) -> "CompiledModel":
     # export returns their new values as outputs of their own.
     mutated = {spec.arg.name: spec.target for spec in ep.graph_signature.output_specs
                if spec.kind.name == "BUFFER_MUTATION"}
-    return _import_graph(ep.graph_module, kinds, values, mesh, specs, outs, pipeline, mutated)
+    # An input the module updates in place: export returns its new value as
+    # an output of its own (first); run() writes it back into the caller's
+    # tensor, as eager does.
+    input_mutations = {spec.arg.name: spec.target for spec in ep.graph_signature.output_specs
+                       if spec.kind.name == "USER_INPUT_MUTATION"}
+    return _import_graph(ep.graph_module, kinds, values, mesh, specs, outs, pipeline, mutated,
+                         input_mutations)
 
 
 def _import_graph(gm, kinds, values, mesh, specs, outs, pipeline,
-                  mutated: Optional[Dict[str, str]] = None) -> "CompiledModel":
+                  mutated: Optional[Dict[str, str]] = None,
+                  input_mutations: Optional[Dict[str, str]] = None) -> "CompiledModel":
     imp = _Importer(gm, kinds, mesh, specs, outs)
     imp.mutated_outputs = dict(mutated or {})
+    imp.input_mutations = dict(input_mutations or {})
     text, inputs = imp.build()
     program = Module.parse(text, "forward.mlir")
     compiled = program.compile(pipeline)
@@ -3779,6 +3838,7 @@ def _import_graph(gm, kinds, values, mesh, specs, outs, pipeline,
         state[key] = _to_numpy(t)
     model = CompiledModel(text, program, compiled, inputs, state, mesh, imp.result_ets)
     model.updated_buffers = list(imp.updated)
+    model.updated_inputs = list(imp.updated_inputs)
     return model
 
 

@@ -409,6 +409,65 @@ def test_pad_and_masks():
     check(Fn(attend), (q, torch.randn(2, 6, 4)), placements={0: [S(0)], 1: [S(0)]}, collectives=1)
 
 
+def test_inputs_updated_in_place_are_written_back():
+    # A module that updates its input in place (x.mul_, relu_): the caller's
+    # tensor holds the new value after run(), as after eager, and run()
+    # returns the user's outputs only.
+    class Scale(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 8)
+
+        def forward(self, x, y):
+            x.mul_(2)
+            y.add_(1)
+            return self.lin(x) + y
+    module = Scale()
+    x, y = torch.randn(4, 8), torch.randn(4, 8)
+    ex, ey = x.clone(), y.clone()
+    want = module(ex, ey)
+    for placements in ({0: [S(0)]}, {0: [S(1)], 1: [S(0)]}):
+        gx, gy = x.clone(), y.clone()
+        model = dm_compile(module, (gx.clone(), gy.clone()), mesh=dm.DeviceMesh((2,)),
+                           placements=placements)
+        assert model.updated_inputs == [0, 1]
+        outs = model.run(gx, gy)
+        assert len(outs) == 1
+        assert torch.allclose(outs[0].full_tensor(), want.detach(), rtol=1e-5, atol=1e-5)
+        assert torch.equal(gx, ex) and torch.equal(gy, ey)
+    # The updated input is also the output (`return relu_(x)`), and a
+    # module in train() updates its buffers and its input.
+    x0 = torch.randn(4, 8)
+    gx = x0.clone()
+    model = dm_compile(Fn(torch.relu_), (gx.clone(),), mesh=dm.DeviceMesh((2,)),
+                       placements={0: [S(0)]})
+    outs = model.run(gx)
+    assert len(outs) == 1 and torch.equal(outs[0].full_tensor(), torch.relu(x0))
+    assert torch.equal(gx, torch.relu(x0))
+
+    class Norm(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.bn = nn.BatchNorm1d(8)
+
+        def forward(self, x):
+            x.mul_(2)
+            return self.bn(x)
+    module = Norm().train()
+    gx = x0.clone()
+    model = dm_compile(copy.deepcopy(module), (gx.clone(),), mesh=dm.DeviceMesh((2,)),
+                       placements={0: [S(0)]})
+    outs = model.run(gx)
+    ex = x0.clone()
+    want = module(ex)
+    assert model.updated_buffers == ["bn.running_mean", "bn.running_var", "bn.num_batches_tracked"]
+    assert model.updated_inputs == [0]
+    assert len(outs) == 4
+    assert torch.allclose(outs[0].full_tensor(), want.detach(), rtol=1e-5, atol=1e-5)
+    assert torch.allclose(outs[1].full_tensor(), module.bn.running_mean, rtol=1e-5, atol=1e-6)
+    assert torch.equal(gx, ex)
+
+
 def test_max_pool_indices_and_unsupported_outputs():
     # Max pooling's indices, where read, are PyTorch's (the flat position of
     # the window's first maximum).
