@@ -1581,9 +1581,225 @@ class _Importer:
         product along a sharded dim)."""
         return self._scan(node, a, dim, 1, "mulf", "muli")
 
-    def _scan(self, node, a, dim, identity, fop: str, iop: str) -> _Value:
+    def op_cummax(self, node, a, dim):
+        return self._cum_extreme(node, a, dim, True)
+
+    def op_cummin(self, node, a, dim):
+        return self._cum_extreme(node, a, dim, False)
+
+    def _cum_extreme(self, node, a, dim, largest: bool):
+        """The running max (min) along `dim`, a scan as cumsum (a Partial
+        max along a sharded dim), and its index: the last k <= i whose
+        element equals it (a NaN, once seen, is the value and the last NaN
+        its index), as PyTorch's kernel, which replaces on ties."""
+        v = self.val(a)
+        r = len(v.shape)
+        dim %= r
+        et = v.et
+        if et == "i1":
+            self.fail(node, "cummax / cummin of a bool tensor")
+        fop, iop = ("maximumf", "maxsi") if largest else ("minimumf", "minsi")
+        vals = self._scan(node, a, dim, _extreme(et, not largest), fop, iop, out=(v.shape, et))
+        k = r
+        init = self.e.filled(v.shape, "i64", -1)
+
+        def body(args, out):
+            bb = _Body("i64")
+            i = bb.v(f"linalg.index {dim} : index")
+            j = bb.v(f"linalg.index {k} : index")
+            upto = bb.v(f"arith.cmpi ule, {j}, {i} : index")
+            x, m = args
+            if _is_float(et):
+                same = bb.v(f"arith.cmpf oeq, {x}, {m} : {et}")
+                nan_x = bb.v(f"arith.cmpf uno, {x}, {x} : {et}")
+                nan_m = bb.v(f"arith.cmpf uno, {m}, {m} : {et}")
+                same = bb.v(f"arith.ori {same}, {bb.v(f'arith.andi {nan_x}, {nan_m} : i1')} : i1")
+            else:
+                same = bb.v(f"arith.cmpi eq, {x}, {m} : {et}")
+            take = bb.v(f"arith.andi {upto}, {same} : i1")
+            jv = bb.v(f"arith.index_cast {j} : index to i64")
+            cand = bb.v(f"arith.select {take}, {jv}, {bb.const(-1)} : i64")
+            return bb.lines, bb.v(f"arith.maxsi {out}, {cand} : i64")
+        in_map = [d if d != dim else k for d in range(r)]
+        idx = self.e.generic([(v, in_map), (vals, list(range(r)))], v.shape, "i64", body,
+                             reduce_dims=[k], init=init, nloops=r + 1, out_map=list(range(r)))
+        return (vals, idx)
+
+    def op_logcumsumexp(self, node, a, dim):
+        """log of the running sum of exp along `dim`, each position scaled by
+        its own running max m (so nothing before it underflows): m_i +
+        log(sum over k <= i of exp(x_k - m_i)), the sum a scan (a Partial sum
+        along a sharded dim). An element equal to m counts 1 (infinities)."""
         v = self.val(a)
         shape, et = self._out(node)
+        if not _is_float(et):
+            self.fail(node, "logcumsumexp of an integer tensor")
+        r = len(v.shape)
+        dim %= r
+        vals = self._scan(node, a, dim, -math.inf, "maximumf", None, out=(shape, et))
+        k = r
+        init = self.e.filled(shape, et, 0)
+
+        def body(args, out):
+            bb = _Body(et)
+            i = bb.v(f"linalg.index {dim} : index")
+            j = bb.v(f"linalg.index {k} : index")
+            upto = bb.v(f"arith.cmpi ule, {j}, {i} : index")
+            x, m = self._cast(bb, args[0], v.et, et), args[1]
+            same = bb.v(f"arith.cmpf oeq, {x}, {m} : {et}")
+            e = bb.un("math.exp", bb.bin("subf", None, x, m))
+            e = bb.v(f"arith.select {same}, {bb.const(1)}, {e} : {et}")
+            picked = bb.v(f"arith.select {upto}, {e}, {bb.const(0)} : {et}")
+            return bb.lines, bb.bin("addf", None, out, picked)
+        in_map = [d if d != dim else k for d in range(r)]
+        total = self.e.generic([(v, in_map), (vals, list(range(r)))], shape, et, body,
+                               reduce_dims=[k], init=init, nloops=r + 1, out_map=list(range(r)))
+
+        def finish(args, out):
+            bb = _Body(et)
+            return bb.lines, bb.bin("addf", None, args[1], bb.un("math.log", args[0]))
+        return self.e.generic([(total, list(range(r))), (vals, list(range(r)))], shape, et,
+                              finish)
+
+    def op__cdist_forward(self, node, x1, x2, p, compute_mode=None):
+        """out[.., i, j] = (sum over k of |x1[.., i, k] - x2[.., j, k]|^p)^(1/p)
+        (p = 0 counts the differences, p = inf takes their max): a reduction
+        over the feature dim, computed directly (PyTorch's matmul form for
+        p = 2 differs from it by rounding only)."""
+        a, b = self.val(x1), self.val(x2)
+        shape, et = self._out(node)
+        if not _is_float(et):
+            self.fail(node, "cdist of integer tensors")
+        r = len(shape)
+        nb = r - 2
+        if a.shape[:-2] != b.shape[:-2] or len(a.shape) != r or len(b.shape) != r:
+            self.fail(node, f"cdist of {a.shape} and {b.shape} (broadcast batch dims) is not "
+                            "supported yet")
+        p = float(p)
+        k = r
+        batch = list(range(nb))
+        combine = "maximumf" if math.isinf(p) else "addf"
+        init = self.e.filled(shape, et, 0)
+
+        def body(args, out):
+            bb = _Body(et)
+            d = bb.un("math.absf", bb.bin("subf", None, args[0], args[1]))
+            if p == 0:
+                nz = bb.v(f"arith.cmpf one, {d}, {bb.const(0)} : {et}")
+                d = bb.v(f"arith.select {nz}, {bb.const(1)}, {bb.const(0)} : {et}")
+            elif p == 2:
+                d = bb.bin("mulf", None, d, d)
+            elif p != 1 and not math.isinf(p):
+                d = bb.v(f"math.powf {d}, {bb.const(p)} : {et}")
+            return bb.lines, bb.bin(combine, None, out, d)
+        total = self.e.generic([(a, batch + [nb, k]), (b, batch + [nb + 1, k])], shape, et, body,
+                               reduce_dims=[k], init=init, nloops=r + 1, out_map=list(range(r)))
+        if p in (0, 1) or math.isinf(p):
+            return total
+        if p == 2:
+            return self._unary_value(total, lambda bb, x: bb.un("math.sqrt", x))
+        return self._unary_value(total, lambda bb, x: bb.v(
+            f"math.powf {x}, {bb.const(1.0 / p)} : {et}"))
+
+    def op__trilinear(self, node, i1, i2, i3, expand1, expand2, expand3, sumdim,
+                      unroll_dim=1):
+        """F.bilinear's contraction: each input viewed with unit dims at its
+        `expand` positions, their product summed over `sumdim`."""
+        shape, et = self._out(node)
+        vs = [self.val(i1), self.val(i2), self.val(i3)]
+        total = len(vs[0].shape) + len(expand1)
+        sizes = [1] * total
+        maps = []
+        for v, expand in zip(vs, (expand1, expand2, expand3)):
+            pos = [d for d in range(total) if d not in expand]
+            if len(pos) != len(v.shape):
+                self.fail(node, f"_trilinear: {v.shape} with expand {list(expand)}")
+            maps.append(pos)
+            for d, n in zip(pos, v.shape):
+                sizes[d] = max(sizes[d], n)
+        ins = []
+        for v, pos in zip(vs, maps):
+            m = [d if n == sizes[d] else "0" for d, n in zip(pos, v.shape)]
+            ins.append((v, m))
+        keep = [d for d in range(total) if d not in sumdim]
+        kept_shape = tuple(sizes[d] for d in keep)
+        init = self.e.filled(kept_shape, et, 0)
+
+        def body(args, out):
+            bb = _Body(et)
+            prod = bb.bin("mulf", "muli", bb.bin("mulf", "muli", args[0], args[1]), args[2])
+            return bb.lines, bb.bin("addf", "addi", out, prod)
+        res = self.e.generic(ins, kept_shape, et, body, reduce_dims=list(sumdim), init=init,
+                             nloops=total, out_map=keep)
+        if tuple(shape) != kept_shape:  # sum dims kept as 1s
+            res = self._reshape(node, res, shape)
+        return res
+
+    def op_erfinv(self, node, a):
+        """Giles' single-precision approximation ("Approximating the erfinv
+        function", 2010) refined by two Newton steps on erf, in f64; +-1 give
+        +-inf and |x| > 1 NaN, as PyTorch."""
+        def f(bb, x):
+            et = bb.et
+            y = self._cast(bb, x, et, "f64")
+            c = lambda v: bb.const(v, "f64")
+            one = c(1.0)
+            w = bb.v(f"arith.mulf {bb.v(f'arith.subf {one}, {y} : f64')}, "
+                     f"{bb.v(f'arith.addf {one}, {y} : f64')} : f64")
+            w = bb.v(f"arith.negf {bb.v(f'math.log {w} : f64')} : f64")
+
+            def poly(t, coeffs):
+                acc = c(coeffs[0])
+                for k in coeffs[1:]:
+                    acc = bb.v(f"arith.addf {c(k)}, {bb.v(f'arith.mulf {acc}, {t} : f64')} : f64")
+                return acc
+            central = poly(bb.v(f"arith.subf {w}, {c(2.5)} : f64"),
+                           [2.81022636e-08, 3.43273939e-07, -3.5233877e-06, -4.39150654e-06,
+                            0.00021858087, -0.00125372503, -0.00417768164, 0.246640727,
+                            1.50140941])
+            tail = poly(bb.v(f"arith.subf {bb.v(f'math.sqrt {w} : f64')}, {c(3.0)} : f64"),
+                        [-0.000200214257, 0.000100950558, 0.00134934322, -0.00367342844,
+                         0.00573950773, -0.0076224613, 0.00943887047, 1.00167406,
+                         2.83297682])
+            small = bb.v(f"arith.cmpf olt, {w}, {c(5.0)} : f64")
+            r = bb.v(f"arith.mulf {bb.v(f'arith.select {small}, {central}, {tail} : f64')}, {y} : f64")
+            two_over_sqrt_pi = c(2.0 / math.sqrt(math.pi))
+            for _ in range(2):
+                err = bb.v(f"arith.subf {bb.v(f'math.erf {r} : f64')}, {y} : f64")
+                sq = bb.v(f"arith.mulf {r}, {r} : f64")
+                gauss = bb.v(f"math.exp {bb.v(f'arith.negf {sq} : f64')} : f64")
+                slope = bb.v(f"arith.mulf {two_over_sqrt_pi}, {gauss} : f64")
+                r = bb.v(f"arith.subf {r}, {bb.v(f'arith.divf {err}, {slope} : f64')} : f64")
+            edge = bb.v(f"arith.cmpf oeq, {bb.v(f'math.absf {y} : f64')}, {one} : f64")
+            neg = bb.v(f"arith.cmpf olt, {y}, {c(0.0)} : f64")
+            inf = bb.v(f"arith.select {neg}, {c(-math.inf)}, {c(math.inf)} : f64")
+            r = bb.v(f"arith.select {edge}, {inf}, {r} : f64")
+            return self._cast(bb, r, "f64", et)
+        return self._elementwise(node, [a], f)
+
+    def _index_pairs(self, node, pairs) -> _Value:
+        """A (2, N) i64 constant of (row, col) index pairs."""
+        shape, et = self._out(node)
+        rows = ", ".join(str(int(i)) for i in pairs[0])
+        cols = ", ".join(str(int(j)) for j in pairs[1])
+        n = self.e.fresh("c")
+        out = _Value(n, shape, et)
+        if shape[1] == 0:
+            return self.e.filled(shape, et, 0)
+        self.e.emit(f"{n} = arith.constant dense<[[{rows}], [{cols}]]> : {out.type}")
+        return out
+
+    def op_tril_indices(self, node, row, col, offset=0, **kwargs):
+        """The indices of a lower triangle: a constant (they depend on sizes only)."""
+        return self._index_pairs(node, torch.tril_indices(row, col, offset).tolist())
+
+    def op_triu_indices(self, node, row, col, offset=0, **kwargs):
+        return self._index_pairs(node, torch.triu_indices(row, col, offset).tolist())
+
+    def _scan(self, node, a, dim, identity, fop: str, iop: str,
+              out: Optional[Tuple[Tuple[int, ...], str]] = None) -> _Value:
+        v = self.val(a)
+        shape, et = out if out is not None else self._out(node)
         r = len(v.shape)
         dim %= r
         init = self.e.filled(shape, et, identity)
@@ -1959,31 +2175,35 @@ class _Importer:
                                     shape[:2] + (1, shape[2]), et, [1] + list(stride),
                                     [0] + list(padding), [1] + list(dilation), transposed, groups)
             return self._drop_1d(out)
-        if len(xv.shape) != 4:
-            self.fail(node, f"{len(xv.shape) - 2}-D convolution is not supported yet (1-D and "
-                            f"2-D only)")
+        if len(xv.shape) not in (4, 5):
+            self.fail(node, f"{len(xv.shape) - 2}-D convolution is not supported yet (1-D, "
+                            f"2-D and 3-D only)")
         return self._convolution(node, xv, wv, bias, shape, et, stride, padding, dilation,
                                  transposed, groups)
 
     def _convolution(self, node, xv, wv, bias, shape, et, stride, padding, dilation, transposed,
                      groups) -> _Value:
+        """A convolution over the spatial dims (2 on) of (N, C, ...): 2-D ones
+        of one group as linalg's named op, the others as a generic (channels
+        split into groups)."""
+        n = len(xv.shape) - 2
         if transposed:
             if groups != 1:
                 self.fail(node, "grouped transposed convolution is not supported yet")
             if any(p < 0 for p in padding) or any(d < 1 for d in dilation):
                 self.fail(node, "transposed convolution with this padding or dilation")
             # The input gradient of the convolution it transposes: `x` as
-            # that convolution's output gradient, the weight (Cin, Cout, kh,
-            # kw) read flipped; output_padding is in the output's size.
+            # that convolution's output gradient, the weight (Cin, Cout, k..)
+            # read flipped; output_padding is in the output's size.
             out = self._conv_input_grad(xv, wv, shape, stride, padding, dilation)
-        elif groups != 1:
+        elif groups != 1 or n != 2:
             out = self._grouped_conv(node, xv, wv, shape, stride, padding, dilation, groups)
         else:
             xv = self._pad_hw(xv, list(padding), list(padding))
             init = self.e.filled(shape, et, 0)
-            n = self.e.fresh("conv")
-            out = _Value(n, shape, et)
-            self.e.emit(f"{n} = linalg.conv_2d_nchw_fchw {{dilations = dense<[{dilation[0]}, {dilation[1]}]> : "
+            name = self.e.fresh("conv")
+            out = _Value(name, shape, et)
+            self.e.emit(f"{name} = linalg.conv_2d_nchw_fchw {{dilations = dense<[{dilation[0]}, {dilation[1]}]> : "
                         f"tensor<2xi64>, strides = dense<[{stride[0]}, {stride[1]}]> : tensor<2xi64>}} "
                         f"ins({xv.name}, {wv.name} : {xv.type}, {wv.type}) outs({init.name} : {init.type}) "
                         f"-> {out.type}")
@@ -1993,141 +2213,163 @@ class _Importer:
         def body(args, o):
             bb = _Body(et)
             return bb.lines, bb.bin("addf", None, args[0], args[1])
-        return self.e.generic([(out, [0, 1, 2, 3]), (bv, [1])], shape, et, body)
+        return self.e.generic([(out, list(range(n + 2))), (bv, [1])], shape, et, body)
 
+    @staticmethod
+    def _window_expr(out_loop: int, tap_loop: int, stride: int, dilation: int) -> str:
+        """The input position of a window's tap: out * stride + tap * dilation."""
+        return f"d{out_loop} * {stride} + d{tap_loop} * {dilation}"
+
+    @staticmethod
+    def _flipped_expr(pos_loop: int, tap_loop: int, k: int, dilation: int) -> str:
+        """Where tap `tap_loop` of a kernel of `k` meets position `pos_loop` of a
+        _dilate_pad layout (the kernel read flipped; every loop stays a plain
+        index of some operand, as linalg requires)."""
+        return f"d{pos_loop} - d{tap_loop} * {dilation} + {(k - 1) * dilation}"
 
     def _grouped_conv(self, node, xv, wv, shape, stride, padding, dilation, groups) -> _Value:
         """A convolution of `groups` groups (depthwise when every group is one
-        channel): channels split as (group, channel in group), so sharding the
-        channels shards the groups, and each group convolves its own."""
+        channel; one group for 3-D ones): channels split as (group, channel
+        in group), so sharding the channels shards the groups, and each
+        group convolves its own."""
         et = xv.et
-        n_, c_, h_, w_ = xv.shape
-        o_, cg, kh, kw = wv.shape
+        n = len(xv.shape) - 2
+        n_, c_ = xv.shape[:2]
+        o_, cg = wv.shape[:2]
+        ks = tuple(wv.shape[2:])
         g = groups
         if c_ % g or o_ % g:
             self.fail(node, f"{c_} input / {o_} output channels in {g} groups")
         og = o_ // g
+        sp = [[3 + i] for i in range(n)]
         xp = self._pad_hw(xv, list(padding), list(padding))
-        xg = self.e.expand(xp, [[0], [1, 2], [3], [4]], (n_, g, cg) + tuple(xp.shape[2:]))
-        wg = self.e.expand(wv, [[0, 1], [2], [3], [4]], (g, og, cg, kh, kw))
-        (sh, sw), (dh, dw) = stride, dilation
-        oh, ow = shape[2], shape[3]
-        # loops: n g og oh ow | cg kh kw
-        init = self.e.filled((n_, g, og, oh, ow), et, 0)
+        xg = self.e.expand(xp, [[0], [1, 2]] + sp, (n_, g, cg) + tuple(xp.shape[2:]))
+        wg = self.e.expand(wv, [[0, 1], [2]] + sp, (g, og, cg) + ks)
+        # loops: n g og o.. | cg k..
+        ci = 3 + n
+        taps = [4 + n + i for i in range(n)]
+        oshape = (n_, g, og) + tuple(shape[2:])
+        init = self.e.filled(oshape, et, 0)
         res = self.e.generic(
-            [(xg, [0, 1, 5, f"d3 * {sh} + d6 * {dh}", f"d4 * {sw} + d7 * {dw}"]),
-             (wg, [1, 2, 5, 6, 7])],
-            (n_, g, og, oh, ow), et, self._mac(et), reduce_dims=[5, 6, 7], init=init, nloops=8,
-            out_map=[0, 1, 2, 3, 4])
-        return self.e.collapse(res, [[0], [1, 2], [3], [4]], shape)
+            [(xg, [0, 1, ci] + [self._window_expr(3 + i, taps[i], stride[i], dilation[i])
+                                for i in range(n)]),
+             (wg, [1, 2, ci] + taps)],
+            oshape, et, self._mac(et), reduce_dims=[ci] + taps, init=init, nloops=4 + 2 * n,
+            out_map=list(range(3 + n)))
+        return self.e.collapse(res, [[0], [1, 2]] + sp, shape)
 
-    def _dilate_pad(self, gv: _Value, in_hw, k, stride, padding, dilation) -> _Value:
-        """`gv` (N, C, OH, OW), per output position of a windowed op over an
-        (H, W) input (kernel k, stride, padding, dilation), laid out so that
-        input position h meets output oh at h + (k - 1 - kh) * d for the tap
-        kh with oh * s - p + kh * d = h (zero elsewhere): zeros inserted
-        between the elements (stride), then padded. Convolution and pooling
-        gradients read it through the window."""
+    def _dilate_pad(self, gv: _Value, in_sp, k, stride, padding, dilation) -> _Value:
+        """`gv` (N, C, O..), per output position of a windowed op over an
+        input of spatial sizes `in_sp` (kernel k, stride, padding,
+        dilation), laid out so that input position h meets output o at
+        h + (k - 1 - t) * d for the tap t with o * s - p + t * d = h (zero
+        elsewhere): zeros inserted between the elements (stride), then
+        padded. Convolution and pooling gradients read it through the
+        window."""
         et = gv.et
-        n_, c_, oh, ow = gv.shape
-        h_, w_ = in_hw
-        (kh, kw), (sh, sw), (ph, pw), (dh, dw) = k, stride, padding, dilation
+        n = len(in_sp)
+        n_, c_ = gv.shape[:2]
+        osp = tuple(gv.shape[2:])
         g = gv
-        if sh > 1 or sw > 1:
+        if any(s > 1 for s in stride):
             # Each element followed by (stride - 1) zeros along new minor
-            # dims, merged into H and W (which stay shardable), and the zeros
-            # after the last cut off.
+            # dims, merged into the spatial dims (which stay shardable), and
+            # the zeros after the last cut off.
             def body(args, out):
                 bb = _Body(et)
                 zero_i = bb.v("arith.constant 0 : index")
-                first_h = bb.v(f"arith.cmpi eq, {bb.v('linalg.index 3 : index')}, {zero_i} : index")
-                first_w = bb.v(f"arith.cmpi eq, {bb.v('linalg.index 5 : index')}, {zero_i} : index")
-                both = bb.v(f"arith.andi {first_h}, {first_w} : i1")
-                return bb.lines, bb.v(f"arith.select {both}, {args[0]}, {bb.const(0)} : {et}")
-            spread = self.e.generic([(gv, [0, 1, 2, 4])], (n_, c_, oh, sh, ow, sw), et, body)
-            merged = self.e.collapse(spread, [[0], [1], [2, 3], [4, 5]], (n_, c_, oh * sh, ow * sw))
-            zshape = (n_, c_, (oh - 1) * sh + 1, (ow - 1) * sw + 1)
-            n = self.e.fresh("dil")
-            g = _Value(n, zshape, et)
-            self.e.emit(f"{n} = tensor.extract_slice {merged.name}[0, 0, 0, 0] "
-                        f"[{', '.join(map(str, zshape))}] [1, 1, 1, 1] : {merged.type} to {g.type}")
-        keh, kew = (kh - 1) * dh + 1, (kw - 1) * dw + 1
-        rh = h_ + 2 * ph - keh - (oh - 1) * sh
-        rw = w_ + 2 * pw - kew - (ow - 1) * sw
-        return self._pad_hw(g, [keh - 1 - ph, kew - 1 - pw],
-                            [keh - 1 - ph + rh, kew - 1 - pw + rw])
+                first = None
+                for i in range(n):
+                    here = bb.v(f"arith.cmpi eq, {bb.v(f'linalg.index {3 + 2 * i} : index')}, "
+                                f"{zero_i} : index")
+                    first = here if first is None else bb.v(f"arith.andi {first}, {here} : i1")
+                return bb.lines, bb.v(f"arith.select {first}, {args[0]}, {bb.const(0)} : {et}")
+            spread_shape = (n_, c_) + sum(((osp[i], stride[i]) for i in range(n)), ())
+            spread = self.e.generic([(gv, [0, 1] + [2 + 2 * i for i in range(n)])],
+                                    spread_shape, et, body)
+            merged = self.e.collapse(spread, [[0], [1]] + [[2 + 2 * i, 3 + 2 * i] for i in range(n)],
+                                     (n_, c_) + tuple(osp[i] * stride[i] for i in range(n)))
+            g = self.e.slice(merged, [0] * (n + 2),
+                             (n_, c_) + tuple((osp[i] - 1) * stride[i] + 1 for i in range(n)))
+        ke = [(k[i] - 1) * dilation[i] + 1 for i in range(n)]
+        rem = [in_sp[i] + 2 * padding[i] - ke[i] - (osp[i] - 1) * stride[i] for i in range(n)]
+        return self._pad_hw(g, [ke[i] - 1 - padding[i] for i in range(n)],
+                            [ke[i] - 1 - padding[i] + rem[i] for i in range(n)])
 
     def _window_gradient(self, parts, in_shape, k, dilation, body) -> _Value:
-        """The (N, C, H, W) gradient of a pooling: for each input position, a
-        sum over the taps (kh, kw) of `body` applied to the `parts` (outputs
+        """The (N, C, ...) gradient of a pooling: for each input position, a
+        sum over the window's taps of `body` applied to the `parts` (outputs
         of _dilate_pad) read where that tap's window meets it."""
-        (kh, kw), (dh, dw) = k, dilation
+        n = len(k)
+        r = 2 + n
         et = parts[0].et
-        window = _Value(self.e.empty((kh, kw), et), (kh, kw), et)
-        ins = [(g, [0, 1, f"d2 - d4 * {dh} + {(kh - 1) * dh}", f"d3 - d5 * {dw} + {(kw - 1) * dw}"])
-               for g in parts] + [(window, [4, 5])]
+        taps = [r + i for i in range(n)]
+        window = _Value(self.e.empty(tuple(k), et), tuple(k), et)
+        ins = [(g, [0, 1] + [self._flipped_expr(2 + i, taps[i], k[i], dilation[i])
+                             for i in range(n)]) for g in parts] + [(window, taps)]
         init = self.e.filled(in_shape, et, 0)
-        return self.e.generic(ins, in_shape, et, body, reduce_dims=[4, 5], init=init, nloops=6,
-                              out_map=[0, 1, 2, 3])
+        return self.e.generic(ins, in_shape, et, body, reduce_dims=taps, init=init, nloops=r + n,
+                              out_map=list(range(r)))
 
-    def _avg_pool_divisor(self, bb, k, s, p, hw, count_include_pad, divisor_override, et):
+    def _avg_pool_divisor(self, bb, k, s, p, sizes, count_include_pad, divisor_override, et):
         """The divisor of the window at the output position (linalg.index 2
-        and 3): its size, or the input elements it covers."""
+        on): its size, or the input elements it covers."""
         if divisor_override:
             return bb.const(float(divisor_override))
         if count_include_pad or not any(p):
-            return bb.const(float(k[0] * k[1]))
-        counts = []
-        for axis, size in ((2, hw[0]), (3, hw[1])):
-            i = axis - 2
-            o = bb.v(f"linalg.index {axis} : index")
+            return bb.const(float(math.prod(k)))
+        total = None
+        for i, size in enumerate(sizes):
+            o = bb.v(f"linalg.index {2 + i} : index")
             start = bb.v(f"arith.muli {o}, {bb.v(f'arith.constant {s[i]} : index')} : index")
             start = bb.v(f"arith.subi {start}, {bb.v(f'arith.constant {p[i]} : index')} : index")
             end = bb.v(f"arith.addi {start}, {bb.v(f'arith.constant {k[i]} : index')} : index")
             start = bb.v(f"arith.maxsi {start}, {bb.v('arith.constant 0 : index')} : index")
             end = bb.v(f"arith.minsi {end}, {bb.v(f'arith.constant {size} : index')} : index")
-            counts.append(bb.v(f"arith.subi {end}, {start} : index"))
-        n = bb.v(f"arith.muli {counts[0]}, {counts[1]} : index")
-        n = bb.v(f"arith.index_cast {n} : index to i64")
-        return self._cast(bb, n, "i64", et)
+            count = bb.v(f"arith.subi {end}, {start} : index")
+            total = count if total is None else bb.v(f"arith.muli {total}, {count} : index")
+        total = bb.v(f"arith.index_cast {total} : index to i64")
+        return self._cast(bb, total, "i64", et)
 
     def _conv_input_grad(self, gv, wv, in_shape, stride, padding, dilation) -> _Value:
-        """The gradient of a 2-D convolution (groups 1, weight (O, C, kh, kw))
-        with respect to its (N, C, H, W) input, `in_shape`, from the gradient
-        `gv` (N, O, OH, OW) of its output: the zero-inserted (stride), padded
+        """The gradient of a convolution (groups 1, weight (O, C, k..)) with
+        respect to its (N, C, ...) input, `in_shape`, from the gradient `gv`
+        (N, O, O..) of its output: the zero-inserted (stride), padded
         gradient read through the flipped kernel."""
         et = gv.et
-        n_, c_, h_, w_ = in_shape
-        o_, _, kh, kw = wv.shape
-        oh, ow = gv.shape[2], gv.shape[3]
-        (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
-        g = self._dilate_pad(gv, (h_, w_), (kh, kw), stride, padding, dilation)
-        # loops: n c h w | o kh kw
-        init = self.e.filled((n_, c_, h_, w_), et, 0)
-        # The kernel is read flipped: tap (kh, kw) meets the gradient at
-        # h + (KH - 1 - kh) * dh (every loop stays a plain index of some
-        # operand, as linalg requires).
+        n = len(in_shape) - 2
+        ks = tuple(wv.shape[2:])
+        g = self._dilate_pad(gv, tuple(in_shape[2:]), ks, stride, padding, dilation)
+        # loops: n c s.. | o k..
+        ol = 2 + n
+        taps = [3 + n + i for i in range(n)]
+        init = self.e.filled(tuple(in_shape), et, 0)
         return self.e.generic(
-            [(g, [0, 4, f"d2 - d5 * {dh} + {(kh - 1) * dh}",
-                  f"d3 - d6 * {dw} + {(kw - 1) * dw}"]),
-             (wv, [4, 1, 5, 6])],
-            (n_, c_, h_, w_), et, self._mac(et), reduce_dims=[4, 5, 6], init=init,
-            nloops=7)
+            [(g, [0, ol] + [self._flipped_expr(2 + i, taps[i], ks[i], dilation[i])
+                            for i in range(n)]),
+             (wv, [ol, 1] + taps)],
+            tuple(in_shape), et, self._mac(et), reduce_dims=[ol] + taps, init=init,
+            nloops=3 + 2 * n)
 
     def _pad_hw(self, v: _Value, low: Sequence[int], high: Sequence[int],
                 value: float = 0.0) -> _Value:
-        """`v` (NCHW) padded with `value` on H and W; negative amounts crop."""
+        """`v` padded with `value` on its last len(low) dims (the spatial dims
+        of N, C, ...); negative amounts crop."""
         et = v.et
+        n = len(low)
+        lead = len(v.shape) - n
         lo = [max(0, x) for x in low]
         hi = [max(0, x) for x in high]
         if any(lo) or any(hi):
-            padded = (v.shape[0], v.shape[1], v.shape[2] + lo[0] + hi[0], v.shape[3] + lo[1] + hi[1])
-            n = self.e.fresh("pad")
+            padded = tuple(v.shape[:lead]) + tuple(v.shape[lead + i] + lo[i] + hi[i]
+                                                  for i in range(n))
+            name = self.e.fresh("pad")
             zero = _float_literal(value, et) if _is_float(et) else str(int(value))
-            out = _Value(n, padded, et)
-            self.e.emit(f"{n} = tensor.pad {v.name} low[0, 0, {lo[0]}, {lo[1]}] "
-                        f"high[0, 0, {hi[0]}, {hi[1]}] {{\n"
-                        f"^bb0(%i0: index, %i1: index, %i2: index, %i3: index):\n"
+            out = _Value(name, padded, et)
+            idx = ", ".join(f"%i{i}: index" for i in range(len(v.shape)))
+            self.e.emit(f"{name} = tensor.pad {v.name} low[{', '.join(map(str, [0] * lead + lo))}] "
+                        f"high[{', '.join(map(str, [0] * lead + hi))}] {{\n"
+                        f"^bb0({idx}):\n"
                         f"  %z = arith.constant {zero} : {et}\n"
                         f"  tensor.yield %z : {et}\n"
                         f"}} : {v.type} to {out.type}")
@@ -2135,14 +2377,9 @@ class _Importer:
         cut_lo = [max(0, -x) for x in low]
         cut_hi = [max(0, -x) for x in high]
         if any(cut_lo) or any(cut_hi):
-            shape = (v.shape[0], v.shape[1], v.shape[2] - cut_lo[0] - cut_hi[0],
-                     v.shape[3] - cut_lo[1] - cut_hi[1])
-            n = self.e.fresh("crop")
-            out = _Value(n, shape, et)
-            self.e.emit(f"{n} = tensor.extract_slice {v.name}[0, 0, {cut_lo[0]}, {cut_lo[1]}] "
-                        f"[{shape[0]}, {shape[1]}, {shape[2]}, {shape[3]}] [1, 1, 1, 1] : "
-                        f"{v.type} to {out.type}")
-            v = out
+            v = self.e.slice(v, [0] * lead + cut_lo,
+                             tuple(v.shape[:lead]) + tuple(v.shape[lead + i] - cut_lo[i] - cut_hi[i]
+                                                           for i in range(n)))
         return v
 
     def _mac(self, et):
@@ -2154,12 +2391,12 @@ class _Importer:
 
     def op_convolution_backward(self, node, grad_output, x, w, bias_sizes, stride, padding,
                                 dilation, transposed, output_padding, groups, output_mask):
-        """The gradients of a 2-D convolution (groups 1), as windowed reads:
-        the input's is the zero-inserted (stride), padded output gradient
-        read through the flipped kernel; the weight's is a reduction over
-        batch and space of the padded input times the output gradient; the
-        bias's a sum. Sharded on batch, H or W, they partition like the
-        forward convolution (halo exchanges; the weight's is Partial)."""
+        """The gradients of a convolution, as windowed reads: the input's is
+        the zero-inserted (stride), padded output gradient read through the
+        flipped kernel; the weight's is a reduction over batch and space of
+        the padded input times the output gradient; the bias's a sum.
+        Sharded on batch or a spatial dim, they partition like the forward
+        convolution (halo exchanges; the weight's is Partial)."""
         gv, xv, wv = self.val(grad_output), self.val(x), self.val(w)
         if len(xv.shape) == 3:
             grads = self._convolution_backward(
@@ -2167,9 +2404,9 @@ class _Importer:
                 [1] + list(stride), [0] + list(padding), [1] + list(dilation), transposed,
                 groups, output_mask)
             return self._drop_1d(grads[0]), self._drop_1d(grads[1]), grads[2]
-        if len(xv.shape) != 4:
+        if len(xv.shape) not in (4, 5):
             self.fail(node, f"the gradient of a {len(xv.shape) - 2}-D convolution is not "
-                            "supported yet (1-D and 2-D only)")
+                            "supported yet (1-D, 2-D and 3-D only)")
         return self._convolution_backward(node, gv, xv, wv, stride, padding, dilation,
                                           transposed, groups, output_mask)
 
@@ -2185,24 +2422,26 @@ class _Importer:
             return self._grouped_conv_backward(node, gv, xv, wv, stride, padding, dilation,
                                                groups, output_mask)
         et = xv.et
-        n_, c_, h_, w_ = xv.shape
-        o_, _, kh, kw = wv.shape
-        oh, ow = gv.shape[2], gv.shape[3]
-        (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+        n = len(xv.shape) - 2
+        spatial = [2 + i for i in range(n)]
         results = [None, None, None]
         if output_mask[0]:
             results[0] = self._conv_input_grad(gv, wv, xv.shape, stride, padding, dilation)
         if output_mask[1]:
-            xp = self._pad_hw(xv, [ph, pw], [ph, pw])
-            # loops: o c kh kw | n oh ow
+            xp = self._pad_hw(xv, list(padding), list(padding))
+            # loops: o c k.. | n o..
+            taps = [2 + i for i in range(n)]
+            nl = 2 + n
+            outs = [3 + n + i for i in range(n)]
             init = self.e.filled(tuple(wv.shape), et, 0)
             results[1] = self.e.generic(
-                [(gv, [4, 0, 5, 6]),
-                 (xp, [4, 1, f"d5 * {sh} + d2 * {dh}", f"d6 * {sw} + d3 * {dw}"])],
-                tuple(wv.shape), et, self._mac(et), reduce_dims=[4, 5, 6], init=init,
-                nloops=7)
+                [(gv, [nl, 0] + outs),
+                 (xp, [nl, 1] + [self._window_expr(outs[i], taps[i], stride[i], dilation[i])
+                                 for i in range(n)])],
+                tuple(wv.shape), et, self._mac(et), reduce_dims=[nl] + outs, init=init,
+                nloops=3 + 2 * n)
         if output_mask[2]:
-            results[2] = self._reduce(node, gv, [0, 2, 3], False, "sum", et)
+            results[2] = self._reduce(node, gv, [0] + spatial, False, "sum", et)
         return tuple(results)
 
     def _grouped_conv_backward(self, node, gv, xv, wv, stride, padding, dilation, groups,
@@ -2210,39 +2449,48 @@ class _Importer:
         """A grouped convolution's gradients, per group as the ungrouped ones
         (channels split as (group, channel in group), as the forward)."""
         et = xv.et
-        n_, c_, h_, w_ = xv.shape
-        o_, cg, kh, kw = wv.shape
+        n = len(xv.shape) - 2
+        n_ = xv.shape[0]
+        o_, cg = wv.shape[:2]
+        ks = tuple(wv.shape[2:])
         g_, og = groups, o_ // groups
-        oh, ow = gv.shape[2], gv.shape[3]
-        (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
-        w5 = self.e.expand(wv, [[0, 1], [2], [3], [4]], (g_, og, cg, kh, kw))
+        sp = [[3 + i] for i in range(n)]
+        w5 = self.e.expand(wv, [[0, 1], [2]] + sp, (g_, og, cg) + ks)
         results = [None, None, None]
         if output_mask[0]:
-            gp = self._dilate_pad(gv, (h_, w_), (kh, kw), stride, padding, dilation)
-            gp5 = self.e.expand(gp, [[0], [1, 2], [3], [4]], (n_, g_, og) + tuple(gp.shape[2:]))
-            # loops: n g c h w | og kh kw
-            init = self.e.filled((n_, g_, cg, h_, w_), et, 0)
+            gp = self._dilate_pad(gv, tuple(xv.shape[2:]), ks, stride, padding, dilation)
+            gp5 = self.e.expand(gp, [[0], [1, 2]] + sp, (n_, g_, og) + tuple(gp.shape[2:]))
+            # loops: n g c s.. | og k..
+            ogl = 3 + n
+            taps = [4 + n + i for i in range(n)]
+            gshape = (n_, g_, cg) + tuple(xv.shape[2:])
+            init = self.e.filled(gshape, et, 0)
             grad = self.e.generic(
-                [(gp5, [0, 1, 5, f"d3 - d6 * {dh} + {(kh - 1) * dh}",
-                        f"d4 - d7 * {dw} + {(kw - 1) * dw}"]),
-                 (w5, [1, 5, 2, 6, 7])],
-                (n_, g_, cg, h_, w_), et, self._mac(et), reduce_dims=[5, 6, 7], init=init,
-                nloops=8, out_map=[0, 1, 2, 3, 4])
-            results[0] = self.e.collapse(grad, [[0], [1, 2], [3], [4]], xv.shape)
+                [(gp5, [0, 1, ogl] + [self._flipped_expr(3 + i, taps[i], ks[i], dilation[i])
+                                      for i in range(n)]),
+                 (w5, [1, ogl, 2] + taps)],
+                gshape, et, self._mac(et), reduce_dims=[ogl] + taps, init=init,
+                nloops=4 + 2 * n, out_map=list(range(3 + n)))
+            results[0] = self.e.collapse(grad, [[0], [1, 2]] + sp, xv.shape)
         if output_mask[1]:
-            xp = self._pad_hw(xv, [ph, pw], [ph, pw])
-            xp5 = self.e.expand(xp, [[0], [1, 2], [3], [4]], (n_, g_, cg) + tuple(xp.shape[2:]))
-            g5 = self.e.expand(gv, [[0], [1, 2], [3], [4]], (n_, g_, og, oh, ow))
-            # loops: g og c kh kw | n oh ow
-            init = self.e.filled((g_, og, cg, kh, kw), et, 0)
+            xp = self._pad_hw(xv, list(padding), list(padding))
+            xp5 = self.e.expand(xp, [[0], [1, 2]] + sp, (n_, g_, cg) + tuple(xp.shape[2:]))
+            g5 = self.e.expand(gv, [[0], [1, 2]] + sp, (n_, g_, og) + tuple(gv.shape[2:]))
+            # loops: g og c k.. | n o..
+            taps = [3 + i for i in range(n)]
+            nl = 3 + n
+            outs = [4 + n + i for i in range(n)]
+            wshape = (g_, og, cg) + ks
+            init = self.e.filled(wshape, et, 0)
             grad = self.e.generic(
-                [(g5, [5, 0, 1, 6, 7]),
-                 (xp5, [5, 0, 2, f"d6 * {sh} + d3 * {dh}", f"d7 * {sw} + d4 * {dw}"])],
-                (g_, og, cg, kh, kw), et, self._mac(et), reduce_dims=[5, 6, 7], init=init,
-                nloops=8, out_map=[0, 1, 2, 3, 4])
-            results[1] = self.e.collapse(grad, [[0, 1], [2], [3], [4]], wv.shape)
+                [(g5, [nl, 0, 1] + outs),
+                 (xp5, [nl, 0, 2] + [self._window_expr(outs[i], taps[i], stride[i], dilation[i])
+                                     for i in range(n)])],
+                wshape, et, self._mac(et), reduce_dims=[nl] + outs, init=init,
+                nloops=4 + 2 * n, out_map=list(range(3 + n)))
+            results[1] = self.e.collapse(grad, [[0, 1], [2]] + sp, wv.shape)
         if output_mask[2]:
-            results[2] = self._reduce(node, gv, [0, 2, 3], False, "sum", et)
+            results[2] = self._reduce(node, gv, [0] + [2 + i for i in range(n)], False, "sum", et)
         return tuple(results)
 
     def _transposed_conv_backward(self, node, gv, xv, wv, stride, padding, dilation, output_mask):
@@ -2251,27 +2499,34 @@ class _Importer:
         weight's pairs each input element with the (padded) output gradient
         where its taps wrote."""
         et = xv.et
-        n_, ci, h_, w_ = xv.shape
-        _, co, kh, kw = wv.shape
-        (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+        n = len(xv.shape) - 2
         results = [None, None, None]
-        gp = self._pad_hw(gv, [ph, pw], [ph, pw])
+        gp = self._pad_hw(gv, list(padding), list(padding))
         if output_mask[0]:
-            # loops: n ci h w | co kh kw
+            # loops: n ci s.. | co k..
+            col = 2 + n
+            taps = [3 + n + i for i in range(n)]
             init = self.e.filled(xv.shape, et, 0)
             results[0] = self.e.generic(
-                [(gp, [0, 4, f"d2 * {sh} + d5 * {dh}", f"d3 * {sw} + d6 * {dw}"]),
-                 (wv, [1, 4, 5, 6])],
-                xv.shape, et, self._mac(et), reduce_dims=[4, 5, 6], init=init, nloops=7)
+                [(gp, [0, col] + [self._window_expr(2 + i, taps[i], stride[i], dilation[i])
+                                  for i in range(n)]),
+                 (wv, [1, col] + taps)],
+                xv.shape, et, self._mac(et), reduce_dims=[col] + taps, init=init,
+                nloops=3 + 2 * n)
         if output_mask[1]:
-            # loops: ci co kh kw | n h w
+            # loops: ci co k.. | n s..
+            taps = [2 + i for i in range(n)]
+            nl = 2 + n
+            sps = [3 + n + i for i in range(n)]
             init = self.e.filled(wv.shape, et, 0)
             results[1] = self.e.generic(
-                [(xv, [4, 0, 5, 6]),
-                 (gp, [4, 1, f"d5 * {sh} + d2 * {dh}", f"d6 * {sw} + d3 * {dw}"])],
-                wv.shape, et, self._mac(et), reduce_dims=[4, 5, 6], init=init, nloops=7)
+                [(xv, [nl, 0] + sps),
+                 (gp, [nl, 1] + [self._window_expr(sps[i], taps[i], stride[i], dilation[i])
+                                 for i in range(n)])],
+                wv.shape, et, self._mac(et), reduce_dims=[nl] + sps, init=init,
+                nloops=3 + 2 * n)
         if output_mask[2]:
-            results[2] = self._reduce(node, gv, [0, 2, 3], False, "sum", et)
+            results[2] = self._reduce(node, gv, [0] + [2 + i for i in range(n)], False, "sum", et)
         return tuple(results)
 
     def op_embedding_dense_backward(self, node, grad_output, indices, num_weights,
@@ -2708,17 +2963,20 @@ class _Importer:
 
     def _pool_geometry(self, node, v, kernel_size, stride, padding, dilation, ceil_mode,
                        out_shape=None):
-        if len(v.shape) != 4:
-            self.fail(node, f"{len(v.shape)}-D pooling input is not supported yet (N, C, H, W only)")
-        def pair(x, default):
+        if len(v.shape) not in (4, 5):
+            self.fail(node, f"{len(v.shape)}-D pooling input is not supported yet (N, C, H, W "
+                            "or N, C, D, H, W only)")
+        n = len(v.shape) - 2
+
+        def per_dim(x, default):
             if x is None or (isinstance(x, (list, tuple)) and len(x) == 0):
                 x = default
             x = list(x) if isinstance(x, (list, tuple)) else [x]
-            return x * 2 if len(x) == 1 else x
-        k = pair(kernel_size, None)
-        s = pair(stride, k)
-        p = pair(padding, [0])
-        d = pair(dilation, [1])
+            return x * n if len(x) == 1 else x
+        k = per_dim(kernel_size, None)
+        s = per_dim(stride, k)
+        p = per_dim(padding, [0])
+        d = per_dim(dilation, [1])
         if out_shape is not None:  # a gradient: the pooled output's shape
             shape, et = tuple(out_shape), v.et
         else:
@@ -2726,37 +2984,41 @@ class _Importer:
             if isinstance(fake, (tuple, list)):  # (values, indices)
                 fake = fake[0]
             shape, et = tuple(fake.shape), _DTYPES[fake.dtype]
-        floor = [(v.shape[2 + i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(2)]
-        out_hw = [shape[2], shape[3]]
+        floor = [(v.shape[2 + i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(n)]
+        out_sp = [shape[2 + i] for i in range(n)]
         # ceil_mode's extra window, where there is one, starts inside the
         # (padded) input and reads past its end.
-        extra = [max(0, (out_hw[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 - (v.shape[2 + i] + 2 * p[i]))
-                 for i in range(2)]
-        return k, s, p, d, floor, out_hw, extra, shape, et
+        extra = [max(0, (out_sp[i] - 1) * s[i] + d[i] * (k[i] - 1) + 1 - (v.shape[2 + i] + 2 * p[i]))
+                 for i in range(n)]
+        return k, s, p, d, floor, out_sp, extra, shape, et
 
     def _window_reduce(self, v, k, s, d, out_shape, et, init_value, combine):
-        """`combine` over each output position's window of `v` (N, C, H, W)."""
+        """`combine` over each output position's window of `v` (N, C, ...)."""
+        n = len(k)
+        r = 2 + n
         init = self.e.filled(out_shape, et, init_value)
         def body(args, out):
             bb = _Body(et)
             return bb.lines, bb.bin(combine[0], combine[1], out, args[0])
         # The window's shape, as a pooling op's: every loop is a plain index
         # of some operand (linalg requires it); never read.
-        window = _Value(self.e.empty(k, et), tuple(k), et)
+        taps = [r + i for i in range(n)]
+        window = _Value(self.e.empty(tuple(k), et), tuple(k), et)
         return self.e.generic(
-            [(v, [0, 1, f"d2 * {s[0]} + d4 * {d[0]}", f"d3 * {s[1]} + d5 * {d[1]}"]),
-             (window, [4, 5])],
-            out_shape, et, body, reduce_dims=[4, 5], init=init, nloops=6, out_map=[0, 1, 2, 3])
+            [(v, [0, 1] + [self._window_expr(2 + i, taps[i], s[i], d[i]) for i in range(n)]),
+             (window, taps)],
+            out_shape, et, body, reduce_dims=taps, init=init, nloops=r + n,
+            out_map=list(range(r)))
 
     def op_max_pool2d_with_indices(self, node, a, kernel_size, stride=(), padding=0,
                                    dilation=1, ceil_mode=False):
-        """The window's max (padding reads -inf); a windowed read, so a
-        height- or width-sharded input exchanges halos."""
+        """The window's max (padding reads -inf); a windowed read, so an input
+        sharded on a spatial dim exchanges halos. 2-D and 3-D."""
         v = self.val(a)
-        k, s, p, d, floor, out_hw, extra, shape, et = self._pool_geometry(
+        k, s, p, d, floor, out_sp, extra, shape, et = self._pool_geometry(
             node, v, kernel_size, stride, padding, dilation, ceil_mode)
         lowest = _extreme(et, False)
-        vp = self._pad_hw(v, p, [p[0] + extra[0], p[1] + extra[1]], value=lowest)
+        vp = self._pad_hw(v, p, [p[i] + extra[i] for i in range(len(k))], value=lowest)
         wants_indices = any(u.target is __import__("operator").getitem and u.args[1] == 1 and u.users
                             for u in node.users)
         if wants_indices:  # a training step's backward reads them
@@ -2764,45 +3026,53 @@ class _Importer:
         out = self._window_reduce(vp, k, s, d, shape, et, lowest, ("maximumf", "maxsi"))
         return (out, self._missing(node, "max pooling's indices"))
 
+    op_max_pool3d_with_indices = op_max_pool2d_with_indices
+
     def _max_pool_with_indices(self, v, vp, k, s, p, d, shape, et):
-        """Max pooling and, per output, the flat position h * W + w in the
-        input of the max PyTorch picks: the first in the window's scan order
-        (a NaN replaces it, as in PyTorch's CPU kernel); padding is never
-        picked. One reduction with two outputs over the window."""
-        h_, w_ = v.shape[2], v.shape[3]
+        """Max pooling and, per output, the flat position (h * W + w, or
+        (d * H + h) * W + w) in the input of the max PyTorch picks: the
+        first in the window's scan order (a NaN replaces it, as in
+        PyTorch's CPU kernel); padding is never picked. One reduction with
+        two outputs over the window."""
+        n = len(k)
+        r = 2 + n
+        sizes = v.shape[2:]
         lowest = _extreme(et, False)
         vinit = self.e.filled(shape, et, lowest)
         iinit = self.e.filled(shape, "i64", -1)
         window = _Value(self.e.empty(tuple(k), et), tuple(k), et)
-        dims = ", ".join(f"d{i}" for i in range(6))
-        in_map = f"affine_map<({dims}) -> (d0, d1, d2 * {s[0]} + d4 * {d[0]}, d3 * {s[1]} + d5 * {d[1]})>"
-        win_map = f"affine_map<({dims}) -> (d4, d5)>"
-        out_map = f"affine_map<({dims}) -> (d0, d1, d2, d3)>"
+        dims = ", ".join(f"d{i}" for i in range(r + n))
+        reads = ", ".join(self._window_expr(2 + i, r + i, s[i], d[i]) for i in range(n))
+        in_map = f"affine_map<({dims}) -> (d0, d1, {reads})>"
+        win_map = f"affine_map<({dims}) -> ({', '.join(f'd{r + i}' for i in range(n))})>"
+        out_map = f"affine_map<({dims}) -> ({', '.join(f'd{i}' for i in range(r))})>"
         bb = _Body(et)
         x, cur, ci = "%a0", "%o0", "%o1"
-        pos = []
+        flat = None
         valid = None
-        for axis, tap, size, i in ((2, 4, h_, 0), (3, 5, w_, 1)):
-            o = bb.v(f"linalg.index {axis} : index")
-            t = bb.v(f"linalg.index {tap} : index")
+        for i in range(n):
+            o = bb.v(f"linalg.index {2 + i} : index")
+            t = bb.v(f"linalg.index {r + i} : index")
             at = bb.v(f"arith.muli {o}, {bb.v(f'arith.constant {s[i]} : index')} : index")
             dil = bb.v(f"arith.constant {d[i]} : index")
             at = bb.v(f"arith.addi {at}, {bb.v(f'arith.muli {t}, {dil} : index')} : index")
             at = bb.v(f"arith.subi {at}, {bb.v(f'arith.constant {p[i]} : index')} : index")
             lo = bb.v(f"arith.cmpi sge, {at}, {bb.v('arith.constant 0 : index')} : index")
-            hi = bb.v(f"arith.cmpi slt, {at}, {bb.v(f'arith.constant {size} : index')} : index")
+            hi = bb.v(f"arith.cmpi slt, {at}, {bb.v(f'arith.constant {sizes[i]} : index')} : index")
             inside = bb.v(f"arith.andi {lo}, {hi} : i1")
             valid = inside if valid is None else bb.v(f"arith.andi {valid}, {inside} : i1")
-            pos.append(at)
-        flat = bb.v(f"arith.muli {pos[0]}, {bb.v(f'arith.constant {w_} : index')} : index")
-        flat = bb.v(f"arith.addi {flat}, {pos[1]} : index")
+            if flat is None:
+                flat = at
+            else:
+                flat = bb.v(f"arith.muli {flat}, {bb.v(f'arith.constant {sizes[i]} : index')} : index")
+                flat = bb.v(f"arith.addi {flat}, {at} : index")
         flat = bb.v(f"arith.index_cast {flat} : index to i64")
         better = self._replaces(bb, x, cur, et, True, "every")
         first = bb.v(f"arith.cmpi eq, {ci}, {bb.const(-1, 'i64')} : i64")
         take = bb.v(f"arith.andi {valid}, {bb.v(f'arith.ori {better}, {first} : i1')} : i1")
         nv = bb.v(f"arith.select {take}, {x}, {cur} : {et}")
         ni = bb.v(f"arith.select {take}, {flat}, {ci} : i64")
-        iters = ", ".join(['"parallel"'] * 4 + ['"reduction"'] * 2)
+        iters = ", ".join(['"parallel"'] * r + ['"reduction"'] * n)
         return self.e.value_and_index([(vp, in_map), (window, win_map)], out_map, iters, vinit,
                                       iinit, bb.lines, nv, ni)
 
@@ -2812,20 +3082,28 @@ class _Importer:
         picked max it is (the indices): the windows that meet it, read
         through the window as a convolution's input gradient is."""
         g, v, idx = self.val(grad_output), self.val(a), self.val(indices)
-        k, s, p, d, floor, out_hw, extra, shape, et = self._pool_geometry(
+        k, s, p, d, floor, out_sp, extra, shape, et = self._pool_geometry(
             node, v, kernel_size, stride, padding, dilation, ceil_mode, out_shape=g.shape)
-        h_, w_ = v.shape[2], v.shape[3]
+        n = len(k)
+        sizes = tuple(v.shape[2:])
+        r = len(idx.shape)
         # Position + 1, so the zeros the layout inserts match no position.
-        shifted = self.e.generic([(idx, [0, 1, 2, 3])], idx.shape, "i64",
+        shifted = self.e.generic([(idx, list(range(r)))], idx.shape, "i64",
                                  lambda args, out: (lambda bb: (bb.lines, bb.v(
                                      f"arith.addi {args[0]}, {bb.const(1)} : i64")))(_Body("i64")))
-        gp = self._dilate_pad(g, (h_, w_), k, s, p, d)
-        ip = self._dilate_pad(shifted, (h_, w_), k, s, p, d)
+        gp = self._dilate_pad(g, sizes, k, s, p, d)
+        ip = self._dilate_pad(shifted, sizes, k, s, p, d)
 
         def body(args, out):
             bb = _Body(et)
-            here = bb.v(f"arith.muli {bb.v('linalg.index 2 : index')}, {bb.v(f'arith.constant {w_} : index')} : index")
-            here = bb.v(f"arith.addi {here}, {bb.v('linalg.index 3 : index')} : index")
+            here = None
+            for i in range(n):
+                at = bb.v(f"linalg.index {2 + i} : index")
+                if here is None:
+                    here = at
+                else:
+                    here = bb.v(f"arith.muli {here}, {bb.v(f'arith.constant {sizes[i]} : index')} : index")
+                    here = bb.v(f"arith.addi {here}, {at} : index")
             here = bb.v(f"arith.addi {here}, {bb.v('arith.constant 1 : index')} : index")
             here = bb.v(f"arith.index_cast {here} : index to i64")
             hit = bb.v(f"arith.cmpi eq, {args[1]}, {here} : i64")
@@ -2833,53 +3111,64 @@ class _Importer:
                 f"arith.select {hit}, {args[0]}, {bb.const(0)} : {et}"))
         return self._window_gradient([gp, ip], v.shape, k, d, body)
 
+    op_max_pool3d_with_indices_backward = op_max_pool2d_with_indices_backward
+
     def op_avg_pool2d_backward(self, node, grad_output, a, kernel_size, stride, padding,
                                ceil_mode, count_include_pad, divisor_override):
         """Each input position sums, over the windows that cover it, the
         output gradient over that window's divisor."""
         g, v = self.val(grad_output), self.val(a)
-        k, s, p, d, floor, out_hw, extra, shape, et = self._pool_geometry(
+        k, s, p, d, floor, out_sp, extra, shape, et = self._pool_geometry(
             node, v, kernel_size, stride, padding, 1, ceil_mode, out_shape=g.shape)
-        if out_hw != floor and divisor_override is None:
-            self.fail(node, "the gradient of avg_pool2d with ceil_mode adding a window")
-        h_, w_ = v.shape[2], v.shape[3]
+        if out_sp != floor and divisor_override is None:
+            self.fail(node, "the gradient of average pooling with ceil_mode adding a window")
+        n = len(k)
+        sizes = tuple(v.shape[2:])
 
         def scale(args, out):
             bb = _Body(et)
-            div = self._avg_pool_divisor(bb, k, s, p, (h_, w_), count_include_pad,
+            div = self._avg_pool_divisor(bb, k, s, p, sizes, count_include_pad,
                                         divisor_override, et)
             return bb.lines, bb.bin("divf", None, args[0], div)
-        per_window = self.e.generic([(g, [0, 1, 2, 3])], g.shape, et, scale)
-        gp = self._dilate_pad(per_window, (h_, w_), k, s, p, (1, 1))
-        return self._window_gradient([gp], v.shape, k, (1, 1),
+        per_window = self.e.generic([(g, list(range(2 + n)))], g.shape, et, scale)
+        gp = self._dilate_pad(per_window, sizes, k, s, p, (1,) * n)
+        return self._window_gradient([gp], v.shape, k, (1,) * n,
                                      lambda args, out: (lambda bb: (bb.lines, bb.bin(
                                          "addf", None, out, args[0])))(_Body(et)))
+
+    op_avg_pool3d_backward = op_avg_pool2d_backward
 
     def op_max_pool2d(self, node, a, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
         return self.op_max_pool2d_with_indices(node, a, kernel_size, stride, padding, dilation,
                                                ceil_mode)[0]
 
+    op_max_pool3d = op_max_pool2d
+
     def op_avg_pool2d(self, node, a, kernel_size, stride=(), padding=0, ceil_mode=False,
                       count_include_pad=True, divisor_override=None):
         """The window's sum over its divisor: the window's size, or with
         count_include_pad=False the number of input elements it covers
-        (computed from the output position in the kernel's body)."""
+        (computed from the output position in the kernel's body). 2-D and
+        3-D."""
         v = self.val(a)
-        k, s, p, d, floor, out_hw, extra, shape, et = self._pool_geometry(
+        k, s, p, d, floor, out_sp, extra, shape, et = self._pool_geometry(
             node, v, kernel_size, stride, padding, 1, ceil_mode)
         if not _is_float(et):
             self.fail(node, "average pooling of an integer tensor")
-        if out_hw != floor and divisor_override is None:
-            self.fail(node, "avg_pool2d with ceil_mode adding a window is not supported yet")
-        vp = self._pad_hw(v, p, [p[0] + extra[0], p[1] + extra[1]])
-        total = self._window_reduce(vp, k, s, [1, 1], shape, et, 0.0, ("addf", "addi"))
-        h, w = v.shape[2], v.shape[3]
+        if out_sp != floor and divisor_override is None:
+            self.fail(node, "average pooling with ceil_mode adding a window is not supported yet")
+        n = len(k)
+        vp = self._pad_hw(v, p, [p[i] + extra[i] for i in range(n)])
+        total = self._window_reduce(vp, k, s, [1] * n, shape, et, 0.0, ("addf", "addi"))
+        sizes = tuple(v.shape[2:])
 
         def body(args, out):
             bb = _Body(et)
-            div = self._avg_pool_divisor(bb, k, s, p, (h, w), count_include_pad, divisor_override, et)
+            div = self._avg_pool_divisor(bb, k, s, p, sizes, count_include_pad, divisor_override, et)
             return bb.lines, bb.bin("divf", None, args[0], div)
-        return self.e.generic([(total, [0, 1, 2, 3])], shape, et, body)
+        return self.e.generic([(total, list(range(2 + n)))], shape, et, body)
+
+    op_avg_pool3d = op_avg_pool2d
 
     def op__adaptive_avg_pool2d(self, node, a, output_size):
         v = self.val(a)

@@ -5,13 +5,15 @@ attention), a ResNet (BatchNorm in eval, max pooling, strided blocks,
 adaptive average pooling), a ViT (patch convolution, class token,
 nn.TransformerEncoderLayer), BERT (token-type embeddings, a padding mask), a
 MobileNet (Hardswish, an inverted residual with a depthwise convolution,
-Hardsigmoid), LeNet (average pooling, log_softmax) and a U-Net step (nearest,
-bilinear and transposed-convolution upsampling, skip concat).
+Hardsigmoid), LeNet (average pooling, log_softmax), a U-Net step (nearest,
+bilinear and transposed-convolution upsampling, skip concat) and a C3D-style
+video classifier (3-D convolutions, BatchNorm3d, 3-D max pooling).
 
 Imported by test_real_models.py (each against eager PyTorch) and run as a
 script (`real_models.py DIR`) to write each model's global program and its
 inputs for the MPI runs of real_models_mpi.test."""
 
+import copy
 import os
 import sys
 
@@ -214,7 +216,7 @@ def _eval_bn(m):
     """Running statistics a trained network would have (not 0 and 1)."""
     g = torch.Generator().manual_seed(7)
     for mod in m.modules():
-        if isinstance(mod, nn.BatchNorm2d):
+        if isinstance(mod, (nn.BatchNorm2d, nn.BatchNorm3d)):
             mod.running_mean.copy_(torch.rand(mod.num_features, generator=g) - 0.5)
             mod.running_var.copy_(torch.rand(mod.num_features, generator=g) + 0.5)
     return m.eval()
@@ -242,6 +244,12 @@ def models():
     mobilenet = nn.Sequential(nn.Conv2d(3, 8, 3, 2, 1), nn.BatchNorm2d(8), nn.Hardswish(),
                               InvertedResidual(8), nn.AdaptiveAvgPool2d(1), nn.Flatten(),
                               nn.Dropout(0.2), nn.Linear(8, 10), nn.Hardsigmoid())
+    # C3D-style (video: N, C, T, H, W): 3-D convolutions, pooling space
+    # before time, a strided grouped convolution, global pooling.
+    c3d = nn.Sequential(nn.Conv3d(3, 8, 3, padding=1), nn.BatchNorm3d(8), nn.ReLU(),
+                        nn.MaxPool3d((1, 2, 2)), nn.Conv3d(8, 8, 3, stride=2, padding=1, groups=2),
+                        nn.BatchNorm3d(8), nn.ReLU(), nn.MaxPool3d(2, ceil_mode=True),
+                        nn.AdaptiveAvgPool3d(1), nn.Flatten(), nn.Linear(8, 5))
     lenet = nn.Sequential(nn.Conv2d(1, 6, 5), nn.Tanh(), nn.AvgPool2d(2), nn.Conv2d(6, 16, 5), nn.Tanh(),
                           nn.AvgPool2d(2), nn.Flatten(), nn.Linear(256, 120), nn.Tanh(),
                           nn.Linear(120, 10), nn.LogSoftmax(-1))
@@ -256,6 +264,9 @@ def models():
                  {0: [S(0)], 1: [S(0)], 2: [S(0)]}),
         "mobilenet": (_eval_bn(mobilenet), (torch.randn(4, 3, 16, 16),), {0: [S(0)]}),
         "lenet": (lenet.eval(), (torch.randn(4, 1, 28, 28),), {0: [S(0)]}),
+        "c3d": (_eval_bn(c3d), (torch.randn(4, 3, 6, 12, 12),), {0: [S(0)]}),
+        # The same sharded on time (halo exchanges between time slices).
+        "c3d_t": (_eval_bn(copy.deepcopy(c3d)), (torch.randn(2, 3, 8, 12, 12),), {0: [S(2)]}),
         "unet_step": (UNetStep().eval(), (torch.randn(2, 3, 8, 8),), {0: [S(2)]}),
         "op_mix": (OpMix().eval(), (torch.randn(2, 4, 8, 8), torch.randn(8, 6),
                                     torch.randint(0, 6, (8, 3))), {0: [S(2)], 1: [S(0)]}),

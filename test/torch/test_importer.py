@@ -152,8 +152,8 @@ def test_partial_inputs_and_two_d_mesh():
 
 
 def test_unsupported_is_an_error_at_the_users_line():
-    with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*'logcumsumexp"):
-        dm_compile(Fn(lambda t: torch.logcumsumexp(t, 0)), (x46,), mesh=dm.DeviceMesh(2))
+    with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*'special_zeta"):
+        dm_compile(Fn(lambda t: torch.special.zeta(t, 2.0)), (x46,), mesh=dm.DeviceMesh(2))
     with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*grouped transposed convolution"):
         dm_compile(Fn(lambda t, w: F.conv_transpose2d(t, w, groups=2)),
                    (torch.randn(1, 4, 3, 3), torch.randn(4, 1, 2, 2)), mesh=dm.DeviceMesh(2))
@@ -946,6 +946,76 @@ def test_1d_convolution(conv, shard):
     check(nn.Sequential(conv), (x,), placements={0: [S(shard)]}, tol=1e-5)
     check_step(nn.Sequential(conv, nn.Tanh()), lambda mod, t: (mod(t) ** 2).mean(), (x,),
                placements={0: [S(shard)]})
+
+
+@pytest.mark.parametrize("layer", [
+    nn.Conv3d(3, 4, 3, padding=1), nn.Conv3d(3, 4, 3, stride=2, padding=1),
+    nn.Conv3d(4, 6, (3, 1, 2), groups=2, padding=(1, 0, 1), dilation=(1, 1, 2)),
+    nn.ConvTranspose3d(3, 2, 3, stride=2, padding=1, output_padding=1),
+    nn.MaxPool3d(3, stride=2, padding=1), nn.MaxPool3d(2, ceil_mode=True),
+    nn.AvgPool3d(2), nn.AvgPool3d(3, stride=2, padding=1, count_include_pad=False)])
+@pytest.mark.parametrize("shard", [0, 2, 4])
+def test_3d_convolution_and_pooling(layer, shard):
+    # Video and volume layers: 3-D convolutions (plain, strided, grouped and
+    # dilated, transposed) and pooling, batch-, depth- or width-sharded
+    # (halo exchanges along the sharded dim); forward and a training step.
+    torch.manual_seed(12)
+    c = 4 if getattr(layer, "groups", 1) == 2 else 3
+    x = torch.randn(2, c, 6, 5, 7)
+    check(nn.Sequential(layer), (x,), placements={0: [S(shard)]}, tol=1e-5)
+    check_step(nn.Sequential(nn.Conv3d(c, c, 1), layer, nn.Tanh()),
+               lambda mod, t: (mod(t) ** 2).mean(), (x,), placements={0: [S(shard)]})
+
+
+def test_local_response_norm():
+    # LocalResponseNorm pools the squares over channels with a 3-D average
+    # pooling of a (N, 1, C, H, W) view.
+    torch.manual_seed(13)
+    for shard in (0, 1, 3):
+        check(nn.LocalResponseNorm(3), (torch.randn(2, 5, 4, 4),), placements={0: [S(shard)]})
+
+
+@pytest.mark.parametrize("shard", [0, 1])
+def test_running_extremes_and_log_cumsum_exp(shard):
+    # cummax / cummin (values and the index PyTorch gives: the last of
+    # ties, the last NaN once one is seen) and logcumsumexp (stable with
+    # large and infinite values), with the scanned dim sharded or not.
+    x = torch.tensor([[1., 3., 3., float("nan"), 2., 5.],
+                      [-float("inf"), -float("inf"), 0., 0., 7., float("inf")],
+                      [2., 1., 1., 0., 2., -1.], [0., 0., 0., 0., 0., 0.]])
+    for f in (lambda t: torch.cummax(t, 1), lambda t: torch.cummin(t, 1),
+              lambda t: torch.logcumsumexp(t, 1), lambda t: torch.logcumsumexp(t * 300, 0)):
+        check(Fn(f), (x,), placements={0: [S(shard)]})
+    ints = torch.randint(-3, 4, (6, 5))
+    check(Fn(lambda t: torch.cummax(t, 0)), (ints,), placements={0: [S(shard)]})
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 2.0, 3.0, float("inf")])
+def test_cdist(p):
+    torch.manual_seed(14)
+    a, b = torch.randn(4, 5, 3), torch.randn(4, 6, 3)
+    if p == 0:
+        a, b = a.round(), b.round()
+    f = Fn(lambda u, v: torch.cdist(u, v, p=p))
+    check(f, (a, b), placements={0: [S(0)], 1: [S(0)]}, tol=1e-5)
+    check(f, (a, b), placements={0: [S(2)], 1: [S(2)]}, tol=1e-5)  # features: a Partial
+    check(Fn(lambda u, v: torch.cdist(u, v, p=p)), (a[0], b[0]), placements={0: [S(0)]}, tol=1e-5)
+
+
+def test_bilinear_erfinv_and_triangle_indices():
+    torch.manual_seed(15)
+    x2 = torch.randn(4, 16)
+    check(nn.Bilinear(16, 8, 4), (x2, torch.randn(4, 8)), placements={0: [S(0)], 1: [S(0)]})
+    check(nn.Bilinear(16, 8, 4, bias=False), (torch.randn(4, 3, 16), torch.randn(4, 3, 8)),
+          placements={0: [S(2)], 1: [S(0)]})
+    edges = torch.tensor([[-1., 1., 0., 0.999999, -0.5, 1e-8, 1.5, 0.9]] * 2)
+    check(Fn(torch.erfinv), (edges,), placements={0: [S(1)]}, tol=1e-6)
+    check(Fn(lambda t: torch.erfinv(t.tanh())), (x2.double(),), placements={0: [S(0)]},
+          tol=1e-12)
+    m = torch.randn(5, 5)
+    check(Fn(lambda t: t[torch.tril_indices(5, 5, -1).unbind(0)]), (m,), placements={0: [S(0)]})
+    check(Fn(lambda t: t[torch.triu_indices(5, 4, 1).unbind(0)]), (m[:, :4],),
+          placements={0: [S(1)]})
 
 
 @pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])

@@ -17,7 +17,7 @@ from real_models import MESH, compile_model, models, step_loss, training_step
 # the two statistics of a mean cross-entropy with ignored targets (its sum
 # and its count) are two all_reduces.
 MAX_COLLECTIVES = {"gpt2_dp": 2, "llama": 1, "resnet_dp": 1, "mobilenet": 1, "lenet": 1, "vit": 1,
-                   "bert_b4": 1}
+                   "bert_b4": 1, "c3d": 1}
 # ... and the bytes per rank where attention must stay batch-parallel (the
 # linear layers over leading dims, docs/PyTorch.md): only the logits move.
 MAX_BYTES = {"vit": 160, "bert_b4": 512}
@@ -38,7 +38,8 @@ def assert_like_eager(outs, module, args, rtol, atol):
 
 
 @pytest.mark.parametrize("name", ["gpt2_dp", "gpt2_tp", "llama", "resnet_dp", "resnet_h", "vit", "bert",
-                                  "bert_b4", "mobilenet", "lenet", "unet_step", "op_mix"])
+                                  "bert_b4", "mobilenet", "lenet", "unet_step", "op_mix", "c3d",
+                                  "c3d_t"])
 def test_real_model(name):
     module, args, model = compile_model(name)
     assert_like_eager(model.run(*args), module, args, 1e-4, 1e-5)
@@ -49,7 +50,7 @@ def test_real_model(name):
 
 
 @pytest.mark.parametrize("name", ["gpt2_dp", "llama", "vit", "bert", "lenet", "mobilenet",
-                                  "resnet_dp", "resnet_h", "unet_step"])
+                                  "resnet_dp", "resnet_h", "unet_step", "c3d"])
 def test_real_model_training_step(name):
     # One training step (forward and backward, data-parallel): the loss and
     # every parameter's gradient equal eager autograd's. GPT-2's LM head is
