@@ -53,6 +53,11 @@ if getattr(config, "dtensor_enable_python", "OFF") in ("ON", "1", "TRUE") and \
         if subprocess.run([config.dtensor_python, "-c", "import torch"],
                           capture_output=True, timeout=120).returncode == 0:
             config.available_features.add("torch")
+        # Hugging Face transformers (scripts/setup-torch.sh installs it) for
+        # the suite of its models.
+        if subprocess.run([config.dtensor_python, "-c", "import transformers"],
+                          capture_output=True, timeout=120).returncode == 0:
+            config.available_features.add("transformers")
     except (OSError, subprocess.TimeoutExpired):
         pass
 

@@ -1134,6 +1134,38 @@ class _Importer:
     def op__assert_scalar(self, node, *args, **kwargs): return None
     def op_clone(self, node, a, **kwargs): return self.val(a)
     def op_alias(self, node, a): return self.val(a)
+
+    def op_as_strided(self, node, a, size, stride, storage_offset=None):
+        """A strided read of the input's storage. Where the input is the
+        whole of a contiguous storage (its meta says so), element
+        sum(i_d * stride_d) + offset of its row-major order: the identity
+        where that is every element in order (decompositions restride a
+        result to keep its memory format), else a read of the flattened
+        input at that affine position. Another input's storage is not our
+        tensor: an error."""
+        v = self.val(a)
+        shape, et = self._out(node)
+        size, stride = [int(x) for x in size], [int(x) for x in stride]
+        offset = int(storage_offset or 0)
+        fake = a.meta.get("val") if isinstance(a, torch.fx.Node) else None
+        if fake is None:
+            self.fail(node, "as_strided of a value without a recorded layout")
+        own = list(fake.stride())
+        if (tuple(size) == tuple(v.shape) and offset == int(fake.storage_offset()) and
+                all(n == 1 or st == o for n, st, o in zip(size, stride, own))):
+            return v
+        if not fake.is_contiguous() or int(fake.storage_offset()) != 0:
+            self.fail(node, f"as_strided (size {size}, stride {stride}) of a tensor that is "
+                            "not a whole contiguous storage")
+        total = math.prod(v.shape)
+        last = offset + sum((n - 1) * st for n, st in zip(size, stride) if n > 0)
+        if any(st < 0 for st in stride) or (math.prod(size) and last >= total):
+            self.fail(node, f"as_strided (size {size}, stride {stride}) reads outside the input")
+        flat = v if len(v.shape) == 1 else self.e.collapse(
+            v, [list(range(len(v.shape)))] if v.shape else [], (total,))
+        terms = [f"d{i} * {st}" for i, (n, st) in enumerate(zip(size, stride)) if n > 1 and st]
+        expr = " + ".join(terms + ([str(offset)] if offset or not terms else []))
+        return self.e.generic([(flat, [expr])], tuple(size), et, lambda args, out: ([], args[0]))
     def op_detach(self, node, a): return self.val(a)
     def op_contiguous(self, node, a, **kwargs): return self.val(a)
     def op_lift_fresh_copy(self, node, a): return self.val(a)
@@ -1992,6 +2024,116 @@ class _Importer:
             bb = _Body(a.et)
             return bb.lines, fn(bb, *args)
         return self.e.generic(ins, shape, a.et, body)
+
+    def op_scaled_dot_product_attention(self, node, query, key, value, attn_mask=None,
+                                        dropout_p=0.0, is_causal=False, scale=None,
+                                        enable_gqa=False):
+        """PyTorch's math attention, kept whole (its decomposition under
+        export can give the output strides a later view rejects): scores as
+        a contraction over the head dim times the scale, the mask (bool:
+        -inf where false; float: added) and the causal triangle applied,
+        softmax over the keys (a row with every key masked gives 0, as
+        PyTorch's _safe_softmax), then a contraction with the values. Heads
+        of grouped-query attention read their group's key and value head."""
+        q, k, v = self.val(query), self.val(key), self.val(value)
+        shape, et = self._out(node)
+        if not _is_float(et):
+            self.fail(node, "attention on integer tensors")
+        if dropout_p:
+            self.fail(node, "attention with dropout (call the model in eval(), or with "
+                            "dropout_p = 0)")
+        r = len(q.shape)
+        if len(k.shape) != r or len(v.shape) != r:
+            self.fail(node, f"attention with query {q.shape}, key {k.shape}, value {v.shape}")
+        nb = r - 2
+        big_l, e_ = q.shape[-2], q.shape[-1]
+        big_s, ev = k.shape[-2], v.shape[-1]
+        groups = 1
+        if (r >= 3 and k.shape[-3] != q.shape[-3] and k.shape[-3] != 1 and enable_gqa
+                and q.shape[-3] % k.shape[-3] == 0):
+            groups = q.shape[-3] // k.shape[-3]
+
+        def per_query_head(t: _Value) -> _Value:
+            """Key or value heads repeated for the query heads of their group
+            (head h reads head h // groups), merged back into one dim."""
+            if groups == 1:
+                return t
+            hk = t.shape[-3]
+            lead = list(range(r - 3))
+            rep_shape = tuple(t.shape[:-3]) + (hk, groups) + tuple(t.shape[-2:])
+            rep = self.e.generic([(t, lead + [r - 3, r - 1, r])], rep_shape, t.et,
+                                 lambda args, out: ([], args[0]))
+            grouping = [[i] for i in range(r - 3)] + [[r - 3, r - 2], [r - 1], [r]]
+            return self.e.collapse(rep, grouping, tuple(t.shape[:-3]) + (hk * groups,) +
+                                   tuple(t.shape[-2:]))
+        k, v = per_query_head(k), per_query_head(v)
+        batch = list(range(nb))
+        # Key and value batch dims of 1 broadcast (multi-query attention:
+        # one key head for every query head).
+        kv_batch = []
+        for i in range(nb):
+            sizes = {k.shape[i], v.shape[i]}
+            if sizes == {q.shape[i]}:
+                kv_batch.append(i)
+            elif sizes <= {1, q.shape[i]} and k.shape[i] == v.shape[i] == 1:
+                kv_batch.append("0")
+            else:
+                self.fail(node, f"attention with query {q.shape}, key {k.shape}, value {v.shape}")
+        score_shape = tuple(q.shape[:-2]) + (big_l, big_s)
+        # scores[.., l, s] = sum_e q[.., l, e] * k[.., s, e]
+        init = self.e.filled(score_shape, et, 0)
+        scores = self.e.generic([(q, batch + [nb, nb + 2]), (k, kv_batch + [nb + 1, nb + 2])],
+                                score_shape, et, self._mac(et), reduce_dims=[nb + 2], init=init,
+                                nloops=nb + 3, out_map=batch + [nb, nb + 1])
+        factor = scale if scale is not None else 1.0 / math.sqrt(e_)
+        ins = [(scores, list(range(nb + 2)))]
+        mask = None
+        if isinstance(attn_mask, torch.fx.Node):
+            mask = self.val(attn_mask)
+            keep, loops = _broadcast_map(mask.shape, score_shape)
+            ins.append((self.e.drop_dims(mask, keep), loops))
+
+        def masked(args, out):
+            bb = _Body(et)
+            x = bb.bin("mulf", None, args[0], bb.const(factor))
+            ninf = bb.const(-math.inf)
+            if mask is not None:
+                if mask.et == "i1":
+                    x = bb.v(f"arith.select {args[1]}, {x}, {ninf} : {et}")
+                else:
+                    x = bb.bin("addf", None, x, self._cast(bb, args[1], mask.et, et))
+            if is_causal:
+                li = bb.v(f"linalg.index {nb} : index")
+                si = bb.v(f"linalg.index {nb + 1} : index")
+                seen = bb.v(f"arith.cmpi ule, {si}, {li} : index")
+                x = bb.v(f"arith.select {seen}, {x}, {ninf} : {et}")
+            return bb.lines, x
+        logits = self.e.generic(ins, score_shape, et, masked)
+        last = nb + 1
+        mx = self._reduce(node, logits, [last], True, "max", et)
+
+        def shifted_exp(args, out):
+            bb = _Body(et)
+            # A row whose max is -inf has every key masked: its weights are 0.
+            dead = bb.v(f"arith.cmpf oeq, {args[1]}, {bb.const(-math.inf)} : {et}")
+            ex = bb.un("math.exp", bb.bin("subf", None, args[0], args[1]))
+            return bb.lines, bb.v(f"arith.select {dead}, {bb.const(0)}, {ex} : {et}")
+        ex = self.e.generic([(logits, list(range(nb + 2))), (mx, batch + [nb, "0"])],
+                            score_shape, et, shifted_exp)
+        total = self._reduce(node, ex, [last], True, "sum", et)
+
+        def normalize(args, out):
+            bb = _Body(et)
+            empty = bb.v(f"arith.cmpf oeq, {args[1]}, {bb.const(0)} : {et}")
+            w = bb.bin("divf", None, args[0], args[1])
+            return bb.lines, bb.v(f"arith.select {empty}, {bb.const(0)}, {w} : {et}")
+        weights = self.e.generic([(ex, list(range(nb + 2))), (total, batch + [nb, "0"])],
+                                 score_shape, et, normalize)
+        # out[.., l, j] = sum_s weights[.., l, s] * v[.., s, j]
+        init = self.e.filled(shape, et, 0)
+        return self.e.generic([(weights, batch + [nb, nb + 2]), (v, kv_batch + [nb + 2, nb + 1])],
+                              shape, et, self._mac(et), reduce_dims=[nb + 2], init=init,
+                              nloops=nb + 3, out_map=batch + [nb, nb + 1])
 
     def op__softmax(self, node, a, dim, half_to_float=False):
         v = self.val(a)
@@ -3758,6 +3900,101 @@ class _Importer:
         return self._count_below(node, self.val(a), self.val(seq),
                                  right or side == "right")
 
+    def op_histc(self, node, a, bins=100, min=0, max=0):
+        """Counts per bin of `bins` equal bins over [min, max] (both 0: the
+        data's own range, widened by 1 each way when that is one value), as
+        PyTorch's CPU kernel: bin (x - min) * bins / (max - min) truncated,
+        in the element type, max in the last bin, values outside the range
+        and NaN not counted. A sum over every element (a Partial sum where
+        the input is sharded)."""
+        v = self.val(a)
+        shape, et = self._out(node)
+        if not _is_float(v.et):
+            self.fail(node, "histc of an integer tensor (PyTorch's CPU kernel takes floats only)")
+        r = len(v.shape)
+        lo_hi = []
+        if float(min) == float(max):
+            for kind in ("min", "max"):
+                red = self._reduce(node, v, list(range(r)), False, kind, v.et)
+                lo_hi.append(red)
+        elif float(min) > float(max):
+            self.fail(node, f"histc with min {min} above max {max}")
+        loops = list(range(1, r + 1))
+        ins = [(v, loops)] + [(t, []) for t in lo_hi]
+
+        def body(args, out):
+            bb = _Body(v.et)
+            x = args[0]
+            if lo_hi:
+                lo, hi = args[1], args[2]
+                same = bb.v(f"arith.cmpf oeq, {lo}, {hi} : {v.et}")
+                lo = bb.v(f"arith.select {same}, {bb.bin('subf', None, lo, bb.const(1))}, {lo} : {v.et}")
+                hi = bb.v(f"arith.select {same}, {bb.bin('addf', None, hi, bb.const(1))}, {hi} : {v.et}")
+            else:
+                lo, hi = bb.const(float(min)), bb.const(float(max))
+            inside = bb.v(f"arith.andi {bb.v(f'arith.cmpf oge, {x}, {lo} : {v.et}')}, "
+                          f"{bb.v(f'arith.cmpf ole, {x}, {hi} : {v.et}')} : i1")
+            pos = bb.bin("mulf", None, bb.bin("subf", None, x, lo), bb.const(float(bins)))
+            pos = bb.bin("divf", None, pos, bb.bin("subf", None, hi, lo))
+            pos = bb.v(f"arith.fptosi {pos} : {v.et} to i64")
+            last = bb.const(bins, "i64")
+            at_end = bb.v(f"arith.cmpi eq, {pos}, {last} : i64")
+            pos = bb.v(f"arith.select {at_end}, {bb.const(bins - 1, 'i64')}, {pos} : i64")
+            here = bb.v(f"arith.index_cast {bb.v('linalg.index 0 : index')} : index to i64")
+            hit = bb.v(f"arith.andi {inside}, {bb.v(f'arith.cmpi eq, {pos}, {here} : i64')} : i1")
+            one = bb.v(f"arith.select {hit}, {bb.const(1, et)}, {bb.const(0, et)} : {et}")
+            return bb.lines, bb.v(f"arith.addf {out}, {one} : {et}")
+        return self.e.generic(ins, shape, et, body, reduce_dims=loops,
+                              init=self.e.filled(shape, et, 0), nloops=r + 1, out_map=[0])
+
+    def op__grouped_mm(self, node, a, b, offs=None, bias=None, out_dtype=None):
+        """Matmuls of row groups (mixture-of-experts layers): with `offs`
+        (cumulative group ends), row s of (S, K) meets group g's (K, N)
+        matrix, g the number of ends at or below s; rows past the last end
+        are 0. The group of each row is a count, the matrix a computed-index
+        read of its group's (as `embedding`), then a contraction. Without
+        `offs`, a batched matmul."""
+        x, w = self.val(a), self.val(b)
+        shape, et = self._out(node)
+        if bias is not None or (out_dtype is not None and _DTYPES.get(out_dtype, et) != et):
+            self.fail(node, "_grouped_mm with a bias or another output dtype is not supported yet")
+        if offs is None:
+            if len(x.shape) != 3 or len(w.shape) != 3:
+                self.fail(node, f"_grouped_mm of {x.shape} and {w.shape} without offsets")
+            return self._matmul(x, w, shape, et, True)
+        if len(x.shape) != 2 or len(w.shape) != 3:
+            self.fail(node, f"_grouped_mm of {x.shape} and {w.shape} with offsets is not supported "
+                            "yet (rows grouped against a stack of matrices only)")
+        ends = self.val(offs)
+        n_rows, k_ = x.shape
+        groups, _, n_ = w.shape
+
+        def count(args, out):
+            bb = _Body("i64")
+            row = bb.v(f"arith.index_cast {bb.v('linalg.index 0 : index')} : index to {ends.et}")
+            passed = bb.v(f"arith.cmpi sle, {args[0]}, {row} : {ends.et}")
+            return bb.lines, bb.v(f"arith.addi {out}, {bb.v(f'arith.extui {passed} : i1 to i64')} : i64")
+        group = self.e.generic([(ends, [1])], (n_rows,), "i64", count, reduce_dims=[1],
+                               init=self.e.filled((n_rows,), "i64", 0), nloops=2, out_map=[0])
+        clamped = self.e.generic([(group, [0])], (n_rows,), "i64", lambda args, out: (
+            lambda bb: (bb.lines, bb.v(f"arith.minsi {args[0]}, {bb.const(groups - 1)} : i64")))(
+                _Body("i64")))
+        table = self.e.collapse(w, [[0], [1, 2]], (groups, k_ * n_))
+        picked = self.e.expand(self._lookup(table, clamped), [[0], [1, 2]], (n_rows, k_, n_))
+        init = self.e.filled(shape, et, 0)
+        prod = self.e.generic([(x, [0, 2]), (picked, [0, 2, 1])], shape, et, self._mac(et),
+                              reduce_dims=[2], init=init, nloops=3, out_map=[0, 1])
+
+        def mask(args, out):
+            bb = _Body(et)
+            inside = bb.v(f"arith.cmpi slt, {args[1]}, {bb.const(groups, 'i64')} : i64")
+            return bb.lines, bb.v(f"arith.select {inside}, {args[0]}, {bb.const(0)} : {et}")
+        return self.e.generic([(prod, [0, 1]), (group, [0])], shape, et, mask)
+
+    # Hugging Face transformers' own op for the same contract, which it
+    # calls where PyTorch's kernel is not used (CPU, export).
+    op_grouped_mm_fallback = op__grouped_mm
+
     def _count_below(self, node, x: _Value, b: _Value, right: bool) -> _Value:
         shape, et = self._out(node)
         r = len(x.shape)
@@ -4070,7 +4307,12 @@ def compile(module: torch.nn.Module, example_args: Tuple[Any, ...], *,
     with _outside_local_tensor_mode():
         try:
             ep = torch.export.export(module, tuple(plain_args), strict=False)
-            ep = ep.run_decompositions()
+            # Attention stays one op (lowered whole): its decomposition can
+            # give the output strides a later view rejects (Hugging Face's
+            # GPT-2 fails so in PyTorch's own run_decompositions).
+            table = torch.export.default_decompositions()
+            table.pop(torch.ops.aten.scaled_dot_product_attention.default, None)
+            ep = ep.run_decompositions(table)
         except Exception as e:  # noqa: BLE001 - torch's own errors, reported as ours
             raise DTensorError(f"torch.export failed: {type(e).__name__}: {e}") from None
         return _finish(ep, mesh, specs, outs, pipeline)

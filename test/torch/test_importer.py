@@ -1018,6 +1018,103 @@ def test_bilinear_erfinv_and_triangle_indices():
           placements={0: [S(1)]})
 
 
+class HFStyleAttention(nn.Module):
+    """Hugging Face GPT-2's attention as transformers 5 writes it: the
+    attention output reshaped, transposed and viewed. PyTorch's own
+    run_decompositions fails on it (the decomposed attention's strides make
+    the last view invalid); attention is lowered whole instead."""
+
+    def __init__(self):
+        super().__init__()
+        self.c_attn = nn.Linear(32, 96)
+        self.c_proj = nn.Linear(32, 32)
+
+    def forward(self, x):
+        b, t, c = x.shape
+        q, k, v = self.c_attn(x).split(c, dim=2)
+        q, k, v = (z.view(b, t, -1, 8).transpose(1, 2) for z in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        y = y.reshape(b, -1, t, 8).transpose(1, 2).reshape(b, t, -1)
+        return self.c_proj(y.view(-1, c)).view(b, t, c)
+
+
+def test_attention_lowered_whole():
+    torch.manual_seed(16)
+    x = torch.randn(2, 8, 32)
+    check(HFStyleAttention().eval(), (x,), placements={0: [S(0)]}, collectives=1)
+    # Grouped-query heads, bool masks (a row with every key masked gives 0),
+    # float masks with a scale, causal; batch-, head- or query-sharded.
+    q, k, v = torch.randn(2, 4, 5, 8), torch.randn(2, 2, 6, 8), torch.randn(2, 2, 6, 3)
+    bool_mask = torch.rand(5, 6) > 0.4
+    bool_mask[1] = False
+    float_mask = torch.randn(2, 1, 5, 6)
+    attend = [
+        (lambda a, b, c: F.scaled_dot_product_attention(a, b, c, enable_gqa=True), ()),
+        (lambda a, b, c, m: F.scaled_dot_product_attention(a, b, c, attn_mask=m, enable_gqa=True),
+         (bool_mask,)),
+        (lambda a, b, c, m: F.scaled_dot_product_attention(a, b, c, attn_mask=m, scale=0.3,
+                                                           enable_gqa=True), (float_mask,)),
+        (lambda a, b, c: F.scaled_dot_product_attention(a, b, c, is_causal=True, enable_gqa=True),
+         ())]
+    for f, extra in attend:
+        for placements in ({0: [S(0)], 1: [S(0)], 2: [S(0)]}, {0: [S(1)], 1: [S(1)], 2: [S(1)]},
+                           {0: [S(2)]}):
+            check(Fn(f), (q, k, v) + extra, placements=placements)
+    # Multi-query attention: one key and value head broadcast to every query head.
+    check(Fn(lambda a, b, c: F.scaled_dot_product_attention(a, b, c, is_causal=True)),
+          (q, k[:, :1], v[:, :1]), placements={0: [S(1)]})
+    model = dm_compile(Fn(attend[0][0]), (q, k, v), mesh=dm.DeviceMesh((2,)))
+    assert "scaled_dot_product" not in model.mlir
+    with pytest.raises(dm.DTensorError, match="attention with dropout"):
+        dm_compile(Fn(lambda a, b, c: F.scaled_dot_product_attention(a, b, c, dropout_p=0.1)),
+                   (q, q, q), mesh=dm.DeviceMesh((2,)))
+
+
+class GroupedExperts(nn.Module):
+    """A mixture-of-experts layer as Hugging Face transformers 5 runs it:
+    tokens sorted by expert, counted per expert with histc, grouped matmuls
+    over the sorted rows (cumulative offsets), then put back in order."""
+
+    def __init__(self, e=4, d=8, h=16):
+        super().__init__()
+        self.router = nn.Linear(d, e)
+        self.w1 = nn.Parameter(torch.randn(e, d, h) * 0.3)
+        self.w2 = nn.Parameter(torch.randn(e, h, d) * 0.3)
+
+    def forward(self, x):
+        weights, idx = torch.topk(self.router(x).softmax(-1), 2)
+        ids, perm = torch.sort(idx.reshape(-1), stable=True)
+        rows = x[perm // 2]
+        counts = torch.histc(ids.float(), bins=4, min=0, max=3)
+        offs = torch.cumsum(counts, 0, dtype=torch.int32)
+        mid = F.silu(torch._grouped_mm(rows, self.w1, offs=offs))
+        out = torch._grouped_mm(mid, self.w2, offs=offs) * weights.reshape(-1)[perm].unsqueeze(-1)
+        back = torch.zeros(x.shape[0] * 2, x.shape[1]).index_copy(0, perm, out)
+        return back.view(-1, 2, x.shape[1]).sum(1)
+
+
+def test_grouped_experts_histc_and_as_strided():
+    torch.manual_seed(17)
+    x = torch.randn(12, 8)
+    check(GroupedExperts().eval(), (x,), placements={0: [S(0)]}, collectives=1)
+    check(GroupedExperts().eval(), (x,), placements={"w1": [S(0)], "w2": [S(0)]})
+    # histc: a given range (values outside not counted, the max in the last
+    # bin), the data's range, one repeated value (the range widened by 1).
+    for t in (torch.randn(4, 6), torch.full((3, 4), 2.0),
+              torch.tensor([[0., 1., 2.5, 3., 4., 5.]] * 2)):
+        for lo, hi in ((0, 0), (-1, 2), (1, 4)):
+            check(Fn(lambda u, lo=lo, hi=hi: torch.histc(u, 5, lo, hi)), (t,),
+                  placements={0: [S(1)]}, tol=0)
+    # as_strided: a restride that keeps every element (adaptive pooling of a
+    # transposed input decomposes so), and a strided read of a whole storage.
+    check(Fn(lambda t: F.adaptive_avg_pool1d(t.transpose(1, 2), 1)), (torch.randn(2, 6, 4),),
+          placements={0: [S(0)]})
+    check(Fn(lambda t: torch.as_strided(t * 2, (3, 4), (2, 1), 1)), (torch.randn(4, 4),),
+          placements={0: [S(0)]})
+    check(Fn(lambda t: torch.as_strided(t + 1, (5, 3), (1, 5))), (torch.randn(15),),
+          placements={0: [S(0)]})
+
+
 @pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
 @pytest.mark.parametrize("shard", [0, 2, 3])
 def test_padding_modes(mode, shard):
