@@ -527,6 +527,14 @@ class _Importer:
                 self.values[node] = "MESH"
                 continue
             kind, target = kinds.get(node.name, ("USER_INPUT", None))
+            fake = node.meta.get("val", node.meta.get("example_value"))
+            if kind == "USER_INPUT" and not isinstance(fake, torch.Tensor) and \
+                    (fake is None or isinstance(fake, (bool, int, float))):
+                # A None or a number among the inputs: export specialized the
+                # graph to it; not an argument (its position still counts).
+                self.values[node] = fake
+                user_index += 1
+                continue
             shape, et = self.meta(node)
             key = target if kind != "USER_INPUT" else user_index
             if kind == "USER_INPUT":
@@ -992,7 +1000,11 @@ class _Importer:
         return self._elementwise(node, [a], f)
 
     def op_neg(self, node, a):
-        return self._elementwise(node, [a], lambda bb, x: bb.un("arith.negf", x))
+        def f(bb, x):
+            if _is_float(bb.et):
+                return bb.un("arith.negf", x)
+            return bb.v(f"arith.subi {bb.const(0)}, {x} : {bb.et}")  # integers: 0 - x
+        return self._elementwise(node, [a], f)
 
     def _math(self, op):
         def f(node, a):
@@ -3313,15 +3325,74 @@ class _Importer:
     op_avg_pool3d = op_avg_pool2d
 
     def op__adaptive_avg_pool2d(self, node, a, output_size):
+        """Windows of one size (the input a multiple of the output) as
+        avg_pool2d; windows of several sizes (output position o covers
+        floor(o * In / Out) to ceil((o + 1) * In / Out)) as one separable
+        pass per spatial dim, each a mean over its window's input positions
+        (a sharded H or W sums as a Partial)."""
         v = self.val(a)
         if len(v.shape) != 4:
             self.fail(node, "adaptive average pooling of a tensor that is not N, C, H, W")
-        oh, ow = output_size
+        shape, et = self._out(node)
+        oh, ow = shape[2], shape[3]
         h, w = v.shape[2], v.shape[3]
-        if h % oh or w % ow:
-            self.fail(node, f"adaptive average pooling of {h}x{w} to {oh}x{ow} (windows of "
-                            "different sizes) is not supported yet")
-        return self.op_avg_pool2d(node, a, [h // oh, w // ow], [h // oh, w // ow])
+        if not h % oh and not w % ow:
+            return self.op_avg_pool2d(node, a, [h // oh, w // ow], [h // oh, w // ow])
+        if not _is_float(et):
+            self.fail(node, "adaptive average pooling of an integer tensor")
+        out = v
+        for axis in (2, 3):
+            out = self._adaptive_pass(out, axis, shape[axis], "mean")
+        return out
+
+    def op_adaptive_max_pool2d(self, node, a, output_size):
+        """The max over each adaptive window (see _adaptive_avg_pool2d), one
+        separable pass per spatial dim (a max of maxes is the window's max;
+        NaN wins, as in PyTorch). Its indices are not computed."""
+        v = self.val(a)
+        if len(v.shape) != 4:
+            self.fail(node, "adaptive max pooling of a tensor that is not N, C, H, W")
+        shape, et = node.meta["val"][0].shape, v.et
+        out = v
+        for axis in (2, 3):
+            out = self._adaptive_pass(out, axis, shape[axis], "max")
+        return (out, self._missing(node, "adaptive max pooling's indices"))
+
+    def _adaptive_pass(self, v: _Value, axis: int, n_out: int, kind: str) -> _Value:
+        """Along `axis`, output position o reduces the input positions
+        floor(o * In / Out) <= i < ceil((o + 1) * In / Out): their mean or max."""
+        et = v.et
+        r = len(v.shape)
+        n_in = v.shape[axis]
+        shape = tuple(n_out if d == axis else v.shape[d] for d in range(r))
+        k = r
+        init = self.e.filled(shape, et, 0 if kind == "mean" else _extreme(et, False))
+
+        def body(args, out):
+            bb = _Body(et)
+            o = bb.v(f"linalg.index {axis} : index")
+            i = bb.v(f"linalg.index {k} : index")
+            c_in = bb.v(f"arith.constant {n_in} : index")
+            c_out = bb.v(f"arith.constant {n_out} : index")
+            start = bb.v(f"arith.divsi {bb.v(f'arith.muli {o}, {c_in} : index')}, {c_out} : index")
+            nxt = bb.v(f"arith.addi {o}, {bb.v('arith.constant 1 : index')} : index")
+            end = bb.v(f"arith.muli {nxt}, {c_in} : index")
+            end = bb.v(f"arith.addi {end}, {bb.v(f'arith.constant {n_out - 1} : index')} : index")
+            end = bb.v(f"arith.divsi {end}, {c_out} : index")
+            inside = bb.v(f"arith.andi {bb.v(f'arith.cmpi sge, {i}, {start} : index')}, "
+                          f"{bb.v(f'arith.cmpi slt, {i}, {end} : index')} : i1")
+            if kind == "max":
+                lowest = bb.const(_extreme(et, False))
+                x = bb.v(f"arith.select {inside}, {args[0]}, {lowest} : {et}")
+                return bb.lines, bb.bin("maximumf", "maxsi", out, x)
+            count = bb.v(f"arith.subi {end}, {start} : index")
+            count = bb.v(f"arith.index_cast {count} : index to i64")
+            x = bb.bin("divf", None, args[0], self._cast(bb, count, "i64", et))
+            x = bb.v(f"arith.select {inside}, {x}, {bb.const(0)} : {et}")
+            return bb.lines, bb.bin("addf", None, out, x)
+        in_map = [d if d != axis else k for d in range(r)]
+        return self.e.generic([(v, in_map)], shape, et, body, reduce_dims=[k], init=init,
+                              nloops=r + 1, out_map=list(range(r)))
 
     def op_upsample_nearest2d(self, node, a, output_size=None, scale_factors=None, *args):
         """Nearest upsampling by whole factors: out[.., h, w] = x[.., h / s, w / s]."""
@@ -4090,6 +4161,9 @@ class CompiledModel:
         # compiled function's last results, which run() copies back into
         # the tensors it was given (and does not return).
         self.updated_inputs: List[int] = []
+        # compile()'s inputs: (positional count, keyword names, example
+        # values); None for graphs without a signature (training steps).
+        self._signature: Optional[Tuple[int, List[str], List[Any]]] = None
         self.program = program
         self.compiled = compiled
         self.mesh = mesh
@@ -4097,11 +4171,33 @@ class CompiledModel:
         self._state = state
         self._last: Optional[RunResult] = None
 
-    def run(self, *args, seed: int = 0) -> List[TorchOutput]:
+    def _leaves(self, args, kwargs) -> List[Any]:
+        """The user inputs by leaf position (positional, then keyword in the
+        example's order), checked against the example's signature."""
+        n_pos, names, example = self._signature
+        if len(args) != n_pos:
+            raise DTensorError(f"the model takes {n_pos} positional input(s), {len(args)} given")
+        if set(kwargs) != set(names):
+            raise DTensorError(f"the model takes the keyword input(s) {names or 'none'}, "
+                               f"{sorted(kwargs) or 'none'} given")
+        leaves = list(args) + [kwargs[n] for n in names]
+        for i, (got, (is_tensor, want)) in enumerate(zip(leaves, example)):
+            where = f"input {i}" if i < n_pos else f"input '{names[i - n_pos]}'"
+            if is_tensor:
+                if not isinstance(got, torch.Tensor):
+                    raise DTensorError(f"{where} was a tensor when compiled, "
+                                       f"{type(got).__name__} given")
+            elif isinstance(got, torch.Tensor) or got != want:
+                raise DTensorError(f"{where} was {want!r} when compiled (the graph is "
+                                   f"specialized to it), {got!r} given")
+        return leaves
+
+    def run(self, *args, seed: int = 0, **kwargs) -> List[TorchOutput]:
         """Runs every rank of the compiled program on the interpreter, checked
         against the global program; the outputs as DTensor-like results.
         Raises DTensorError when a rank's result differs."""
-        values = self.argument_arrays(*args)
+        values = self.argument_arrays(*args, **kwargs)
+        args = tuple(self._leaves(args, kwargs)) if self._signature else args
         r = _run(self.program, compiled=self.compiled, entry="forward", inputs=values, seed=seed)
         if r.mismatches:
             raise DTensorError("the compiled program differs from the global one:\n" +
@@ -4116,19 +4212,25 @@ class CompiledModel:
             outs = outs[:-n]
         return outs
 
-    def argument_arrays(self, *args) -> Dict[int, np.ndarray]:
+    def argument_arrays(self, *args, **kwargs) -> Dict[int, np.ndarray]:
         """The compiled function's tensor arguments for these model inputs,
         by argument position (position 0 is the mesh): parameters and
-        buffers from the module, inputs from `args`, each its global value."""
+        buffers from the module, inputs from `args` and `kwargs`, each its
+        global value."""
         values = {}
-        n_user = sum(k == "USER_INPUT" for k, _ in self._inputs)
-        if len(args) != n_user:
-            raise DTensorError(f"the model takes {n_user} input(s), {len(args)} given")
+        if self._signature:
+            args = tuple(self._leaves(args, kwargs))
+        else:
+            if kwargs:
+                raise DTensorError("this model takes positional inputs only")
+            n_user = sum(k == "USER_INPUT" for k, _ in self._inputs)
+            if len(args) != n_user:
+                raise DTensorError(f"the model takes {n_user} input(s), {len(args)} given")
         for i, (kind, key) in enumerate(self._inputs):
             values[i + 1] = _to_numpy(args[key]) if kind == "USER_INPUT" else self._state[key]
         return values
 
-    def write_inputs(self, directory: str, *args) -> List[str]:
+    def write_inputs(self, directory: str, *args, **kwargs) -> List[str]:
         """Writes every tensor argument as a global .npy file under
         `directory` and returns the `--input N=path` flags of an executable
         built from `compiled` (dtensor-translate --dtensor-to-cpp,
@@ -4136,7 +4238,7 @@ class CompiledModel:
         import os
         os.makedirs(directory, exist_ok=True)
         flags = []
-        for i, a in self.argument_arrays(*args).items():
+        for i, a in self.argument_arrays(*args, **kwargs).items():
             path = os.path.join(directory, f"arg{i}.npy")
             if a.dtype == np.uint16:  # bf16 bits: as f32, which holds them exactly
                 a = (a.astype(np.uint32) << 16).view(np.float32)
@@ -4266,19 +4368,25 @@ def _outside_local_tensor_mode():
     return stack
 
 
-def compile(module: torch.nn.Module, example_args: Tuple[Any, ...], *,
+def compile(module: torch.nn.Module, example_args: Tuple[Any, ...] = (), *,
+            example_kwargs: Optional[Dict[str, Any]] = None,
             mesh: Optional[DeviceMesh] = None,
             placements: Optional[Dict[Union[str, int], Sequence[Any]]] = None,
             output_placements: Optional[Sequence[Optional[Sequence[Any]]]] = None,
             pipeline: str = "dtensor-compile") -> CompiledModel:
-    """Exports `module` on `example_args` and compiles it for `mesh`.
+    """Exports `module` on `example_args` (and keyword inputs
+    `example_kwargs`) and compiles it for `mesh`.
 
-    placements: parameter or buffer names (as in named_parameters) and user
-    input positions to DTensor placements (ours or torch's); everything not
-    named is replicated at the start and left to propagation after. DTensor
-    parameters, buffers and inputs give their own placements and mesh.
+    placements: parameter or buffer names (as in named_parameters), user
+    input positions and keyword input names to DTensor placements (ours or
+    torch's); everything not named is replicated at the start and left to
+    propagation after. DTensor parameters, buffers and inputs give their own
+    placements and mesh. Inputs that are None or numbers are specialized
+    (the compiled model takes the same values again).
     output_placements: per output, the placements it should have (as
     DTensor's output would), or None for a plain (replicated) result."""
+    example_args = tuple(example_args)
+    example_kwargs = dict(example_kwargs or {})
     module, found, own_mesh = _unwrap_dtensor_params(module)
     if mesh is None:
         mesh = own_mesh
@@ -4287,13 +4395,27 @@ def compile(module: torch.nn.Module, example_args: Tuple[Any, ...], *,
     if own_mesh is not None and tuple(own_mesh.shape) != tuple(mesh.shape):
         raise DTensorError(f"the module's DTensors live on a {own_mesh.shape} mesh, not {mesh.shape}")
     specs: Dict[Union[str, int], List[Placement]] = dict(found)
-    plain_args = []
-    for i, a in enumerate(example_args):
+    # User inputs by leaf position: the positional ones, then the keyword
+    # ones in the order given (export's).
+    leaves = list(example_args) + list(example_kwargs.values())
+    leaf_of = {name: len(example_args) + i for i, name in enumerate(example_kwargs)}
+    plain = []
+    for i, a in enumerate(leaves):
         if _is_dtensor(a):
             specs.setdefault(i, placements_of(a.placements, tuple(a.device_mesh.shape)))
-        plain_args.append(_plain(a) if isinstance(a, torch.Tensor) and
-                          (_is_dtensor(a) or type(a).__name__ == "LocalTensor") else a)
+        plain.append(_plain(a) if isinstance(a, torch.Tensor) and
+                     (_is_dtensor(a) or type(a).__name__ == "LocalTensor") else a)
+    plain_args, plain_kwargs = tuple(plain[:len(example_args)]), dict(
+        zip(example_kwargs, plain[len(example_args):]))
     for k, v in (placements or {}).items():
+        if isinstance(k, str) and k in leaf_of:
+            if k in dict(module.named_parameters()) or k in dict(module.named_buffers()):
+                raise DTensorError(f"placements for '{k}': both a keyword input and a "
+                                   "parameter or buffer")
+            k = leaf_of[k]
+        elif isinstance(k, int) and not 0 <= k < len(example_args):
+            raise DTensorError(f"placements for input {k}: the model takes "
+                               f"{len(example_args)} positional input(s)")
         specs[k] = placements_of(v, mesh.shape)
     for k, v in specs.items():
         if len(v) != mesh.ndim:
@@ -4306,7 +4428,7 @@ def compile(module: torch.nn.Module, example_args: Tuple[Any, ...], *,
                 raise DTensorError(f"output placements {o}: {len(o)} for a {mesh.ndim}-D mesh")
     with _outside_local_tensor_mode():
         try:
-            ep = torch.export.export(module, tuple(plain_args), strict=False)
+            ep = torch.export.export(module, plain_args, kwargs=plain_kwargs, strict=False)
             # Attention stays one op (lowered whole): its decomposition can
             # give the output strides a later view rejects (Hugging Face's
             # GPT-2 fails so in PyTorch's own run_decompositions).
@@ -4315,7 +4437,11 @@ def compile(module: torch.nn.Module, example_args: Tuple[Any, ...], *,
             ep = ep.run_decompositions(table)
         except Exception as e:  # noqa: BLE001 - torch's own errors, reported as ours
             raise DTensorError(f"torch.export failed: {type(e).__name__}: {e}") from None
-        return _finish(ep, mesh, specs, outs, pipeline)
+        model = _finish(ep, mesh, specs, outs, pipeline)
+    model._signature = (len(example_args), list(example_kwargs),
+                        [(isinstance(a, torch.Tensor), None if isinstance(a, torch.Tensor) else a)
+                         for a in leaves])
+    return model
 
 
 def _finish(ep, mesh, specs, outs, pipeline) -> "CompiledModel":

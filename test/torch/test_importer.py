@@ -468,6 +468,44 @@ def test_inputs_updated_in_place_are_written_back():
     assert torch.equal(gx, ex)
 
 
+def test_keyword_inputs_and_specialized_values():
+    # Keyword inputs (placements by name), a None and a number among the
+    # inputs (export specializes the graph to them: run() checks the same
+    # values come again).
+    class Gate(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(3, 3)
+
+        def forward(self, x, mask=None, scale=2, bias=None, *, extra):
+            y = self.lin(x) * scale + extra
+            if mask is not None:
+                y = y.masked_fill(mask, 0.0)
+            return y if bias is None else y + bias
+    torch.manual_seed(18)
+    module, x, e = Gate(), torch.randn(4, 3), torch.ones(3)
+    model = dm_compile(module, (x,), example_kwargs={"extra": e, "mask": x > 0, "bias": None},
+                       mesh=dm.DeviceMesh((2,)), placements={0: [S(0)], "mask": [S(0)]})
+    assert "[S(0)]>>" in model.mlir.split("->")[0]
+    out = model.run(x, extra=e, mask=x > 0, bias=None)
+    assert torch.allclose(out[0].full_tensor(), module(x, extra=e, mask=x > 0), atol=1e-6)
+    assert model.num_collectives() == 1
+    with pytest.raises(dm.DTensorError, match=r"keyword input\(s\) \['extra', 'mask', 'bias'\]"):
+        model.run(x, extra=e, mask=x > 0)
+    with pytest.raises(dm.DTensorError, match="input 'bias' was None when compiled"):
+        model.run(x, extra=e, mask=x > 0, bias=e)
+    model = dm_compile(module, (x, None, 3), example_kwargs={"extra": e},
+                       mesh=dm.DeviceMesh((2,)), placements={0: [S(0)]})
+    assert torch.allclose(model.run(x, None, 3, extra=e)[0].full_tensor(),
+                          module(x, None, 3, extra=e), atol=1e-6)
+    with pytest.raises(dm.DTensorError, match="input 2 was 3 when compiled"):
+        model.run(x, None, 4, extra=e)
+    with pytest.raises(dm.DTensorError, match="the model takes 3 positional input"):
+        model.run(x, extra=e)
+    # Integer negation (T5's relative position buckets).
+    check(Fn(lambda t: -t), (torch.randint(-5, 5, (4, 6)),), placements={0: [S(0)]})
+
+
 def test_max_pool_indices_and_unsupported_outputs():
     # Max pooling's indices, where read, are PyTorch's (the flat position of
     # the window's first maximum).
