@@ -3348,37 +3348,56 @@ class _Importer:
     def op_adaptive_max_pool2d(self, node, a, output_size):
         """The max over each adaptive window (see _adaptive_avg_pool2d), one
         separable pass per spatial dim (a max of maxes is the window's max;
-        NaN wins, as in PyTorch). Its indices are not computed."""
+        NaN wins, as in PyTorch); where a training step reads its indices, one
+        reduction with both (_adaptive_max_with_indices)."""
         v = self.val(a)
         if len(v.shape) != 4:
             self.fail(node, "adaptive max pooling of a tensor that is not N, C, H, W")
-        shape, et = node.meta["val"][0].shape, v.et
+        shape, et = tuple(node.meta["val"][0].shape), v.et
+        wants_indices = any(u.target is __import__("operator").getitem and u.args[1] == 1 and u.users
+                            for u in node.users)
+        if wants_indices:  # a training step's backward reads them
+            return self._adaptive_max_with_indices(v, shape)
         out = v
         for axis in (2, 3):
             out = self._adaptive_pass(out, axis, shape[axis], "max")
         return (out, self._missing(node, "adaptive max pooling's indices"))
 
-    def _adaptive_pass(self, v: _Value, axis: int, n_out: int, kind: str) -> _Value:
+    @staticmethod
+    def _adaptive_window(bb: "_Body", o: str, n_in: int, n_out: int) -> Tuple[str, str]:
+        """The input positions [start, end) of adaptive window `o` (an index):
+        floor(o * In / Out) and ceil((o + 1) * In / Out)."""
+        c_in = bb.v(f"arith.constant {n_in} : index")
+        c_out = bb.v(f"arith.constant {n_out} : index")
+        start = bb.v(f"arith.divsi {bb.v(f'arith.muli {o}, {c_in} : index')}, {c_out} : index")
+        nxt = bb.v(f"arith.addi {o}, {bb.v('arith.constant 1 : index')} : index")
+        end = bb.v(f"arith.muli {nxt}, {c_in} : index")
+        end = bb.v(f"arith.addi {end}, {bb.v(f'arith.constant {n_out - 1} : index')} : index")
+        return start, bb.v(f"arith.divsi {end}, {c_out} : index")
+
+    def _adaptive_pass(self, v: _Value, axis: int, n_out: int, kind: str,
+                       n_in: Optional[int] = None) -> _Value:
         """Along `axis`, output position o reduces the input positions
-        floor(o * In / Out) <= i < ceil((o + 1) * In / Out): their mean or max."""
+        floor(o * In / Out) <= i < ceil((o + 1) * In / Out): their mean or
+        max. Given `n_in`, the mean's transpose (its gradient: `v` has the
+        Out positions, the result In, each input position summing the
+        gradient over the count of every window that covers it)."""
         et = v.et
         r = len(v.shape)
-        n_in = v.shape[axis]
-        shape = tuple(n_out if d == axis else v.shape[d] for d in range(r))
+        transpose = n_in is not None
+        if not transpose:
+            n_in = v.shape[axis]
+        size = n_in if transpose else n_out
+        shape = tuple(size if d == axis else v.shape[d] for d in range(r))
         k = r
+        out_loop, in_loop = (k, axis) if transpose else (axis, k)
         init = self.e.filled(shape, et, 0 if kind == "mean" else _extreme(et, False))
 
         def body(args, out):
             bb = _Body(et)
-            o = bb.v(f"linalg.index {axis} : index")
-            i = bb.v(f"linalg.index {k} : index")
-            c_in = bb.v(f"arith.constant {n_in} : index")
-            c_out = bb.v(f"arith.constant {n_out} : index")
-            start = bb.v(f"arith.divsi {bb.v(f'arith.muli {o}, {c_in} : index')}, {c_out} : index")
-            nxt = bb.v(f"arith.addi {o}, {bb.v('arith.constant 1 : index')} : index")
-            end = bb.v(f"arith.muli {nxt}, {c_in} : index")
-            end = bb.v(f"arith.addi {end}, {bb.v(f'arith.constant {n_out - 1} : index')} : index")
-            end = bb.v(f"arith.divsi {end}, {c_out} : index")
+            i = bb.v(f"linalg.index {in_loop} : index")
+            start, end = self._adaptive_window(bb, bb.v(f"linalg.index {out_loop} : index"),
+                                               n_in, n_out)
             inside = bb.v(f"arith.andi {bb.v(f'arith.cmpi sge, {i}, {start} : index')}, "
                           f"{bb.v(f'arith.cmpi slt, {i}, {end} : index')} : i1")
             if kind == "max":
@@ -3393,6 +3412,71 @@ class _Importer:
         in_map = [d if d != axis else k for d in range(r)]
         return self.e.generic([(v, in_map)], shape, et, body, reduce_dims=[k], init=init,
                               nloops=r + 1, out_map=list(range(r)))
+
+    def op__adaptive_avg_pool2d_backward(self, node, grad_output, a):
+        """The transpose of the two mean passes (also for windows of one
+        size, where each input position meets one window)."""
+        g, v = self.val(grad_output), self.val(a)
+        out = g
+        for axis in (2, 3):
+            out = self._adaptive_pass(out, axis, g.shape[axis], "mean", n_in=v.shape[axis])
+        return out
+
+    def _adaptive_max_with_indices(self, v: _Value, shape) -> Tuple[_Value, _Value]:
+        """Adaptive max pooling and the flat position h * W + w of each
+        window's max as PyTorch's CPU kernel picks it (scanning h, then w:
+        the first max, a NaN replacing it each time): a reduction over every
+        input position with those outside the window skipped."""
+        et = v.et
+        h_, w_ = v.shape[2], v.shape[3]
+        oh, ow = shape[2], shape[3]
+        vinit = self.e.filled(shape, et, _extreme(et, False))
+        iinit = self.e.filled(shape, "i64", -1)
+        dims = ", ".join(f"d{i}" for i in range(6))
+        in_map = f"affine_map<({dims}) -> (d0, d1, d4, d5)>"
+        out_map = f"affine_map<({dims}) -> (d0, d1, d2, d3)>"
+        bb = _Body(et)
+        x, cur, ci = "%a0", "%o0", "%o1"
+        valid = None
+        for out_loop, in_loop, n_in, n_out in ((2, 4, h_, oh), (3, 5, w_, ow)):
+            i = bb.v(f"linalg.index {in_loop} : index")
+            start, end = self._adaptive_window(bb, bb.v(f"linalg.index {out_loop} : index"),
+                                               n_in, n_out)
+            inside = bb.v(f"arith.andi {bb.v(f'arith.cmpi sge, {i}, {start} : index')}, "
+                          f"{bb.v(f'arith.cmpi slt, {i}, {end} : index')} : i1")
+            valid = inside if valid is None else bb.v(f"arith.andi {valid}, {inside} : i1")
+        flat = bb.v(f"arith.muli {bb.v('linalg.index 4 : index')}, "
+                    f"{bb.v(f'arith.constant {w_} : index')} : index")
+        flat = bb.v(f"arith.addi {flat}, {bb.v('linalg.index 5 : index')} : index")
+        flat = bb.v(f"arith.index_cast {flat} : index to i64")
+        better = self._replaces(bb, x, cur, et, True, "every")
+        first = bb.v(f"arith.cmpi eq, {ci}, {bb.const(-1, 'i64')} : i64")
+        take = bb.v(f"arith.andi {valid}, {bb.v(f'arith.ori {better}, {first} : i1')} : i1")
+        nv = bb.v(f"arith.select {take}, {x}, {cur} : {et}")
+        ni = bb.v(f"arith.select {take}, {flat}, {ci} : i64")
+        iters = ", ".join(['"parallel"'] * 4 + ['"reduction"'] * 2)
+        return self.e.value_and_index([(v, in_map)], out_map, iters, vinit, iinit, bb.lines,
+                                      nv, ni)
+
+    def op_adaptive_max_pool2d_backward(self, node, grad_output, a, indices):
+        """Each input position sums the output gradients whose picked max it
+        is (the indices): a reduction over the output positions."""
+        g, v, idx = self.val(grad_output), self.val(a), self.val(indices)
+        et = g.et
+        w_ = v.shape[3]
+
+        def body(args, out):
+            bb = _Body(et)
+            here = bb.v(f"arith.muli {bb.v('linalg.index 2 : index')}, "
+                        f"{bb.v(f'arith.constant {w_} : index')} : index")
+            here = bb.v(f"arith.addi {here}, {bb.v('linalg.index 3 : index')} : index")
+            here = bb.v(f"arith.index_cast {here} : index to i64")
+            hit = bb.v(f"arith.cmpi eq, {args[1]}, {here} : i64")
+            return bb.lines, bb.bin("addf", None, out, bb.v(
+                f"arith.select {hit}, {args[0]}, {bb.const(0)} : {et}"))
+        init = self.e.filled(v.shape, et, 0)
+        return self.e.generic([(g, [0, 1, 4, 5]), (idx, [0, 1, 4, 5])], v.shape, et, body,
+                              reduce_dims=[4, 5], init=init, nloops=6, out_map=[0, 1, 2, 3])
 
     def op_upsample_nearest2d(self, node, a, output_size=None, scale_factors=None, *args):
         """Nearest upsampling by whole factors: out[.., h, w] = x[.., h / s, w / s]."""

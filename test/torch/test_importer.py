@@ -527,8 +527,7 @@ def test_max_pool_indices_and_unsupported_outputs():
     for o, name in zip(outs[1:], model.updated_buffers):
         assert torch.allclose(o.full_tensor(), dict(eager.named_buffers())[name], rtol=1e-5,
                               atol=1e-6), name
-    with pytest.raises(dm.DTensorError, match=r"adaptive average pooling of 8x8 to 3x3"):
-        check(nn.AdaptiveAvgPool2d(3), (x_img,))
+    check(nn.AdaptiveAvgPool2d(3), (x_img,))  # windows of several sizes
 
 
 @pytest.mark.parametrize("conv", [
@@ -1003,6 +1002,30 @@ def test_3d_convolution_and_pooling(layer, shard):
     check(nn.Sequential(layer), (x,), placements={0: [S(shard)]}, tol=1e-5)
     check_step(nn.Sequential(nn.Conv3d(c, c, 1), layer, nn.Tanh()),
                lambda mod, t: (mod(t) ** 2).mean(), (x,), placements={0: [S(shard)]})
+
+
+@pytest.mark.parametrize("size", [(3, 4), (7, 5), (13, 9)])
+@pytest.mark.parametrize("shard", [0, 2, 3])
+def test_adaptive_pooling_with_windows_of_several_sizes(size, shard):
+    # Output position o covers floor(o * In / Out) .. ceil((o + 1) * In /
+    # Out): windows of different sizes (and overlapping ones when growing);
+    # max pooling propagates NaN.
+    torch.manual_seed(19)
+    x = torch.randn(2, 3, 10, 7)
+    x[0, 0, 3, 3] = float("nan")
+    check(Fn(lambda t: F.adaptive_avg_pool2d(t, size)), (x,), placements={0: [S(shard)]}, tol=1e-6)
+    check(Fn(lambda t: F.adaptive_max_pool2d(t, size)), (x,), placements={0: [S(shard)]}, tol=0)
+    # The indices PyTorch picks (the first max scanning h then w; ties from
+    # rounding), and training steps through both (their gradients).
+    ties = (x.nan_to_num() * 2).round()
+    check(Fn(lambda t: F.adaptive_max_pool2d(t, size, return_indices=True)), (ties,),
+          placements={0: [S(shard)]}, tol=0)
+    for pool in (nn.AdaptiveAvgPool2d(size), nn.AdaptiveMaxPool2d(size)):
+        net = nn.Sequential(nn.Conv2d(3, 4, 3), pool, nn.Flatten(),
+                            nn.Linear(4 * size[0] * size[1], 5))
+        check(net, (x.nan_to_num(),), placements={0: [S(shard)]})
+        check_step(net, lambda mod, t: (mod(t) ** 2).mean(), (x.nan_to_num(),),
+                   placements={0: [S(shard)]})
 
 
 def test_local_response_norm():
