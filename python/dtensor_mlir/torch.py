@@ -201,7 +201,10 @@ class _Emitter:
         return n
 
     def slice(self, v: _Value, offsets: Sequence[int], sizes: Sequence[int]) -> _Value:
-        """v[offsets : offsets + sizes], unit strides, same rank."""
+        """v[offsets : offsets + sizes], unit strides, same rank. An empty
+        piece starts at 0 (MLIR rejects an offset at the dim's end, where
+        PyTorch's x[..., n:] is empty)."""
+        offsets = [0 if n == 0 else o for o, n in zip(offsets, sizes)]
         out = _Value(self.fresh("sl"), tuple(sizes), v.et)
         self.emit(f"{out.name} = tensor.extract_slice {v.name}[{', '.join(map(str, offsets))}] "
                   f"[{', '.join(map(str, sizes))}] [{', '.join('1' for _ in sizes)}] : "
@@ -1386,6 +1389,12 @@ class _Importer:
         shape = tuple(shape)
         if shape == v.shape:
             return v
+        # To or from rank 0 (every dim of 1): a collapse or expand with no
+        # groups.
+        if not shape and all(n == 1 for n in v.shape):
+            return self.e.collapse(v, [], shape)
+        if not v.shape and all(n == 1 for n in shape):
+            return self.e.expand(v, [], shape)
         groups = _view_groups(v.shape, shape)
         if groups is None:
             self.fail(node, f"cannot express the view {v.shape} -> {shape} as collapses and expands")
@@ -1457,12 +1466,7 @@ class _Importer:
                         f"    linalg.yield %a0 : {et}\n"
                         f"  }} -> {out.type}")
             return out
-        o = self.e.fresh("s")
-        out = _Value(o, shape, et)
-        self.e.emit(f"{o} = tensor.extract_slice {v.name}[{', '.join(map(str, offsets))}] "
-                    f"[{', '.join(map(str, shape))}] [{', '.join(map(str, strides))}] : "
-                    f"{v.type} to {out.type}")
-        return out
+        return self.e.slice(v, offsets, shape)
 
     def op_select(self, node, a, dim, index):
         v = self.val(a)
@@ -1492,12 +1496,7 @@ class _Importer:
             offsets[dim] = start
             shape = list(v.shape)
             shape[dim] = size
-            o = self.e.fresh("s")
-            out = _Value(o, tuple(shape), v.et)
-            self.e.emit(f"{o} = tensor.extract_slice {v.name}[{', '.join(map(str, offsets))}] "
-                        f"[{', '.join(map(str, shape))}] [{', '.join(['1'] * r)}] : "
-                        f"{v.type} to {out.type}")
-            outs.append(out)
+            outs.append(self.e.slice(v, offsets, shape))
             start += size
         return tuple(outs)
 

@@ -1,4 +1,4 @@
-"""Hugging Face transformers models as users load them (small configs,
+"""Hugging Face transformers models as users build them (small configs,
 random weights: nothing is downloaded), compiled batch-sharded for 2 ranks:
 every rank of the compiled program checked against the global one, every
 output against eager PyTorch, and each data-parallel plan gathering only its
@@ -51,6 +51,18 @@ MODELS = {
     "falcon": (lambda: T.FalconForCausalLM(T.FalconConfig(hidden_size=32, num_hidden_layers=2,
                                                           num_attention_heads=4,
                                                           vocab_size=100)), _ids),
+    "phi3": (lambda: T.Phi3ForCausalLM(T.Phi3Config(**SMALL, num_key_value_heads=2,
+                                                    pad_token_id=0)), _ids),
+    "gemma2": (lambda: T.Gemma2ForCausalLM(T.Gemma2Config(**SMALL, num_key_value_heads=2,
+                                                           head_dim=8)), _ids),
+    "gptj": (lambda: T.GPTJForCausalLM(T.GPTJConfig(n_embd=32, n_layer=2, n_head=4,
+                                                    vocab_size=100, n_positions=64,
+                                                    rotary_dim=4)), _ids),
+    # A state-space model (its selective scan in PyTorch, as transformers
+    # falls back to without mamba_ssm).
+    "mamba": (lambda: T.MambaForCausalLM(T.MambaConfig(hidden_size=32, num_hidden_layers=2,
+                                                       vocab_size=100, state_size=4,
+                                                       expand=2)), _ids),
     # Mixture of experts: tokens sorted by expert, histc, grouped matmuls.
     "mixtral": (lambda: T.MixtralForCausalLM(T.MixtralConfig(**SMALL, num_key_value_heads=2,
                                                              num_local_experts=4,
@@ -75,6 +87,19 @@ MODELS = {
     "swin": (lambda: T.SwinModel(T.SwinConfig(image_size=32, patch_size=4, embed_dim=16,
                                               depths=[1, 1], num_heads=[2, 2],
                                               window_size=4)), _image),
+    "beit": (lambda: T.BeitModel(T.BeitConfig(**VISION, image_size=32, patch_size=8,
+                                              use_relative_position_bias=True)), _image),
+    "swinv2": (lambda: T.Swinv2Model(T.Swinv2Config(image_size=32, patch_size=4, embed_dim=16,
+                                                    depths=[1, 1], num_heads=[2, 2],
+                                                    window_size=4)), _image),
+    "levit": (lambda: T.LevitModel(T.LevitConfig(image_size=32, hidden_sizes=[16, 24, 32],
+                                                 num_attention_heads=[1, 2, 2],
+                                                 depths=[1, 1, 1], key_dim=[8, 8, 8])), _image),
+    # Speech: a convolutional feature encoder over raw audio.
+    "wav2vec2": (lambda: T.Wav2Vec2Model(T.Wav2Vec2Config(
+        **VISION, conv_dim=(8, 8), conv_stride=(4, 2), conv_kernel=(8, 4),
+        num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=2,
+        do_stable_layer_norm=True)), lambda: (torch.randn(2, 400),)),
     "segformer": (lambda: T.SegformerModel(T.SegformerConfig(
         num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[8, 16],
         num_attention_heads=[1, 2], patch_sizes=[7, 3], strides=[4, 2], mlp_ratios=[2, 2])),
@@ -94,6 +119,13 @@ def _t5_inputs():
 KEYWORD_MODELS = {
     "t5": (lambda: T.T5Model(T.T5Config(d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
                                         vocab_size=100)), _t5_inputs),
+    "whisper": (lambda: T.WhisperModel(T.WhisperConfig(
+        d_model=32, encoder_layers=1, decoder_layers=1, encoder_attention_heads=4,
+        decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64, vocab_size=100,
+        num_mel_bins=8, max_source_positions=8, max_target_positions=16, pad_token_id=0,
+        bos_token_id=1, eos_token_id=2, decoder_start_token_id=1)),
+        lambda: dict(input_features=torch.randn(2, 8, 16),
+                     decoder_input_ids=torch.randint(0, 100, (2, 4)), use_cache=False)),
     "bert_masked": (lambda: T.BertModel(T.BertConfig(**SMALL)),
                     lambda: dict(input_ids=torch.randint(0, 100, (2, 8)),
                                  attention_mask=torch.tensor([[1] * 8, [1] * 5 + [0] * 3]),

@@ -506,6 +506,18 @@ def test_keyword_inputs_and_specialized_values():
     check(Fn(lambda t: -t), (torch.randint(-5, 5, (4, 6)),), placements={0: [S(0)]})
 
 
+def test_empty_slices_and_rank_0_views():
+    # x[..., n:] of a dim of n (Phi-3's rotary split when every dim rotates)
+    # is empty; MLIR rejects the offset n, so an empty piece starts at 0.
+    # A one-element dim selected away is a rank-0 view (BEiT).
+    f = Fn(lambda t: torch.cat([t[..., :4] * 2, t[..., 4:], t[..., 6:].tanh()], -1))
+    check(f, (torch.randn(4, 6),), placements={0: [S(0)]})
+    check(Fn(lambda t: t.split([6, 0], dim=1)[0] + t[:, 6:].sum()), (torch.randn(4, 6),),
+          placements={0: [S(0)]})
+    check(Fn(lambda t, u: t * u.reshape(-1)[0]), (torch.randn(4, 6), torch.randn(1, 1)),
+          placements={0: [S(0)]})
+
+
 def test_max_pool_indices_and_unsupported_outputs():
     # Max pooling's indices, where read, are PyTorch's (the flat position of
     # the window's first maximum).
