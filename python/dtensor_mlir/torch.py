@@ -3634,11 +3634,13 @@ class _Importer:
         shape, et = self._out(node)
         r = len(v.shape)
         dim %= r
-        if step != 1:
-            self.fail(node, f"slice_scatter with step {step} is not supported yet")
         size = v.shape[dim]
         start = 0 if start is None else (start + size if start < 0 else start)
         start = max(0, min(start, size))
+        if sv.shape[dim] == 0:
+            return v  # nothing written
+        if step != 1:
+            return self._strided_slice_scatter(v, sv, dim, start, step, shape, et)
         offsets = [start if d == dim else 0 for d in range(r)]
         n = self.e.fresh("ins")
         out = _Value(n, shape, et, v.spec)  # the destination's type, spec and all
@@ -3646,6 +3648,50 @@ class _Importer:
                     f"[{', '.join(map(str, offsets))}] [{', '.join(map(str, sv.shape))}] "
                     f"[{', '.join('1' for _ in range(r))}] : {sv.type} into {v.type}")
         return out
+
+    def _strided_slice_scatter(self, v: _Value, sv: _Value, dim: int, start: int, step: int,
+                               shape, et) -> _Value:
+        """a[.., start::step, ..] = src (the gradient of a strided slice,
+        GPT-J's rotary halves): `src` with (step - 1) zeros after each
+        element along new minor dims, merged into `dim` (which stays
+        shardable), moved to `start` by padding or cropping, then taken at
+        the positions the slice wrote and `a` elsewhere (all element-wise)."""
+        r = len(v.shape)
+        m = sv.shape[dim]
+        size = v.shape[dim]
+
+        def spread_body(args, out):
+            bb = _Body(et)
+            first = bb.v(f"arith.cmpi eq, {bb.v(f'linalg.index {dim + 1} : index')}, "
+                         f"{bb.v('arith.constant 0 : index')} : index")
+            return bb.lines, bb.v(f"arith.select {first}, {args[0]}, {bb.const(0)} : {et}")
+        spread_shape = tuple(sv.shape[:dim]) + (m, step) + tuple(sv.shape[dim + 1:])
+        in_map = [d if d <= dim else d + 1 for d in range(r)]
+        spread = self.e.generic([(sv, in_map)], spread_shape, et, spread_body)
+        groups = [[d] for d in range(dim)] + [[dim, dim + 1]] + [[d + 1] for d in range(dim + 1, r)]
+        merged = self.e.collapse(spread, groups, tuple(sv.shape[:dim]) + (m * step,) +
+                                 tuple(sv.shape[dim + 1:]))
+        low = [0] * r
+        high = [0] * r
+        low[dim] = start
+        high[dim] = size - start - m * step  # negative: crop
+        placed = self._pad_hw(merged, low, high)
+        last = start + (m - 1) * step
+
+        def pick(args, out):
+            bb = _Body(et)
+            i = bb.v(f"linalg.index {dim} : index")
+            off = bb.v(f"arith.subi {i}, {bb.v(f'arith.constant {start} : index')} : index")
+            zero = bb.v("arith.constant 0 : index")
+            rem = bb.v(f"arith.remsi {off}, {bb.v(f'arith.constant {step} : index')} : index")
+            on_grid = bb.v(f"arith.cmpi eq, {rem}, {zero} : index")
+            after = bb.v(f"arith.cmpi sge, {off}, {zero} : index")
+            before = bb.v(f"arith.cmpi sle, {i}, {bb.v(f'arith.constant {last} : index')} : index")
+            inside = bb.v(f"arith.andi {after}, {before} : i1")
+            hit = bb.v(f"arith.andi {on_grid}, {inside} : i1")
+            return bb.lines, bb.v(f"arith.select {hit}, {args[0]}, {args[1]} : {et}")
+        ident = list(range(r))
+        return self.e.generic([(placed, ident), (v, ident)], shape, et, pick)
 
     def op_select_scatter(self, node, a, src, dim, index):
         v, sv = self.val(a), self.val(src)
@@ -4436,6 +4482,17 @@ def _unwrap_dtensor_params(module: torch.nn.Module):
     return copy_, found, mesh
 
 
+def _compiling_state():
+    """torch.compiler.is_compiling() and is_exporting() true, as under
+    torch.export."""
+    try:
+        from torch._export.utils import _compiling_state_context
+        return _compiling_state_context()
+    except ImportError:  # pragma: no cover - older torch
+        import contextlib
+        return contextlib.nullcontext()
+
+
 def _outside_local_tensor_mode():
     """LocalTensorMode (and any other dispatch mode) off: torch.export and
     plain tensors need the mode stack empty, not just the mode disabled."""
@@ -4729,7 +4786,10 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
             # Attention through its math form (matmuls and a softmax), whose
             # backward is theirs, not a fused kernel's.
             from torch.nn.attention import SDPBackend, sdpa_kernel
-            with sdpa_kernel([SDPBackend.MATH]):
+            # As torch.export does: libraries that check is_compiling() /
+            # is_exporting() (Hugging Face's mask helpers) then skip their
+            # data-dependent shortcuts, which tracing cannot follow.
+            with sdpa_kernel([SDPBackend.MATH]), _compiling_state():
                 gm = make_fx(torch.func.functionalize(joint), decomposition_table=table,
                              record_stack_traces=True)(params, buffers, *args)
         except Exception as e:  # noqa: BLE001

@@ -518,6 +518,26 @@ def test_empty_slices_and_rank_0_views():
           placements={0: [S(0)]})
 
 
+def test_gradients_of_strided_and_empty_slices():
+    # GPT-J's rotate_every_two (x[..., ::2], x[..., 1::2]) trains through the
+    # gradient of a strided slice (slice_scatter with a step); an empty
+    # slice's gradient writes nothing.
+    class Rotate(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(8, 8)
+
+        def forward(self, x):
+            y = self.lin(x)
+            r = torch.stack((-y[..., 1::2], y[..., ::2]), -1).flatten(-2)
+            return (r * y + y[..., 1:7:3].sum(-1, keepdim=True)
+                    + torch.cat([y[..., :8] * 2, y[..., 8:]], -1))
+    torch.manual_seed(20)
+    x = torch.randn(4, 3, 8)
+    for placements in ({0: [S(0)]}, {0: [S(2)]}, {"lin.weight": [S(0)]}):
+        check_step(Rotate(), lambda mod, t: (mod(t) ** 2).mean(), (x,), placements=placements)
+
+
 def test_max_pool_indices_and_unsupported_outputs():
     # Max pooling's indices, where read, are PyTorch's (the flat position of
     # the window's first maximum).
