@@ -47,6 +47,24 @@ double unsignedToDouble(int64_t v, int bits) {
 int64_t truncateInt(int64_t v, int bits) {
   return bits == 1 ? (v & 1) : signExtend(v, bits);
 }
+/// Shifts of a `bits`-wide integer; a shift by `bits` or more is poison in
+/// MLIR, 0 here (or the sign for an arithmetic shift right).
+int64_t shiftLeft(int64_t v, int64_t s, int bits) {
+  if (s < 0 || s >= bits)
+    return 0;
+  return truncateInt(int64_t(uint64_t(v) << s), bits);
+}
+int64_t shiftRightUnsigned(int64_t v, int64_t s, int bits) {
+  if (s < 0 || s >= bits)
+    return 0;
+  return truncateInt(int64_t(uint64_t(zeroExtend(v, bits)) >> s), bits);
+}
+int64_t shiftRightSigned(int64_t v, int64_t s, int bits) {
+  int64_t x = signExtend(v, bits);
+  if (s < 0 || s >= bits)
+    return truncateInt(x < 0 ? -1 : 0, bits);
+  return truncateInt(x >> s, bits);
+}
 
 enum Op : uint16_t {
   FAdd, FSub, FMul, FDiv, FMaximum, FMinimum, FMaxNum, FMinNum, FRem, FNeg,
@@ -55,6 +73,7 @@ enum Op : uint16_t {
   FTan, FAtan, FAsin, FAcos, FSinh, FCosh, FAsinh, FAcosh, FAtanh, FExp2, FLog10, FCbrt, FAtan2,
   FPow, FCmp, FRound,
   IAdd, ISub, IMul, IDivS, IRemS, IMinS, IMaxS, IAnd, IOr, IXor, ICmp,
+  IShL, IShRU, IShRS, // c: the bit width
   Select, SIToFP, FPToSI, Copy, Index, Extract,
   ZExt, SExt, TruncInt, UIToFP, // c: the source's (ZExt, SExt, UIToFP,
                                 // SIToFP) or result's (TruncInt) bit width
@@ -261,6 +280,9 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
             .Case([](arith::AndIOp) { return IAnd; })
             .Case([](arith::OrIOp) { return IOr; })
             .Case([](arith::XOrIOp) { return IXor; })
+            .Case([](arith::ShLIOp) { return IShL; })
+            .Case([](arith::ShRUIOp) { return IShRU; })
+            .Case([](arith::ShRSIOp) { return IShRS; })
             .Case([](arith::CmpIOp) { return ICmp; })
             .Case([](arith::SelectOp) { return Select; })
             .Case([](arith::SIToFPOp) { return SIToFP; })
@@ -299,6 +321,10 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
       in.c = int(op.getOperand(0).getType().getIntOrFloatBitWidth());
     if (llvm::isa<arith::TruncIOp>(op))
       in.c = int(op.getResult(0).getType().getIntOrFloatBitWidth());
+    if (llvm::isa<arith::ShLIOp, arith::ShRUIOp, arith::ShRSIOp>(op)) {
+      Type t = op.getResult(0).getType();
+      in.c = t.isIndex() ? 64 : int(t.getIntOrFloatBitWidth());
+    }
     in.f32 = op.getResult(0).getType().isF32();
     // The result's register comes after any captured operand's.
     in.dst = p.registers;
@@ -397,6 +423,9 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
     case IAnd: d.i = a.i & b.i; break;
     case IOr: d.i = a.i | b.i; break;
     case IXor: d.i = a.i ^ b.i; break;
+    case IShL: d.i = shiftLeft(a.i, b.i, in.c); break;
+    case IShRU: d.i = shiftRightUnsigned(a.i, b.i, in.c); break;
+    case IShRS: d.i = shiftRightSigned(a.i, b.i, in.c); break;
     case ICmp: d.i = compareInts(in.c, a.i, b.i); break;
     case Select: d = a.i ? b : r[in.c]; break;
     case SIToFP: d.f = double(signExtend(a.i, in.c)); break;
@@ -492,6 +521,9 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     case IAnd: COLUMN(d[i].i = a[i].i & b[i].i)
     case IOr: COLUMN(d[i].i = a[i].i | b[i].i)
     case IXor: COLUMN(d[i].i = a[i].i ^ b[i].i)
+    case IShL: COLUMN(d[i].i = shiftLeft(a[i].i, b[i].i, in.c))
+    case IShRU: COLUMN(d[i].i = shiftRightUnsigned(a[i].i, b[i].i, in.c))
+    case IShRS: COLUMN(d[i].i = shiftRightSigned(a[i].i, b[i].i, in.c))
     case ICmp:
       COLUMN(d[i].i = compareInts(in.c, a[i].i, b[i].i))
     case Select: COLUMN(d[i] = a[i].i ? b[i] : c[i])

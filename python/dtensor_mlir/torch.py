@@ -434,6 +434,9 @@ class _Importer:
         # user input position of each, so run() writes them back.
         self.input_mutations: Dict[str, str] = {}
         self.updated_inputs: List[int] = []
+        # The seed argument of random ops and how many streams they use.
+        self.rng_seed: Optional[_Value] = None
+        self.rng_streams = 0
         self._user_index_of: Dict[str, int] = {}
 
     # -- errors and locations ------------------------------------------------
@@ -552,6 +555,12 @@ class _Importer:
             args.append(f"{v.name}: {v.type}")
             self.values[node] = v
             inputs.append((kind, key))
+        # Random ops (dropout in training, drop-path, rand): one more
+        # argument, the step's seed (run() draws it from torch's generator).
+        if any(self._is_random(n) for n in gm.graph.nodes):
+            self.rng_seed = _Value(f"%arg{len(args)}", (), "i64")
+            args.append(f"{self.rng_seed.name}: {self.rng_seed.type}")
+            inputs.append(("RNG_SEED", None))
         self._find_batched_matmuls(gm.graph)
         results = []
         for node in gm.graph.nodes:
@@ -1185,9 +1194,148 @@ class _Importer:
     def op_contiguous(self, node, a, **kwargs): return self.val(a)
     def op_lift_fresh_copy(self, node, a): return self.val(a)
     def op_dropout(self, node, a, p=0.5, train=False):
-        if train and p > 0:
-            self.fail(node, "dropout in training mode is random: export the module in eval()")
-        return self.val(a)
+        if not train or p == 0:
+            return self.val(a)
+        return self.op_native_dropout(node, a, p, train)[0]
+
+    # -- random ops --------------------------------------------------------------
+    _RANDOM = ("bernoulli", "rand", "rand_like", "randn", "randn_like", "native_dropout",
+               "dropout")
+
+    @classmethod
+    def _is_random(cls, node) -> bool:
+        if node.op != "call_function":
+            return False
+        packet = getattr(node.target, "_overloadpacket", None)
+        name = getattr(packet, "__name__", "") if packet else ""
+        if name == "dropout":
+            p = node.args[1] if len(node.args) > 1 else node.kwargs.get("p", 0.5)
+            train = node.args[2] if len(node.args) > 2 else node.kwargs.get("train", False)
+            return bool(train) and p > 0
+        return name in cls._RANDOM
+
+    # SplitMix64's constants, as signed 64-bit integers.
+    _GOLDEN = -7046029254386353131      # 0x9E3779B97F4A7C15
+    _MIX1 = -4658895280553007687        # 0xBF58476D1CE4E5B9
+    _MIX2 = -7723592293110705685        # 0x94D049BB133111EB
+
+    def _splitmix(self, bb: "_Body", z: str) -> str:
+        z = bb.v(f"arith.addi {z}, {bb.const(self._GOLDEN, 'i64')} : i64")
+        for shift, mult in ((30, self._MIX1), (27, self._MIX2)):
+            amount = bb.const(shift, "i64")
+            z = bb.v(f"arith.xori {z}, {bb.v(f'arith.shrui {z}, {amount} : i64')} : i64")
+            z = bb.v(f"arith.muli {z}, {bb.const(mult, 'i64')} : i64")
+        amount = bb.const(31, "i64")
+        return bb.v(f"arith.xori {z}, {bb.v(f'arith.shrui {z}, {amount} : i64')} : i64")
+
+    def _random_bits(self, bb: "_Body", seed: str, stream: int, shape) -> str:
+        """64 random bits for the element at the loop indices: SplitMix64 of
+        the element's linear position in the whole tensor under a key made
+        from the step's seed and the op's stream. A function of the global
+        position only, so every rank computes its own shard's piece of one
+        global tensor, whatever the sharding (DTensor's offset-based RNG
+        gives the same guarantee)."""
+        lin = bb.const(0, "i64")
+        for d, n in enumerate(shape):
+            i = bb.v(f"arith.index_cast {bb.v(f'linalg.index {d} : index')} : index to i64")
+            size = bb.const(n, "i64")
+            lin = bb.v(f"arith.addi {bb.v(f'arith.muli {lin}, {size} : i64')}, {i} : i64")
+        key = bb.v(f"arith.addi {seed}, {bb.const(stream * 0x2545F491, 'i64')} : i64")
+        key = self._splitmix(bb, key)
+        return self._splitmix(bb, bb.v(f"arith.xori {key}, {lin} : i64"))
+
+    def _uniform(self, bb: "_Body", bits: str, et: str) -> str:
+        """A uniform value in [0, 1) of `et` from 64 random bits: the top
+        mantissa-width bits, exactly representable."""
+        width = {"f64": 53, "f32": 24, "f16": 11, "bf16": 8}[et]
+        top = bb.v(f"arith.shrui {bits}, {bb.const(64 - width, 'i64')} : i64")
+        x = bb.v(f"arith.sitofp {top} : i64 to {et}")
+        return bb.v(f"arith.mulf {x}, {bb.const(2.0 ** -width, et)} : {et}")
+
+    def _random(self, node, shape, et: str, ins, fn) -> _Value:
+        """A generic over `shape` whose body gets each element's random bits
+        (`fn(bb, bits, args)`); the seed argument is its last input."""
+        if self.rng_seed is None:
+            self.fail(node, "a random op outside a graph that takes a seed")
+        stream = self.rng_streams
+        self.rng_streams += 1
+        r = len(shape)
+
+        def body(args, out):
+            bb = _Body(et)
+            bits = self._random_bits(bb, args[-1], stream, shape)
+            return bb.lines, fn(bb, bits, args[:-1])
+        return self.e.generic(list(ins) + [(self.rng_seed, [])], tuple(shape), et, body,
+                              nloops=r, out_map=list(range(r)))
+
+    def _normal(self, bb: "_Body", bits: str, et: str) -> str:
+        """A standard normal value (Box-Muller in f64 on two uniforms drawn
+        from the element's bits)."""
+        u1 = self._uniform(bb, bits, "f64")
+        u1 = bb.v(f"arith.subf {bb.const(1.0, 'f64')}, {u1} : f64")  # (0, 1]
+        u2 = self._uniform(bb, self._splitmix(bb, bits), "f64")
+        minus_two = bb.const(-2.0, "f64")
+        logged = bb.v(f"math.log {u1} : f64")
+        radius = bb.v(f"math.sqrt {bb.v(f'arith.mulf {minus_two}, {logged} : f64')} : f64")
+        angle = bb.v(f"arith.mulf {bb.const(2 * math.pi, 'f64')}, {u2} : f64")
+        z = bb.v(f"arith.mulf {radius}, {bb.v(f'math.cos {angle} : f64')} : f64")
+        return self._cast(bb, z, "f64", et)
+
+    def op_rand(self, node, *args, **kwargs):
+        """Uniform in [0, 1) (drop-path's keep mask). The values are ours,
+        not PyTorch's generator's; the same for every sharding."""
+        shape, et = self._out(node)
+        if not _is_float(et):
+            self.fail(node, "rand of an integer dtype")
+        return self._random(node, shape, et, [], lambda bb, bits, a: self._uniform(bb, bits, et))
+
+    op_rand_like = op_rand
+
+    def op_randn(self, node, *args, **kwargs):
+        shape, et = self._out(node)
+        if not _is_float(et):
+            self.fail(node, "randn of an integer dtype")
+        return self._random(node, shape, et, [], lambda bb, bits, a: self._normal(bb, bits, et))
+
+    op_randn_like = op_randn
+
+    def op_bernoulli(self, node, a, p=None, **kwargs):
+        """1 with probability p (a number, or `a`'s elements as
+        probabilities), else 0, in `a`'s dtype: dropout's keep mask."""
+        shape, et = self._out(node)
+        v = self.val(a)
+        r = len(shape)
+        ins = [] if isinstance(p, (int, float)) else [(v, list(range(r)))]
+
+        def fn(bb, bits, args):
+            u = self._uniform(bb, bits, "f64")
+            prob = bb.const(float(p), "f64") if not args else self._cast(bb, args[0], v.et, "f64")
+            hit = bb.v(f"arith.cmpf olt, {u}, {prob} : f64")
+            return bb.v(f"arith.select {hit}, {bb.const(1, et)}, {bb.const(0, et)} : {et}")
+        return self._random(node, shape, et, ins, fn)
+
+    def op_native_dropout(self, node, a, p, train=True):
+        """Each element kept with probability 1 - p and scaled by 1 / (1 - p)
+        (in training; the identity otherwise), and the keep mask."""
+        v = self.val(a)
+        r = len(v.shape)
+        if not train or p == 0:
+            return v, self.e.filled(v.shape, "i1", 1)
+        if p >= 1:
+            return self.e.filled(v.shape, v.et, 0), self.e.filled(v.shape, "i1", 0)
+        et = v.et
+
+        def keep_fn(bb, bits, args):
+            u = self._uniform(bb, bits, "f64")
+            return bb.v(f"arith.cmpf oge, {u}, {bb.const(float(p), 'f64')} : f64")
+        keep = self._random(node, v.shape, "i1", [], keep_fn)
+
+        def apply(args, out):
+            bb = _Body(et)
+            scaled = bb.bin("mulf", None, args[0], bb.const(1.0 / (1.0 - p)))
+            return bb.lines, bb.v(f"arith.select {args[1]}, {scaled}, {bb.const(0)} : {et}")
+        out = self.e.generic([(v, list(range(r))), (keep, list(range(r)))], v.shape, et, apply)
+        return out, keep
 
     # -- the DTensor API in Dynamo graphs --------------------------------------
     def _spec_of(self, node, placements) -> str:
@@ -4293,6 +4441,7 @@ class CompiledModel:
         # compile()'s inputs: (positional count, keyword names, example
         # values); None for graphs without a signature (training steps).
         self._signature: Optional[Tuple[int, List[str], List[Any]]] = None
+        self._rng_seed: Optional[int] = None
         self.program = program
         self.compiled = compiled
         self.mesh = mesh
@@ -4356,8 +4505,30 @@ class CompiledModel:
             if len(args) != n_user:
                 raise DTensorError(f"the model takes {n_user} input(s), {len(args)} given")
         for i, (kind, key) in enumerate(self._inputs):
-            values[i + 1] = _to_numpy(args[key]) if kind == "USER_INPUT" else self._state[key]
+            if kind == "RNG_SEED":
+                values[i + 1] = np.asarray(self._next_seed(), dtype=np.int64)
+            else:
+                values[i + 1] = _to_numpy(args[key]) if kind == "USER_INPUT" else self._state[key]
         return values
+
+    def _next_seed(self) -> int:
+        """The seed of the next run's random ops (dropout, drop-path): the one
+        set by `set_rng_seed`, or drawn from torch's default generator (so
+        torch.manual_seed makes runs repeatable, and each run gets new
+        masks)."""
+        if self._rng_seed is not None:
+            return self._rng_seed
+        return int(torch.randint(-2 ** 63, 2 ** 63 - 1, (), dtype=torch.int64))
+
+    def set_rng_seed(self, seed: Optional[int]) -> None:
+        """Fixes the seed of the random ops for every later run (None: draw
+        one per run from torch's generator)."""
+        self._rng_seed = None if seed is None else int(seed)
+
+    @property
+    def takes_rng_seed(self) -> bool:
+        """Whether the program has random ops (and a seed argument)."""
+        return any(kind == "RNG_SEED" for kind, _ in self._inputs)
 
     def write_inputs(self, directory: str, *args, **kwargs) -> List[str]:
         """Writes every tensor argument as a global .npy file under
@@ -4625,7 +4796,7 @@ def _import_graph(gm, kinds, values, mesh, specs, outs, pipeline,
     compiled = program.compile(pipeline)
     state = {}
     for kind, key in inputs:
-        if kind == "USER_INPUT":
+        if kind in ("USER_INPUT", "RNG_SEED"):
             continue
         t = values.get(key)
         if t is None and kind == "CONSTANT":

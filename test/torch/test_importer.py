@@ -538,6 +538,57 @@ def test_gradients_of_strided_and_empty_slices():
         check_step(Rotate(), lambda mod, t: (mod(t) ** 2).mean(), (x,), placements=placements)
 
 
+def test_random_ops_dropout_in_training():
+    # Dropout, rand and randn: a seed argument (drawn from torch's generator
+    # per run, or fixed), each element's value a hash of its global position,
+    # so every sharding computes the same global tensor (DTensor's
+    # offset-based RNG promises the same). The values are not PyTorch's.
+    x = torch.randn(64, 64) + 3
+    drop = nn.Dropout(0.3).train()
+    outs = []
+    for placements in ({0: [S(0)]}, {0: [S(1)]}, {}):
+        model = dm_compile(drop, (x,), mesh=dm.DeviceMesh((2,)), placements=placements)
+        assert model.takes_rng_seed
+        model.set_rng_seed(7)
+        out = model.run(x)[0].full_tensor()
+        kept = out != 0
+        assert abs(kept.float().mean().item() - 0.7) < 0.03
+        assert torch.allclose(out[kept], x[kept] / 0.7)
+        outs.append(out)
+    assert all(torch.equal(outs[0], o) for o in outs)
+    model = dm_compile(Fn(lambda t: (torch.rand_like(t), torch.randn(64, 64))), (x,),
+                       mesh=dm.DeviceMesh((2,)), placements={0: [S(0)]})
+    uniform, normal = [o.full_tensor() for o in model.run(x)]
+    assert 0 <= uniform.min() and uniform.max() < 1 and abs(uniform.mean() - 0.5) < 0.02
+    assert abs(normal.mean()) < 0.05 and abs(normal.std() - 1) < 0.05
+    torch.manual_seed(5)
+    first = model.run(x)[0].full_tensor()
+    torch.manual_seed(5)
+    again = model.run(x)[0].full_tensor()
+    other = model.run(x)[0].full_tensor()
+    assert torch.equal(first, again) and not torch.equal(first, other)
+    assert not dm_compile(nn.Dropout(0.3).eval(), (x,), mesh=dm.DeviceMesh((2,))).takes_rng_seed
+
+    # A training step: the backward reuses the forward's mask (the weight's
+    # gradient is the dropped input; the loss its dot with the weight).
+    class Dropped(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = nn.Parameter(torch.randn(64, 64))
+
+        def forward(self, t):
+            return (F.dropout(t, 0.25, True) * self.w).sum()
+    module = Dropped()
+    from dtensor_mlir.torch import compile_training_step
+    step = compile_training_step(module, lambda mod, t: mod(t), (x,), mesh=dm.DeviceMesh((2,)),
+                                 placements={0: [S(0)], "w": [S(1)]})
+    loss, grad = [o.full_tensor() for o in step.run(x)]
+    kept = grad != 0
+    assert abs(kept.float().mean().item() - 0.75) < 0.03
+    assert torch.allclose(grad[kept], x[kept] / 0.75)
+    assert torch.allclose(loss, (grad * module.w).sum(), rtol=1e-4)
+
+
 def test_max_pool_indices_and_unsupported_outputs():
     # Max pooling's indices, where read, are PyTorch's (the flat position of
     # the window's first maximum).
