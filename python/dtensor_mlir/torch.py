@@ -4087,12 +4087,17 @@ class _Importer:
         """The k largest (smallest) along `dim`, in order, and their indices:
         k rounds of an arg reduction over the elements not yet taken (the
         first of equal ones; NaN the largest, as PyTorch). Meant for small k
-        (routers, sampling): 2k generics."""
+        (routers, sampling): 2k generics; a larger k takes the first k of the
+        stable sort."""
         v = self.val(a)
         r = len(v.shape)
         dim %= r
         if k > 64:
-            self.fail(node, f"topk with k = {k} (more than 64) is not supported yet")
+            # The first k of the stable sort (the same order: the first of
+            # equal ones; NaN first descending, last ascending).
+            values, indices = self._sort_value(node, v, dim, largest)
+            sizes = tuple(k if d == dim else n for d, n in enumerate(v.shape))
+            return self.e.slice(values, [0] * r, sizes), self.e.slice(indices, [0] * r, sizes)
         et = v.et
         if not _is_float(et) and et == "i1":
             self.fail(node, "topk of a bool tensor")

@@ -846,6 +846,12 @@ def test_topk(shard):
     nan[2, 4] = float("nan")
     check(Fn(lambda t: torch.topk(t, 2)), (nan,), placements=p)
     check(Fn(lambda i: torch.topk(i, 2)), ((x * 10).int(),), placements=p)
+    # k above 64: the first k of the stable sort (distinct values: PyTorch's
+    # order among equal ones is its kernel's).
+    wide = torch.randperm(4 * 90).reshape(4, 90).float()
+    wide[1, 7] = float("nan")
+    check(Fn(lambda t: torch.topk(t, 70)), (wide,), placements=p)
+    check(Fn(lambda t: torch.topk(t, 65, largest=False)), (wide,), placements=p)
 
 
 def test_mixture_of_experts_router():
