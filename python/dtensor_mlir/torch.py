@@ -2489,14 +2489,16 @@ class _Importer:
         split into groups)."""
         n = len(xv.shape) - 2
         if transposed:
-            if groups != 1:
-                self.fail(node, "grouped transposed convolution is not supported yet")
             if any(p < 0 for p in padding) or any(d < 1 for d in dilation):
                 self.fail(node, "transposed convolution with this padding or dilation")
             # The input gradient of the convolution it transposes: `x` as
             # that convolution's output gradient, the weight (Cin, Cout, k..)
             # read flipped; output_padding is in the output's size.
-            out = self._conv_input_grad(xv, wv, shape, stride, padding, dilation)
+            if groups != 1:
+                out = self._grouped_transposed_conv(node, xv, wv, shape, stride, padding,
+                                                    dilation, groups)
+            else:
+                out = self._conv_input_grad(xv, wv, shape, stride, padding, dilation)
         elif groups != 1 or n != 2:
             out = self._grouped_conv(node, xv, wv, shape, stride, padding, dilation, groups)
         else:
@@ -2556,6 +2558,38 @@ class _Importer:
                                 for i in range(n)]),
              (wg, [1, 2, ci] + taps)],
             oshape, et, self._mac(et), reduce_dims=[ci] + taps, init=init, nloops=4 + 2 * n,
+            out_map=list(range(3 + n)))
+        return self.e.collapse(res, [[0], [1, 2]] + sp, shape)
+
+    def _grouped_transposed_conv(self, node, xv, wv, shape, stride, padding, dilation,
+                                 groups) -> _Value:
+        """A transposed convolution of `groups` groups (weight (Cin, Cout /
+        groups, k..)): per group, the input gradient of the convolution it
+        transposes, channels split as (group, channel in group) as the
+        grouped forward's."""
+        et = xv.et
+        n = len(xv.shape) - 2
+        n_, ci = xv.shape[:2]
+        og = wv.shape[1]
+        ks = tuple(wv.shape[2:])
+        g = groups
+        if ci % g:
+            self.fail(node, f"{ci} input channels in {g} groups")
+        cg = ci // g
+        sp = [[3 + i] for i in range(n)]
+        xp = self._dilate_pad(xv, tuple(shape[2:]), ks, stride, padding, dilation)
+        xg = self.e.expand(xp, [[0], [1, 2]] + sp, (n_, g, cg) + tuple(xp.shape[2:]))
+        wg = self.e.expand(wv, [[0, 1], [2]] + sp, (g, cg, og) + ks)
+        # loops: n g o s.. | c k..
+        cl = 3 + n
+        taps = [4 + n + i for i in range(n)]
+        oshape = (n_, g, og) + tuple(shape[2:])
+        init = self.e.filled(oshape, et, 0)
+        res = self.e.generic(
+            [(xg, [0, 1, cl] + [self._flipped_expr(3 + i, taps[i], ks[i], dilation[i])
+                                for i in range(n)]),
+             (wg, [1, cl, 2] + taps)],
+            oshape, et, self._mac(et), reduce_dims=[cl] + taps, init=init, nloops=4 + 2 * n,
             out_map=list(range(3 + n)))
         return self.e.collapse(res, [[0], [1, 2]] + sp, shape)
 
