@@ -2048,9 +2048,10 @@ class _Importer:
     _MAX_ONE_HOT = 1 << 16
 
     def op_index(self, node, a, indices):
-        """x[i], x[:, i] and x[.., i, j, ..] (index tensors on consecutive dims,
-        broadcast together, as nearest upsampling's gradient traces): a sum
-        over the indexed dims of the element every index names."""
+        """x[i], x[:, i], x[.., i, j, ..] (index tensors broadcast together, as
+        nearest upsampling's gradient traces) and x[i, :, j] (on dims apart:
+        the index dims first, as PyTorch): a sum over the indexed dims of the
+        element every index names."""
         v = self.val(a)
         shape, et = self._out(node)
         given = [(d, t) for d, t in enumerate(indices) if t is not None]
@@ -2062,9 +2063,6 @@ class _Importer:
         if len(given) == 1:
             return self._select_by_index(node, v, given[0][0], idxs[0], shape, et)
         dims = [d for d, _ in given]
-        if dims != list(range(dims[0], dims[0] + len(dims))):
-            self.fail(node, "indexing with index tensors on dims that are not consecutive is "
-                            "not supported yet")
         span = 1
         for d in dims:
             span *= v.shape[d]
@@ -2072,14 +2070,18 @@ class _Importer:
             self.fail(node, f"indexing {len(dims)} dims of {span} elements together is not "
                             "supported yet")
         r = len(v.shape)
-        first, last = dims[0], dims[-1]
-        b = len(shape) - (r - len(dims))  # the broadcast index shape's rank
+        rest = [d for d in range(r) if d not in dims]
+        b = len(shape) - len(rest)  # the broadcast index shape's rank
+        # PyTorch's layout: index tensors on consecutive dims put the
+        # broadcast index dims where those dims were; on dims apart, first.
+        consecutive = dims == list(range(dims[0], dims[0] + len(dims)))
+        first = dims[0] if consecutive else 0
         bshape = shape[first:first + b]
-        before = list(range(first))
-        mid = list(range(first, first + b))
-        after = list(range(first + b, first + b + r - last - 1))
-        ks = list(range(first + b + r - last - 1, first + b + r - last - 1 + len(dims)))
-        ins = [(v, before + ks + after)]
+        out_of = {}
+        for k, d in enumerate(rest):
+            out_of[d] = k if consecutive and d < first else k + b
+        ks = list(range(len(shape), len(shape) + len(dims)))
+        ins = [(v, [ks[dims.index(d)] if d in dims else out_of[d] for d in range(r)])]
         for i in idxs:
             keep, loops = _broadcast_map(i.shape, bshape)
             ins.append((self.e.drop_dims(i, keep), [first + l for l in loops]))
@@ -2094,7 +2096,7 @@ class _Importer:
             picked = bb.v(f"arith.select {hit}, {args[0]}, {bb.const(0)} : {et}")
             return bb.lines, bb.bin("addf", "addi", out, picked)
         return self.e.generic(ins, shape, et, body, reduce_dims=ks, init=init,
-                              nloops=len(shape) + len(dims), out_map=before + mid + after)
+                              nloops=len(shape) + len(dims), out_map=list(range(len(shape))))
 
     op__unsafe_index = op_index
 

@@ -1130,6 +1130,21 @@ def test_grouped_transposed_convolution(conv, shard):
     check(nn.Sequential(conv), (x,), placements={0: [S(shard)]}, tol=1e-5)
 
 
+def test_index_tensors_on_dims_apart():
+    # x[i, :, j]: index tensors on dims that are not consecutive put the
+    # broadcast index dims first (PyTorch's rule); consecutive ones keep
+    # their place; negative indices count from the end.
+    torch.manual_seed(22)
+    x = torch.randn(4, 5, 6, 3)
+    i, j = torch.randint(0, 4, (2, 3)), torch.randint(-6, 6, (3,))
+    k = torch.randint(0, 5, (2, 1))
+    for shard in (0, 1, 2):
+        p = {0: [S(shard)]}
+        check(Fn(lambda t, a, b: t[a, :, b]), (x, i, j), placements=p)
+        check(Fn(lambda t, a, b: t[:, a, :, b % 3]), (x, k, j), placements=p)
+        check(Fn(lambda t, a, b: t[:, a, b]), (x, k, j), placements=p)
+
+
 def test_local_response_norm():
     # LocalResponseNorm pools the squares over channels with a 3-D average
     # pooling of a (N, 1, C, H, W) view.
