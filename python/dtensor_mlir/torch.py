@@ -2136,38 +2136,55 @@ class _Importer:
     def op_index_put(self, node, a, indices, values, accumulate=False):
         """x[.., i, ..] = values (or += with accumulate: index_add): for each
         output element, a pass over the index's positions, taking (adding)
-        the value where the index names this element; duplicate indices:
-        the last wins (PyTorch leaves it unspecified). One index tensor."""
+        the value where every index names this element; duplicate indices:
+        the last wins (PyTorch leaves it unspecified). Index tensors on any
+        dims, broadcast together (F.fold accumulates so)."""
         v = self.val(a)
         shape, et = self._out(node)
         given = [(d, t) for d, t in enumerate(indices) if t is not None]
-        if len(given) != 1 or not isinstance(given[0][1], torch.fx.Node):
-            self.fail(node, "index_put with several index tensors is not supported yet")
-        d, it = given[0]
-        idx = self.val(it)
-        if idx.et == "i1":
+        if not given or not all(isinstance(t, torch.fx.Node) for _, t in given):
+            self.fail(node, "index_put with something other than index tensors")
+        dims = [d for d, _ in given]
+        idxs = [self.val(t) for _, t in given]
+        if any(i.et == "i1" for i in idxs):
             self.fail(node, "index_put with a bool mask and a tensor of values (a data-dependent "
                             "count) is not supported")
-        r, ri = len(v.shape), len(idx.shape)
-        js = list(range(r, r + ri))
-        view_shape = v.shape[:d] + idx.shape + v.shape[d + 1:]
-        view_loops = list(range(d)) + js + list(range(d + 1, r))
-        ins = [(idx, js)]
+        r = len(v.shape)
+        bshape = tuple(np.broadcast_shapes(*[i.shape for i in idxs]))
+        b = len(bshape)
+        js = list(range(r, r + b))
+        # The values broadcast to x[indices]'s shape: the index dims where the
+        # indexed dims were (consecutive ones) or first (dims apart).
+        rest = [d for d in range(r) if d not in dims]
+        if dims == list(range(dims[0], dims[0] + len(dims))):
+            view_loops = list(range(dims[0])) + js + [d for d in rest if d > dims[0]]
+        else:
+            view_loops = js + rest
+        view_shape = tuple(v.shape[l] if l < r else bshape[l - r] for l in view_loops)
+        ins = []
+        for i in idxs:
+            keep, loops = _broadcast_map(i.shape, bshape)
+            ins.append((self.e.drop_dims(i, keep), [js[l] for l in loops]))
         if isinstance(values, torch.fx.Node):
             vv = self.val(values)
             keep, loops = _broadcast_map(vv.shape, view_shape)
             ins.append((self.e.drop_dims(vv, keep), [view_loops[l] for l in loops]))
+        n_idx = len(idxs)
 
         def body(args, out):
             bb = _Body(et)
-            hit = self._index_names(bb, args[0], idx.et, v.shape[d], d)
-            value = self._cast(bb, args[1], ins[1][0].et, et) if len(args) > 1 else bb.const(values)
+            hit = None
+            for j, (i, d) in enumerate(zip(idxs, dims)):
+                here = self._index_names(bb, args[j], i.et, v.shape[d], d)
+                hit = here if hit is None else bb.v(f"arith.andi {hit}, {here} : i1")
+            value = (self._cast(bb, args[n_idx], ins[n_idx][0].et, et) if len(args) > n_idx
+                     else bb.const(values))
             if accumulate:
                 return bb.lines, bb.bin("addf", "addi", out, bb.v(
                     f"arith.select {hit}, {value}, {bb.const(0)} : {et}"))
             return bb.lines, bb.v(f"arith.select {hit}, {value}, {out} : {et}")
         init = self.e.generic([(v, list(range(r)))], v.shape, et, lambda args_, out: ([], args_[0]))
-        return self.e.generic(ins, shape, et, body, reduce_dims=js, init=init, nloops=r + ri,
+        return self.e.generic(ins, shape, et, body, reduce_dims=js, init=init, nloops=r + b,
                               out_map=list(range(r)))
 
     def op__assert_async(self, node, *args, **kwargs):
@@ -3900,7 +3917,8 @@ class _Importer:
         for i in range(len(pad) // 2):
             low[r - 1 - i], high[r - 1 - i] = pad[2 * i], pad[2 * i + 1]
         if any(x < 0 for x in low + high):
-            self.fail(node, "negative padding (cropping) is not supported yet")
+            # Negative amounts crop (F.fold's padding): pad, then slice.
+            return self._pad_hw(v, low, high, value)
         n = self.e.fresh("pad")
         out = _Value(n, shape, et)
         lit = _float_literal(float(value), et) if _is_float(et) else str(int(value))

@@ -1145,6 +1145,28 @@ def test_index_tensors_on_dims_apart():
         check(Fn(lambda t, a, b: t[:, a, b]), (x, k, j), placements=p)
 
 
+def test_index_put_with_several_index_tensors_and_fold():
+    # x[i, :, j] = v and index_put(..., accumulate=True) with index tensors
+    # on dims apart; F.fold (col2im: an accumulating index_put with two
+    # index tensors, and with padding a negative pad that crops).
+    torch.manual_seed(23)
+    x = torch.randn(4, 5, 6)
+    i, j = torch.tensor([0, 2, 3]), torch.tensor([1, 1, 4])
+
+    def put(t, a, b, v):
+        t = t.clone()
+        t[a, :, b] = v
+        return t
+    for shard in (0, 1):
+        p = {0: [S(shard)]}
+        check(Fn(put), (x, i, j, torch.randn(3, 5)), placements=p)
+        check(Fn(lambda t, a, b, v: t.index_put((a, b), v, accumulate=True)),
+              (x, i, j, torch.randn(3, 6)), placements=p)
+        check(nn.Fold((4, 4), 2, stride=2), (torch.randn(2, 12, 4),), placements=p)
+        check(nn.Fold((5, 5), 3, padding=1, stride=2), (torch.randn(2, 18, 9),), placements=p)
+        check(Fn(lambda t: F.pad(t, (-1, 2, 0, -2))), (x,), placements=p)
+
+
 def test_local_response_norm():
     # LocalResponseNorm pools the squares over channels with a 3-D average
     # pooling of a (N, 1, C, H, W) view.
