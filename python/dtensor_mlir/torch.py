@@ -3684,12 +3684,15 @@ class _Importer:
         shape, et = self._out(node)
         if len(v.shape) != 4:
             self.fail(node, "nearest upsampling of a tensor that is not N, C, H, W")
-        factors = []
-        for i in (2, 3):
-            if shape[i] % v.shape[i]:
-                self.fail(node, f"nearest upsampling of {v.shape[i]} to {shape[i]} (not a whole "
-                                "factor) is not supported yet")
-            factors.append(shape[i] // v.shape[i])
+        if any(shape[i] % v.shape[i] for i in (2, 3)):
+            # Other sizes: PyTorch's source index per output position, one
+            # pass per spatial dim.
+            scales = scale_factors if isinstance(scale_factors, (list, tuple)) else [None, None]
+            out = v
+            for i, axis in enumerate((2, 3)):
+                out = self._nearest_pass(out, axis, shape[axis], scales[i])
+            return out
+        factors = [shape[i] // v.shape[i] for i in (2, 3)]
         # Each element repeated along new minor dims, then merged into H and
         # W: H (the major dim of its merge) stays shardable.
         fh, fw = factors
@@ -3700,12 +3703,58 @@ class _Importer:
 
     op_upsample_nearest2d_vec = op_upsample_nearest2d
 
+    def _nearest_pass(self, v: _Value, axis: int, n_out: int, scale_factor,
+                      n_in: Optional[int] = None) -> _Value:
+        """Along `axis`, output position o reads input position
+        min(floor(o * scale), In - 1), the scale in float as PyTorch's
+        nearest_idx computes it (1 / scale_factor, or In / Out); o itself
+        where the sizes agree, o / 2 where Out is 2 In. A sum over the input
+        positions of the one it names (a sharded dim sums as a Partial).
+        Given `n_in`, its transpose (the gradient: `v` has the Out positions,
+        each input position summing those that read it)."""
+        et = v.et
+        r = len(v.shape)
+        transpose = n_in is not None
+        if not transpose:
+            n_in = v.shape[axis]
+        if n_out == n_in:
+            return v
+        size = n_in if transpose else n_out
+        shape = tuple(size if d == axis else v.shape[d] for d in range(r))
+        scale = np.float32(1.0 / scale_factor) if scale_factor else np.float32(n_in) / np.float32(n_out)
+        k = r
+        out_loop, in_loop = (k, axis) if transpose else (axis, k)
+
+        def body(args, out):
+            bb = _Body(et)
+            o = bb.v(f"linalg.index {out_loop} : index")
+            if n_out == 2 * n_in:
+                src = bb.v(f"arith.divsi {o}, {bb.v('arith.constant 2 : index')} : index")
+            else:
+                of = bb.v(f"arith.sitofp {bb.v(f'arith.index_cast {o} : index to i64')} : i64 to f32")
+                factor = bb.const(float(scale), "f32")
+                pos = bb.v(f"math.floor {bb.v(f'arith.mulf {of}, {factor} : f32')} : f32")
+                src = bb.v(f"arith.index_cast {bb.v(f'arith.fptosi {pos} : f32 to i64')} : i64 to index")
+                src = bb.v(f"arith.minsi {src}, {bb.v(f'arith.constant {n_in - 1} : index')} : index")
+            hit = bb.v(f"arith.cmpi eq, {bb.v(f'linalg.index {in_loop} : index')}, {src} : index")
+            picked = bb.v(f"arith.select {hit}, {args[0]}, {bb.const(0)} : {et}")
+            return bb.lines, bb.bin("addf", "addi", out, picked)
+        in_map = [d if d != axis else k for d in range(r)]
+        return self.e.generic([(v, in_map)], shape, et, body, reduce_dims=[k],
+                              init=self.e.filled(shape, et, 0), nloops=r + 1,
+                              out_map=list(range(r)))
+
     def op_upsample_nearest2d_backward(self, node, grad_output, output_size, input_size,
                                        scales_h=None, scales_w=None):
         """Each input element sums the gradient of the (fh, fw) block it was
         repeated into: a windowed sum with the factors as kernel and stride."""
         g = self.val(grad_output)
         shape, et = self._out(node)
+        if any(g.shape[i] % shape[i] for i in (2, 3)):
+            out = g
+            for axis, factor in ((2, scales_h), (3, scales_w)):
+                out = self._nearest_pass(out, axis, g.shape[axis], factor, n_in=shape[axis])
+            return out
         factors = []
         for i in (2, 3):
             if g.shape[i] % shape[i]:

@@ -1167,6 +1167,19 @@ def test_index_put_with_several_index_tensors_and_fold():
         check(Fn(lambda t: F.pad(t, (-1, 2, 0, -2))), (x,), placements=p)
 
 
+@pytest.mark.parametrize("resize", [dict(size=(5, 9)), dict(scale_factor=1.5), dict(size=(2, 3)),
+                                    dict(size=(8, 7))])
+@pytest.mark.parametrize("shard", [0, 2, 3])
+def test_nearest_resize_to_any_size(resize, shard):
+    # PyTorch's source index (floor(o * scale) in float, the last one at
+    # most), one pass per spatial dim; and its gradient in a training step.
+    torch.manual_seed(24)
+    x = torch.randn(2, 3, 4, 6)
+    check(Fn(lambda t: F.interpolate(t, **resize)), (x,), placements={0: [S(shard)]}, tol=0)
+    net = nn.Sequential(nn.Conv2d(3, 3, 1), nn.Upsample(**resize), nn.Tanh())
+    check_step(net, lambda mod, t: (mod(t) ** 2).mean(), (x,), placements={0: [S(shard)]})
+
+
 def test_local_response_norm():
     # LocalResponseNorm pools the squares over channels with a 3-D average
     # pooling of a (N, 1, C, H, W) view.
