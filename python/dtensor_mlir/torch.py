@@ -3703,6 +3703,73 @@ class _Importer:
 
     op_upsample_nearest2d_vec = op_upsample_nearest2d
 
+    def op_grid_sampler_2d(self, node, a, grid, interpolation_mode, padding_mode,
+                           align_corners):
+        """F.grid_sample: each output pixel reads the input at the position its
+        grid entry names (unnormalized as PyTorch's grid_sampler: align_corners
+        either way; border padding clips it), bilinear (the four neighbours
+        with PyTorch's weights, those outside the input contributing 0) or
+        nearest (rounded half to even). A sum over the input positions of
+        those it reads: a sharded H or W sums as a Partial, a sharded batch
+        stays local."""
+        v, g = self.val(a), self.val(grid)
+        shape, et = self._out(node)
+        if not _is_float(et) or len(v.shape) != 4:
+            self.fail(node, "grid_sample of a tensor that is not float N, C, H, W")
+        if interpolation_mode not in (0, 1):
+            self.fail(node, "grid_sample with bicubic interpolation is not supported yet")
+        if padding_mode not in (0, 1):
+            self.fail(node, "grid_sample with reflection padding is not supported yet")
+        h_in, w_in = v.shape[2], v.shape[3]
+
+        def source(bb, coord, size):
+            one = bb.const(1.0)
+            if align_corners:
+                pos = bb.bin("mulf", None, bb.bin("divf", None, bb.bin("addf", None, coord, one),
+                                                  bb.const(2.0)), bb.const(float(size - 1)))
+            else:
+                pos = bb.bin("mulf", None, bb.bin("addf", None, coord, one), bb.const(float(size)))
+                pos = bb.bin("divf", None, bb.bin("subf", None, pos, one), bb.const(2.0))
+            if padding_mode == 1:  # border: clip into [0, size - 1]
+                pos = bb.v(f"arith.minimumf {bb.v(f'arith.maximumf {pos}, {bb.const(0.0)} : {et}')}, "
+                           f"{bb.const(float(size - 1))} : {et}")
+            return pos
+
+        def at(bb, loop):
+            i = bb.v(f"arith.index_cast {bb.v(f'linalg.index {loop} : index')} : index to i64")
+            return bb.v(f"arith.sitofp {i} : i64 to {et}")
+
+        def body(args, out):
+            bb = _Body(et)
+            x, gx, gy = args
+            ix, iy = source(bb, gx, w_in), source(bb, gy, h_in)
+            px, py = at(bb, 5), at(bb, 4)
+            zero = bb.const(0.0)
+            if interpolation_mode == 1:
+                nx, ny = bb.un("math.roundeven", ix), bb.un("math.roundeven", iy)
+                hit = bb.v(f"arith.andi {bb.v(f'arith.cmpf oeq, {px}, {nx} : {et}')}, "
+                           f"{bb.v(f'arith.cmpf oeq, {py}, {ny} : {et}')} : i1")
+                return bb.lines, bb.bin("addf", None, out, bb.v(
+                    f"arith.select {hit}, {x}, {zero} : {et}"))
+            weights = []
+            for pos, p in ((ix, px), (iy, py)):
+                lo = bb.un("math.floor", pos)
+                hi = bb.bin("addf", None, lo, bb.const(1.0))
+                w_lo = bb.bin("subf", None, hi, pos)
+                w_hi = bb.bin("subf", None, pos, lo)
+                at_lo = bb.v(f"arith.cmpf oeq, {p}, {lo} : {et}")
+                at_hi = bb.v(f"arith.cmpf oeq, {p}, {hi} : {et}")
+                w = bb.v(f"arith.select {at_hi}, {w_hi}, {zero} : {et}")
+                weights.append(bb.v(f"arith.select {at_lo}, {w_lo}, {w} : {et}"))
+            weight = bb.bin("mulf", None, weights[0], weights[1])
+            return bb.lines, bb.bin("addf", None, out, bb.bin("mulf", None, x, weight))
+        init = self.e.filled(shape, et, 0)
+        # loops: n c h w | y x
+        return self.e.generic([(v, [0, 1, 4, 5]), (g, [0, 2, 3, "0"]), (g, [0, 2, 3, "1"])],
+                              shape, et, body, reduce_dims=[4, 5], init=init, nloops=6,
+                              out_map=[0, 1, 2, 3])
+
+
     def _nearest_pass(self, v: _Value, axis: int, n_out: int, scale_factor,
                       n_in: Optional[int] = None) -> _Value:
         """Along `axis`, output position o reads input position

@@ -1180,6 +1180,29 @@ def test_nearest_resize_to_any_size(resize, shard):
     check_step(net, lambda mod, t: (mod(t) ** 2).mean(), (x,), placements={0: [S(shard)]})
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample(mode, padding_mode, align_corners):
+    # Each output pixel reads the input where its grid entry points (some
+    # outside the input: zeros or the border); batch-sharded input and grid
+    # stay local, a sharded H or W sums as a Partial. A spatial transformer
+    # (affine_grid, then grid_sample) too.
+    torch.manual_seed(25)
+    x, grid = torch.randn(2, 3, 5, 6), torch.rand(2, 4, 7, 2) * 2.4 - 1.2
+    f = Fn(lambda t, g: F.grid_sample(t, g, mode=mode, padding_mode=padding_mode,
+                                      align_corners=align_corners))
+    check(f, (x, grid), placements={0: [S(0)], 1: [S(0)]}, collectives=1)
+    for shard in (2, 3):
+        check(f, (x, grid), placements={0: [S(shard)]})
+    theta = torch.tensor([[[0.9, -0.2, 0.1], [0.3, 1.1, -0.2]]] * 2)
+    stn = Fn(lambda t, th: F.grid_sample(t, F.affine_grid(th, (2, 3, 4, 4),
+                                                          align_corners=align_corners),
+                                         mode=mode, padding_mode=padding_mode,
+                                         align_corners=align_corners))
+    check(stn, (x, theta), placements={0: [S(0)], 1: [S(0)]})
+
+
 def test_local_response_norm():
     # LocalResponseNorm pools the squares over channels with a 3-D average
     # pooling of a (N, 1, C, H, W) view.
