@@ -2665,12 +2665,15 @@ class _Importer:
         return self.e.generic(ins, in_shape, et, body, reduce_dims=taps, init=init, nloops=r + n,
                               out_map=list(range(r)))
 
-    def _avg_pool_divisor(self, bb, k, s, p, sizes, count_include_pad, divisor_override, et):
+    def _avg_pool_divisor(self, bb, k, s, p, sizes, count_include_pad, divisor_override, et,
+                          ceil_window: bool = False):
         """The divisor of the window at the output position (linalg.index 2
-        on): its size, or the input elements it covers."""
+        on), as PyTorch's kernel: its size clipped to the padded input (a
+        ceil_mode window can reach past it), or with count_include_pad=False
+        the input elements it covers."""
         if divisor_override:
             return bb.const(float(divisor_override))
-        if count_include_pad or not any(p):
+        if (count_include_pad or not any(p)) and not ceil_window:
             return bb.const(float(math.prod(k)))
         total = None
         for i, size in enumerate(sizes):
@@ -2678,8 +2681,10 @@ class _Importer:
             start = bb.v(f"arith.muli {o}, {bb.v(f'arith.constant {s[i]} : index')} : index")
             start = bb.v(f"arith.subi {start}, {bb.v(f'arith.constant {p[i]} : index')} : index")
             end = bb.v(f"arith.addi {start}, {bb.v(f'arith.constant {k[i]} : index')} : index")
-            start = bb.v(f"arith.maxsi {start}, {bb.v('arith.constant 0 : index')} : index")
-            end = bb.v(f"arith.minsi {end}, {bb.v(f'arith.constant {size} : index')} : index")
+            end = bb.v(f"arith.minsi {end}, {bb.v(f'arith.constant {size + p[i]} : index')} : index")
+            if not count_include_pad:
+                start = bb.v(f"arith.maxsi {start}, {bb.v('arith.constant 0 : index')} : index")
+                end = bb.v(f"arith.minsi {end}, {bb.v(f'arith.constant {size} : index')} : index")
             count = bb.v(f"arith.subi {end}, {start} : index")
             total = count if total is None else bb.v(f"arith.muli {total}, {count} : index")
         total = bb.v(f"arith.index_cast {total} : index to i64")
@@ -3474,15 +3479,14 @@ class _Importer:
         g, v = self.val(grad_output), self.val(a)
         k, s, p, d, floor, out_sp, extra, shape, et = self._pool_geometry(
             node, v, kernel_size, stride, padding, 1, ceil_mode, out_shape=g.shape)
-        if out_sp != floor and divisor_override is None:
-            self.fail(node, "the gradient of average pooling with ceil_mode adding a window")
+        ceil_window = out_sp != floor
         n = len(k)
         sizes = tuple(v.shape[2:])
 
         def scale(args, out):
             bb = _Body(et)
             div = self._avg_pool_divisor(bb, k, s, p, sizes, count_include_pad,
-                                        divisor_override, et)
+                                        divisor_override, et, ceil_window)
             return bb.lines, bb.bin("divf", None, args[0], div)
         per_window = self.e.generic([(g, list(range(2 + n)))], g.shape, et, scale)
         gp = self._dilate_pad(per_window, sizes, k, s, p, (1,) * n)
@@ -3509,16 +3513,22 @@ class _Importer:
             node, v, kernel_size, stride, padding, 1, ceil_mode)
         if not _is_float(et):
             self.fail(node, "average pooling of an integer tensor")
-        if out_sp != floor and divisor_override is None:
-            self.fail(node, "average pooling with ceil_mode adding a window is not supported yet")
+        ceil_window = out_sp != floor
         n = len(k)
-        vp = self._pad_hw(v, p, [p[i] + extra[i] for i in range(n)])
-        total = self._window_reduce(vp, k, s, [1] * n, shape, et, 0.0, ("addf", "addi"))
         sizes = tuple(v.shape[2:])
+        # The sum reads no further than the input's end: a window larger
+        # than the padded input (EfficientNet pools a 1x1 map with a kernel
+        # of 2,560) sums the same over its first p + size taps, and the
+        # padding it would read is zeros.
+        k_sum = [min(k[i], p[i] + sizes[i]) for i in range(n)]
+        high = [max(0, (out_sp[i] - 1) * s[i] + k_sum[i] - sizes[i] - p[i]) for i in range(n)]
+        vp = self._pad_hw(v, p, high)
+        total = self._window_reduce(vp, k_sum, s, [1] * n, shape, et, 0.0, ("addf", "addi"))
 
         def body(args, out):
             bb = _Body(et)
-            div = self._avg_pool_divisor(bb, k, s, p, sizes, count_include_pad, divisor_override, et)
+            div = self._avg_pool_divisor(bb, k, s, p, sizes, count_include_pad, divisor_override, et,
+                                         ceil_window)
             return bb.lines, bb.bin("divf", None, args[0], div)
         return self.e.generic([(total, list(range(2 + n)))], shape, et, body)
 

@@ -100,6 +100,9 @@ MODELS = {
         **VISION, conv_dim=(8, 8), conv_stride=(4, 2), conv_kernel=(8, 4),
         num_conv_pos_embeddings=4, num_conv_pos_embedding_groups=2,
         do_stable_layer_norm=True)), lambda: (torch.randn(2, 400),)),
+    # Depthwise-separable blocks, squeeze-excite, an average pooler with
+    # ceil_mode (a window past the input).
+    "efficientnet": (lambda: T.EfficientNetModel(T.EfficientNetConfig(image_size=32)), _image),
     "segformer": (lambda: T.SegformerModel(T.SegformerConfig(
         num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[8, 16],
         num_attention_heads=[1, 2], patch_sizes=[7, 3], strides=[4, 2], mlp_ratios=[2, 2])),

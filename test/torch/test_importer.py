@@ -1203,6 +1203,26 @@ def test_grid_sample(mode, padding_mode, align_corners):
     check(stn, (x, theta), placements={0: [S(0)], 1: [S(0)]})
 
 
+@pytest.mark.parametrize("pool", [
+    dict(kernel_size=3, stride=2, ceil_mode=True),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+    dict(kernel_size=2, ceil_mode=True)])
+def test_average_pooling_with_ceil_mode_windows(pool):
+    # A ceil_mode window reaching past the padded input divides by its size
+    # clipped to it (EfficientNet's pooler), forward and gradient.
+    torch.manual_seed(26)
+    x = torch.randn(2, 3, 7, 8)
+    for shard in (0, 2):
+        check(nn.AvgPool2d(**pool), (x,), placements={0: [S(shard)]}, tol=1e-6)
+    check_step(nn.Sequential(nn.Conv2d(3, 3, 1), nn.AvgPool2d(**pool), nn.Tanh()),
+               lambda mod, t: (mod(t) ** 2).mean(), (x,), placements={0: [S(2)]})
+    check(nn.AvgPool3d(**pool), (torch.randn(2, 3, 5, 7, 8),), placements={0: [S(2)]}, tol=1e-6)
+    # A kernel far larger than the input (EfficientNet's pooler: 2,560 over
+    # a 1x1 map) reads no further than the input: no huge padded tensor.
+    check(nn.AvgPool2d(4096, ceil_mode=True), (torch.randn(2, 3, 3, 2),), tol=1e-6)
+
+
 def test_local_response_norm():
     # LocalResponseNorm pools the squares over channels with a 3-D average
     # pooling of a (N, 1, C, H, W) view.
