@@ -2554,29 +2554,41 @@ class _Importer:
         channel; one group for 3-D ones): channels split as (group, channel
         in group), so sharding the channels shards the groups, and each
         group convolves its own."""
-        et = xv.et
-        n = len(xv.shape) - 2
-        n_, c_ = xv.shape[:2]
-        o_, cg = wv.shape[:2]
-        ks = tuple(wv.shape[2:])
-        g = groups
+        c_, o_, g = xv.shape[1], wv.shape[0], groups
         if c_ % g or o_ % g:
             self.fail(node, f"{c_} input / {o_} output channels in {g} groups")
-        og = o_ // g
-        sp = [[3 + i] for i in range(n)]
         xp = self._pad_hw(xv, list(padding), list(padding))
+        return self._grouped_contraction(
+            xp, wv, shape, g, True,
+            lambda i, tap: self._window_expr(3 + i, tap, stride[i], dilation[i]))
+
+    def _grouped_contraction(self, xp: _Value, wv: _Value, shape, groups: int,
+                             weight_out_first: bool, read) -> _Value:
+        """One windowed contraction per group: `xp` (N, C, P..) laid out for
+        the window, channels split as (group, channel in group), so sharding
+        the channels shards the groups; `wv` (g * A, B, k..) with (A, B) =
+        (out, in) per group (`weight_out_first`, a forward convolution's
+        weight) or (in, out) (a transposed one's); `read(i, tap)` the
+        position read along spatial dim i. The result has `shape`."""
+        et = xp.et
+        n = len(xp.shape) - 2
+        n_ = xp.shape[0]
+        g = groups
+        cg, og = xp.shape[1] // g, shape[1] // g
+        ks = tuple(wv.shape[2:])
+        sp = [[3 + i] for i in range(n)]
         xg = self.e.expand(xp, [[0], [1, 2]] + sp, (n_, g, cg) + tuple(xp.shape[2:]))
-        wg = self.e.expand(wv, [[0, 1], [2]] + sp, (g, og, cg) + ks)
-        # loops: n g og o.. | cg k..
-        ci = 3 + n
+        wg = self.e.expand(wv, [[0, 1], [2]] + sp,
+                           (g, og, cg) + ks if weight_out_first else (g, cg, og) + ks)
+        # loops: n g o s.. | c k..
+        cl = 3 + n
         taps = [4 + n + i for i in range(n)]
         oshape = (n_, g, og) + tuple(shape[2:])
         init = self.e.filled(oshape, et, 0)
         res = self.e.generic(
-            [(xg, [0, 1, ci] + [self._window_expr(3 + i, taps[i], stride[i], dilation[i])
-                                for i in range(n)]),
-             (wg, [1, 2, ci] + taps)],
-            oshape, et, self._mac(et), reduce_dims=[ci] + taps, init=init, nloops=4 + 2 * n,
+            [(xg, [0, 1, cl] + [read(i, taps[i]) for i in range(n)]),
+             (wg, ([1, 2, cl] if weight_out_first else [1, cl, 2]) + taps)],
+            oshape, et, self._mac(et), reduce_dims=[cl] + taps, init=init, nloops=4 + 2 * n,
             out_map=list(range(3 + n)))
         return self.e.collapse(res, [[0], [1, 2]] + sp, shape)
 
@@ -2586,31 +2598,13 @@ class _Importer:
         groups, k..)): per group, the input gradient of the convolution it
         transposes, channels split as (group, channel in group) as the
         grouped forward's."""
-        et = xv.et
-        n = len(xv.shape) - 2
-        n_, ci = xv.shape[:2]
-        og = wv.shape[1]
-        ks = tuple(wv.shape[2:])
-        g = groups
+        ci, ks, g = xv.shape[1], tuple(wv.shape[2:]), groups
         if ci % g:
             self.fail(node, f"{ci} input channels in {g} groups")
-        cg = ci // g
-        sp = [[3 + i] for i in range(n)]
         xp = self._dilate_pad(xv, tuple(shape[2:]), ks, stride, padding, dilation)
-        xg = self.e.expand(xp, [[0], [1, 2]] + sp, (n_, g, cg) + tuple(xp.shape[2:]))
-        wg = self.e.expand(wv, [[0, 1], [2]] + sp, (g, cg, og) + ks)
-        # loops: n g o s.. | c k..
-        cl = 3 + n
-        taps = [4 + n + i for i in range(n)]
-        oshape = (n_, g, og) + tuple(shape[2:])
-        init = self.e.filled(oshape, et, 0)
-        res = self.e.generic(
-            [(xg, [0, 1, cl] + [self._flipped_expr(3 + i, taps[i], ks[i], dilation[i])
-                                for i in range(n)]),
-             (wg, [1, cl, 2] + taps)],
-            oshape, et, self._mac(et), reduce_dims=[cl] + taps, init=init, nloops=4 + 2 * n,
-            out_map=list(range(3 + n)))
-        return self.e.collapse(res, [[0], [1, 2]] + sp, shape)
+        return self._grouped_contraction(
+            xp, wv, shape, g, False,
+            lambda i, tap: self._flipped_expr(3 + i, tap, ks[i], dilation[i]))
 
     def _dilate_pad(self, gv: _Value, in_sp, k, stride, padding, dilation) -> _Value:
         """`gv` (N, C, O..), per output position of a windowed op over an
@@ -2814,23 +2808,12 @@ class _Importer:
         ks = tuple(wv.shape[2:])
         g_, og = groups, o_ // groups
         sp = [[3 + i] for i in range(n)]
-        w5 = self.e.expand(wv, [[0, 1], [2]] + sp, (g_, og, cg) + ks)
         results = [None, None, None]
         if output_mask[0]:
-            gp = self._dilate_pad(gv, tuple(xv.shape[2:]), ks, stride, padding, dilation)
-            gp5 = self.e.expand(gp, [[0], [1, 2]] + sp, (n_, g_, og) + tuple(gp.shape[2:]))
-            # loops: n g c s.. | og k..
-            ogl = 3 + n
-            taps = [4 + n + i for i in range(n)]
-            gshape = (n_, g_, cg) + tuple(xv.shape[2:])
-            init = self.e.filled(gshape, et, 0)
-            grad = self.e.generic(
-                [(gp5, [0, 1, ogl] + [self._flipped_expr(3 + i, taps[i], ks[i], dilation[i])
-                                      for i in range(n)]),
-                 (w5, [1, ogl, 2] + taps)],
-                gshape, et, self._mac(et), reduce_dims=[ogl] + taps, init=init,
-                nloops=4 + 2 * n, out_map=list(range(3 + n)))
-            results[0] = self.e.collapse(grad, [[0], [1, 2]] + sp, xv.shape)
+            # The input gradient of a grouped convolution is the grouped
+            # transposed convolution of its output gradient.
+            results[0] = self._grouped_transposed_conv(node, gv, wv, xv.shape, stride, padding,
+                                                       dilation, groups)
         if output_mask[1]:
             xp = self._pad_hw(xv, list(padding), list(padding))
             xp5 = self.e.expand(xp, [[0], [1, 2]] + sp, (n_, g_, cg) + tuple(xp.shape[2:]))

@@ -147,25 +147,35 @@ def _outputs(result):
     return [t for t in result if isinstance(t, torch.Tensor)]
 
 
-@pytest.mark.parametrize("name", sorted(MODELS))
-def test_hugging_face_model(name):
-    make, inputs = MODELS[name]
+def _compile_like_eager(make, args=(), kwargs=None):
+    """The model built, compiled batch-sharded for 2 ranks (every tensor
+    input on its first dim) and run on (args, kwargs); every output checked
+    against eager PyTorch. Returns the compiled model and its outputs."""
+    kwargs = kwargs or {}
     torch.manual_seed(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         module = make().eval()
     module.config.use_cache = False
-    args = inputs()
     with torch.no_grad():
-        want = _outputs(module(*args))
-    model = dm_compile(module, args, mesh=dm.DeviceMesh((2,)),
-                       placements={i: [dm.Shard(0)] for i in range(len(args))})
-    outs = model.run(*args)
+        want = _outputs(module(*args, **kwargs))
+    placements = {i: [dm.Shard(0)] for i in range(len(args))}
+    placements.update((k, [dm.Shard(0)]) for k, v in kwargs.items() if isinstance(v, torch.Tensor))
+    model = dm_compile(module, tuple(args), example_kwargs=kwargs, mesh=dm.DeviceMesh((2,)),
+                       placements=placements)
+    outs = model.run(*args, **kwargs)
     assert len(outs) == len(want)
     for o, w in zip(outs, want):
         got = o.full_tensor()
         assert got.shape == w.shape and got.dtype == w.dtype
         assert torch.allclose(got, w, rtol=1e-4, atol=1e-4), (got - w).abs().max()
+    return model, outs
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_hugging_face_model(name):
+    make, inputs = MODELS[name]
+    model, outs = _compile_like_eager(make, inputs())
     if name not in NOT_BATCH_PARALLEL:
         # Batch-parallel: each output gathered once, nothing else moves.
         assert model.num_collectives() <= len(outs), model.report()
@@ -174,20 +184,7 @@ def test_hugging_face_model(name):
 @pytest.mark.parametrize("name", sorted(KEYWORD_MODELS))
 def test_hugging_face_model_with_keyword_inputs(name):
     make, inputs = KEYWORD_MODELS[name]
-    torch.manual_seed(0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        module = make().eval()
-    kwargs = inputs()
-    with torch.no_grad():
-        want = _outputs(module(**kwargs))
-    model = dm_compile(module, example_kwargs=kwargs, mesh=dm.DeviceMesh((2,)),
-                       placements={k: [dm.Shard(0)] for k, v in kwargs.items()
-                                   if isinstance(v, torch.Tensor)})
-    outs = model.run(**kwargs)
-    assert len(outs) == len(want)
-    for o, w in zip(outs, want):
-        assert torch.allclose(o.full_tensor(), w, rtol=1e-4, atol=1e-4)
+    model, outs = _compile_like_eager(make, kwargs=inputs())
     # The outputs gathered (T5: the encoder's and the decoder's) and at
     # most one more small move (T5 reduce-scatters its extended padding
     # mask, 16 bytes).
