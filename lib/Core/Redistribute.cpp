@@ -276,6 +276,22 @@ struct State {
 
   bool operator==(const State &o) const { return kinds == o.kinds; }
 
+  /// The mesh sizes that split tensor dim `d`, in the order maxLocalInto
+  /// applies them (positions 0, 1, ... until one is missing).
+  std::vector<int64_t> splitSizes(const Shape &mesh, int64_t d) const {
+    std::vector<int64_t> sizes;
+    int64_t n = kinds.size();
+    for (int64_t k = 0;; ++k) {
+      int64_t found = -1;
+      for (int64_t m = 0; m < n && found < 0; ++m)
+        if (shards(m, d) && kinds[m].order == k)
+          found = m;
+      if (found < 0)
+        return sizes;
+      sizes.push_back(mesh[found]);
+    }
+  }
+
   /// The largest local shape over ranks (chunk 0 at every level), into `s`.
   void maxLocalInto(const Shape &mesh, const Shape &global, Shape &s) const {
     s.assign(global.begin(), global.end());
@@ -523,6 +539,8 @@ public:
       // A replay needs the steps on its step's mesh dims only.
       if (only && (only->meshDims.size() != 1 || only->meshDims[0] != m))
         continue;
+      if (onlyMeshDim >= 0 && m != onlyMeshDim)
+        continue;
       const Placement &p = s.kinds[m];
       if (p.isShard()) {
         int64_t d = p.dim;
@@ -617,7 +635,7 @@ private:
         bool even = true;
         for (int64_t parent : sizesAfter(req.shape[d], req.mesh, prefix))
           even &= parent % n == 0;
-        if (!even)
+        if (!even && !ignoreEvenness)
           continue;
         State r = s;
         for (int64_t m : dims)
@@ -661,7 +679,7 @@ private:
           bool even = true;
           for (int64_t len : sizesAfter(req.shape[d], req.mesh, s.orderOf(d)))
             even &= len % n == 0;
-          if (!even)
+          if (!even && !ignoreEvenness)
             continue;
           State t = r;
           int64_t at = 0;
@@ -691,6 +709,12 @@ public:
   /// When set (a replay), only steps that can equal it are priced; the
   /// others come out of `make` unpriced, with fromDim -2.
   const Step *only = nullptr;
+  /// When >= 0, expand offers only steps on this one mesh dim (replayMoves
+  /// looks for one there).
+  int64_t onlyMeshDim = -1;
+  /// Offer merged steps whatever the shape's evenness (PricedPlan records
+  /// the evenness a step needs and checks it per shape).
+  bool ignoreEvenness = false;
   /// Set when a step's byte count did not fit in int64; checkRequest's bound
   /// should make this impossible, and the planners fail rather than use it.
   mutable bool overflowed = false;
@@ -806,8 +830,10 @@ replayMoves(const RedistributeRequest &req, const CostModel &cost,
   int64_t bytes = 0;
   std::optional<ReduceKind> targetPartial =
       State::of(req.to, req.mesh, rank).partialKind();
+  std::vector<std::pair<Step, State>> options;
   for (auto &[m, target] : moves) {
-    std::vector<std::pair<Step, State>> options;
+    options.clear();
+    builder.onlyMeshDim = m;
     builder.expand(state, single, targetPartial, options);
     bool found = false;
     for (auto &[step, next] : options) {
@@ -974,6 +1000,154 @@ replayPrice(const RedistributeRequest &req, const CostModel &cost,
   if (!time)
     return std::nullopt;
   return std::make_pair(*time, bytes);
+}
+
+PricedPlan::PricedPlan(const RedistributeRequest &req, const CostModel &cost,
+                       const std::vector<Step> &plan)
+    : mesh(req.mesh), elementBytes(req.elementBytes), cost(cost) {
+  // replay's walk, on the placements only: the step each one matches, from
+  // the state the steps before it leave. Merged steps are offered whatever
+  // this shape's evenness; their evenness is kept and checked per shape.
+  int64_t rank = req.shape.size();
+  StepBuilder builder(req, cost);
+  builder.detailed = false;
+  builder.ignoreEvenness = true;
+  PlanOptions all;
+  all.prunePartials = false;
+  std::vector<LinkParams> links = cost.links(req.mesh);
+  State state = State::of(req.from, req.mesh, rank);
+  std::vector<std::pair<Step, State>> options;
+  for (const Step &want : plan) {
+    options.clear();
+    builder.only = &want;
+    builder.expand(state, all, std::nullopt, options);
+    auto match = std::find_if(options.begin(), options.end(), [&](auto &o) {
+      const Step &s = o.first;
+      return s.kind == want.kind && s.meshDims == want.meshDims &&
+             s.fromDim == want.fromDim && s.toDim == want.toDim &&
+             s.reduce == want.reduce;
+    });
+    if (match == options.end())
+      return; // never legal from this state
+    const Step &step = match->first;
+    const State &next = match->second;
+    Priced p;
+    p.kind = step.kind;
+    p.groupSize = 1;
+    p.link = LinkParams{0, 1e300};
+    for (int64_t m : step.meshDims) {
+      p.groupSize *= req.mesh[m];
+      p.link.latencyUs = std::max(p.link.latencyUs, links[m].latencyUs);
+      p.link.bandwidthGBs = std::min(p.link.bandwidthGBs, links[m].bandwidthGBs);
+    }
+    for (int64_t d = 0; d < rank; ++d) {
+      p.before.push_back(state.splitSizes(req.mesh, d));
+      p.after.push_back(next.splitSizes(req.mesh, d));
+    }
+    switch (step.kind) {
+    case StepKind::AllGather:
+      p.baseAfter = true;
+      p.scaledDim = step.fromDim;
+      break;
+    case StepKind::ReduceScatter:
+    case StepKind::AllToAll:
+      p.scaledDim = step.toDim;
+      break;
+    default:
+      break;
+    }
+    // expandMerged's evenness, for steps over several mesh dims.
+    if (step.meshDims.size() > 1 && step.kind == StepKind::AllGather) {
+      std::vector<int64_t> order;
+      for (int64_t m : state.orderOf(step.fromDim))
+        if (req.mesh[m] > 1)
+          order.push_back(m);
+      p.evenDim = step.fromDim;
+      for (size_t i = 0; i + step.meshDims.size() < order.size(); ++i)
+        p.evenPrefix.push_back(req.mesh[order[i]]);
+    } else if (step.meshDims.size() > 1 &&
+               step.kind == StepKind::ReduceScatter) {
+      p.evenDim = step.toDim;
+      for (int64_t m : state.orderOf(step.toDim))
+        p.evenPrefix.push_back(req.mesh[m]);
+    }
+    steps.push_back(std::move(p));
+    state = next;
+  }
+  ok = state == State::of(req.to, req.mesh, rank);
+}
+
+std::optional<std::pair<double, int64_t>>
+PricedPlan::price(const Shape &shape) const {
+  if (!ok)
+    return std::nullopt;
+  // replay's checks of the shape: sizes >= 0, its elements and bytes in
+  // int64 (verifyGlobalShape), every padded buffer too (checkPaddedBytes).
+  int64_t ranks = meshSize(mesh);
+  for (int64_t d : shape)
+    if (d < 0)
+      return std::nullopt;
+  std::optional<int64_t> elements = numElements(shape);
+  if (!elements || !checkedMul(*elements, elementBytes))
+    return std::nullopt;
+  Shape grown = shape;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    std::optional<int64_t> size = checkedAdd(shape[d], ranks);
+    if (!size)
+      return std::nullopt;
+    grown[d] = *size;
+    std::optional<int64_t> padded = numElements(grown);
+    grown[d] = shape[d];
+    if (!padded || !checkedMul(*padded, elementBytes))
+      return std::nullopt;
+  }
+  auto local = [&](int64_t length, const std::vector<int64_t> &sizes) {
+    for (int64_t parts : sizes)
+      length = chunk(length, parts, 0).size;
+    return length;
+  };
+  double time = 0;
+  int64_t bytes = 0;
+  Shape lb(shape.size()), la(shape.size());
+  for (const Priced &p : steps) {
+    if (p.evenDim >= 0) {
+      std::set<int64_t> sizes{shape[p.evenDim]};
+      for (int64_t parts : p.evenPrefix) {
+        std::set<int64_t> next;
+        for (int64_t s : sizes)
+          for (int64_t c : distinctChunkSizes(s, parts))
+            next.insert(c);
+        sizes = std::move(next);
+      }
+      for (int64_t s : sizes)
+        if (s % p.groupSize != 0)
+          return std::nullopt;
+    }
+    if (!isCollective(p.kind))
+      continue; // no bytes, no time
+    for (size_t d = 0; d < shape.size(); ++d) {
+      lb[d] = local(shape[d], p.before[d]);
+      la[d] = local(shape[d], p.after[d]);
+    }
+    const Shape &base = p.baseAfter ? la : lb;
+    std::optional<int64_t> scaled;
+    if (p.scaledDim >= 0)
+      scaled = checkedMul(p.groupSize, (p.baseAfter ? lb : la)[p.scaledDim]);
+    std::optional<int64_t> stepBytes = elementBytes;
+    if (p.scaledDim >= 0 && !scaled)
+      return std::nullopt;
+    for (size_t d = 0; d < base.size() && stepBytes; ++d)
+      stepBytes = checkedMul(*stepBytes, int64_t(d) == p.scaledDim ? *scaled
+                                                                   : base[d]);
+    if (!stepBytes)
+      return std::nullopt;
+    std::optional<int64_t> sum = checkedAdd(bytes, *stepBytes);
+    if (!sum)
+      return std::nullopt;
+    bytes = *sum;
+    time += cost.collectiveTimeUs(p.kind, p.groupSize, p.link, *stepBytes);
+  }
+  return std::make_pair(time, bytes);
 }
 
 std::optional<Plan> planGreedy(const RedistributeRequest &req,

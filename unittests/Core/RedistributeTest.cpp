@@ -1039,6 +1039,85 @@ TEST(PlannerReplay, TimeOnlyReplayEqualsThePlansTime) {
   EXPECT_GT(failed, 0);
 }
 
+TEST(PlannerReplay, PricedPlanEqualsReplayPrice) {
+  // A compiled plan prices a shape exactly as replayPrice does: random
+  // pairs on 2-D and 3-D meshes (size-1 mesh dims included), plans of one
+  // shape priced on others (uneven, empty and scaled ones; merged steps
+  // that need even pieces), the same time and bytes, failing exactly where
+  // replayPrice fails.
+  std::mt19937 rng(17);
+  CostModel cost;
+  cost.devicesPerHost = 4; // some mesh dims cross hosts: slower links
+  const char *pool[] = {"R", "S(0)", "S(1)", "S(2)", "P(sum)", "P(max)"};
+  int priced = 0, failed = 0, merged = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    Shape mesh = {int64_t(1 + rng() % 3), int64_t(2 + rng() % 2)};
+    if (trial % 3 == 0)
+      mesh.push_back(2);
+    std::string from = "[", to = "[";
+    for (size_t m = 0; m < mesh.size(); ++m) {
+      from += std::string(m ? ", " : "") + pool[rng() % 6];
+      to += std::string(m ? ", " : "") + pool[rng() % 5];
+    }
+    from += "]";
+    to += "]";
+    std::string error;
+    std::optional<Plan> base = planRedistribute(
+        request(mesh, {24, 12, 8}, from, to, 2), cost, error);
+    if (!base)
+      continue;
+    merged += std::any_of(base->steps.begin(), base->steps.end(), [](const Step &s) {
+      return s.meshDims.size() > 1;
+    });
+    PricedPlan compiled(request(mesh, {24, 12, 8}, from, to, 2), cost,
+                        base->steps);
+    // (A plan that makes a Partial from a shard locally replays nowhere:
+    // the replay does not offer that step.)
+    ASSERT_EQ(compiled.replayable(),
+              bool(replayPrice(request(mesh, {24, 12, 8}, from, to, 2), cost,
+                               base->steps, error)))
+        << from << " -> " << to;
+    for (int k = 0; k < 4; ++k) {
+      Shape shape = {int64_t(rng() % 40), int64_t(1 + rng() % 30),
+                     int64_t(1 + rng() % 9)};
+      if (k == 3)
+        shape = {24 * 1000, 12 * 1000, 8};
+      RedistributeRequest other = request(mesh, shape, from, to, 2);
+      std::optional<std::pair<double, int64_t>> want =
+          replayPrice(other, cost, base->steps, error);
+      std::optional<std::pair<double, int64_t>> got = compiled.price(shape);
+      ASSERT_EQ(bool(want), bool(got))
+          << from << " -> " << to << " on " << shape[0] << "x" << shape[1]
+          << "x" << shape[2] << ": "
+          << error;
+      if (!want) {
+        ++failed;
+        continue;
+      }
+      EXPECT_EQ(want->first, got->first) << from << " -> " << to;
+      EXPECT_EQ(want->second, got->second) << from << " -> " << to;
+      ++priced;
+    }
+  }
+  EXPECT_GT(priced, 400);
+  EXPECT_GT(failed, 0);
+  EXPECT_GT(merged, 10);
+  // Shapes out of bounds fail as the replay does.
+  std::string error;
+  std::optional<Plan> plan = planRedistribute(
+      request({2}, {8}, "[S(0)]", "[R]"), cost, error);
+  ASSERT_TRUE(plan) << error;
+  PricedPlan compiled(request({2}, {8}, "[S(0)]", "[R]"), cost, plan->steps);
+  EXPECT_FALSE(compiled.price({(int64_t(1) << 61) - 1}));
+  EXPECT_FALSE(replayPrice(request({2}, {(int64_t(1) << 61) - 1}, "[S(0)]",
+                                   "[R]"),
+                           cost, plan->steps, error));
+  // Steps that end elsewhere price nothing.
+  PricedPlan wrong(request({2}, {8}, "[S(0)]", "[S(0)]"), cost, plan->steps);
+  EXPECT_FALSE(wrong.replayable());
+  EXPECT_FALSE(wrong.price({8}));
+}
+
 TEST(PlannerStates, TensorDimsBeyond255AreDistinct) {
   // States were keyed by one byte per dim: S(256) aliased S(0), and this
   // all_to_all was planned as nothing.

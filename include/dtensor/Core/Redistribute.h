@@ -236,6 +236,58 @@ std::optional<std::pair<double, int64_t>>
 replayPrice(const RedistributeRequest &request, const CostModel &cost,
             const std::vector<Step> &steps, std::string &error);
 
+/// A plan compiled for pricing on other shapes of its placement pattern: what
+/// replayPrice computes for the same steps, without walking planner states.
+/// Compiling replays the steps once on the pattern (mesh, rank, element
+/// size, placements) and keeps, per step, what its price depends on: the
+/// collective, its group and link, the mesh sizes that split each tensor dim
+/// before and after it, which dim its buffer scales, and for a step over
+/// several mesh dims the evenness it needs. Pricing a shape is then a few
+/// integer divisions per step (callers price thousands of shapes per
+/// pattern: the whole-function model of propagation).
+class PricedPlan {
+public:
+  /// Compiles `steps` (a plan for a request with `request`'s mesh, rank,
+  /// element size and placements). When the steps are not legal on that
+  /// pattern whatever the shape (a step not offered from its state, the
+  /// steps not ending in the target), the compiled plan prices nothing:
+  /// price() fails, as replayPrice would on every shape.
+  PricedPlan(const RedistributeRequest &request, const CostModel &cost,
+             const std::vector<Step> &steps);
+
+  /// replayPrice(request with this shape, steps): the same time and bytes,
+  /// or std::nullopt exactly where it fails (a shape out of bounds, an
+  /// uneven piece a merged step cannot take, bytes that overflow).
+  std::optional<std::pair<double, int64_t>> price(const Shape &shape) const;
+
+  /// Whether the steps replay on the pattern at all (else price() fails).
+  bool replayable() const { return ok; }
+
+private:
+  struct Priced {
+    StepKind kind = StepKind::LocalNoop;
+    int64_t groupSize = 1;
+    LinkParams link;
+    /// Mesh sizes splitting each tensor dim, outermost first, before and
+    /// after the step.
+    std::vector<std::vector<int64_t>> before, after;
+    /// The buffer's shape is the largest local piece after the step
+    /// (all_gather) or before it (the others), with `scaledDim` (or none,
+    /// -1) holding groupSize pieces of the other side's size there.
+    bool baseAfter = false;
+    int64_t scaledDim = -1;
+    /// A merged step's evenness: every piece of `evenDim` after chunking by
+    /// `evenPrefix` (mesh sizes) must divide into groupSize (-1: none).
+    int64_t evenDim = -1;
+    std::vector<int64_t> evenPrefix;
+  };
+  Shape mesh;
+  int64_t elementBytes = 4;
+  CostModel cost;
+  std::vector<Priced> steps;
+  bool ok = false;
+};
+
 /// Whether two states are the same layout on `mesh` (placements and shard
 /// orders; where a size-1 mesh dim sits in an order does not matter).
 bool sameState(const Placements &a, const Placements &b, const Shape &mesh,

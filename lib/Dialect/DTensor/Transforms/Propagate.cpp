@@ -542,6 +542,7 @@ struct DTensorPropagatePass
     strength.clear();
     done.clear();
     active.clear();
+    rules.clear();
     recursiveCalls.clear();
     demands.clear();
     returnDemands.clear();
@@ -638,8 +639,27 @@ struct DTensorPropagatePass
     appendMoveKey(key, type, view, from, to);
   }
 
+  /// Each op's sharding rule, built once per run: propagation analyses a
+  /// function several times (lookahead, the search's trials, the
+  /// whole-function model) and changes no op, only attributes.
+  llvm::DenseMap<Operation *, std::shared_ptr<ShardingRule>> rules;
+  FailureOr<const ShardingRule *> ruleOf(ShardingRuleOpInterface iface,
+                                         std::string &reason) {
+    std::shared_ptr<ShardingRule> &slot = rules[iface.getOperation()];
+    if (!slot) {
+      FailureOr<ShardingRule> rule = iface.getShardingRule(reason);
+      if (failed(rule)) {
+        rules.erase(iface.getOperation());
+        return failure();
+      }
+      slot = std::make_shared<ShardingRule>(std::move(*rule));
+    }
+    return slot.get();
+  }
+
   /// Plans by placement pattern and size class (see priceUncached).
-  std::unordered_map<MoveKey, std::vector<Step>, MoveKeyHash> patterns;
+  /// (nullopt: the two placements are one state.)
+  std::unordered_map<MoveKey, std::optional<PricedPlan>, MoveKeyHash> patterns;
   /// The cost of redistributing `from` to `to` (0 when equal; infinite when
   /// illegal).
   double priceOf(const ResolvedMeshView &view, RankedTensorType type,
@@ -691,27 +711,31 @@ struct DTensorPropagatePass
     MoveKey key = patternKey(view, type, from, to);
     // Whether the two are one state depends on the mesh and rank only: an
     // empty plan records it per pattern.
+    // (The plan is compiled, PricedPlan, so a replay is a few divisions.)
     auto it = patterns.find(key);
-    if (it != patterns.end() && it->second.empty())
+    if (it != patterns.end() && !it->second)
       return {0, 0};
     if (it == patterns.end() && sameState(from, to, view.shape, type.getRank())) {
-      patterns.emplace(std::move(key), std::vector<Step>());
+      patterns.emplace(std::move(key), std::nullopt);
       return {0, 0};
     }
     if (it != patterns.end()) {
-      RedistributeRequest req{view.shape,
-                              Shape(type.getShape().begin(), type.getShape().end()),
-                              (type.getElementTypeBitWidth() + 7) / 8, from, to};
-      std::string error;
-      if (std::optional<std::pair<double, int64_t>> price =
-              replayPrice(req, cost, it->second, error))
+      if (std::optional<std::pair<double, int64_t>> price = it->second->price(
+              Shape(type.getShape().begin(), type.getShape().end())))
         return {price->first, double(price->second)};
     }
     std::optional<Plan> plan = planFor(view, type, from, to);
     if (!plan)
       return {std::numeric_limits<double>::infinity(), 0};
     if (it == patterns.end())
-      patterns.emplace(std::move(key), plan->steps);
+      patterns.emplace(
+          std::move(key),
+          PricedPlan(RedistributeRequest{view.shape,
+                                         Shape(type.getShape().begin(),
+                                               type.getShape().end()),
+                                         (type.getElementTypeBitWidth() + 7) / 8,
+                                         from, to},
+                     cost, plan->steps));
     return {plan->timeUs(), double(plan->bytesPerRank())};
   }
 
@@ -1645,7 +1669,7 @@ struct DTensorPropagatePass
       if (llvm::any_of(above, [&](Value v) { return bool(specOf(v)); }))
         return note("skipped: an op reads a distributed tensor in its body");
       std::string reason;
-      FailureOr<ShardingRule> rule = iface.getShardingRule(reason);
+      FailureOr<const ShardingRule *> rule = ruleOf(iface, reason);
       SpecAttr like;
       for (Value v : op.getOperands())
         if (SpecAttr s = specOf(v))
@@ -1657,7 +1681,7 @@ struct DTensorPropagatePass
       if (failed(view))
         return;
       nodeOf[&op] = int(nodes.size());
-      nodes.push_back({&op, std::move(*rule), std::move(*view), like, {}});
+      nodes.push_back({&op, **rule, std::move(*view), like, {}});
     }
     if (nodes.empty())
       return;
@@ -3242,12 +3266,12 @@ struct DTensorPropagatePass
       }
     }
     std::string reason;
-    FailureOr<ShardingRule> ruleOr = iface.getShardingRule(reason);
+    FailureOr<const ShardingRule *> ruleOr = ruleOf(iface, reason);
     if (failed(ruleOr))
       return op->emitOpError()
              << "takes distributed operands but has no sharding rule: " << reason
              << "; redistribute them to R, or compute in a dtensor.local_map";
-    const ShardingRule &rule = *ruleOr;
+    const ShardingRule &rule = **ruleOr;
     FailureOr<ResolvedMeshView> view = resolveMeshView(
         op, like.getView(), *symbolTables, [&]() { return op->emitOpError(); });
     if (failed(view))
