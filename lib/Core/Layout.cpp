@@ -56,22 +56,23 @@ static std::string formatShape(const Shape &shape) {
 
 bool verifyGlobalShape(const Shape &shape, int64_t elementBytes,
                        std::string &error) {
-  std::string name = "'" + formatShape(shape) + "'";
+  // (Built only for a message: planners check every shape they price.)
+  auto name = [&]() { return "'" + formatShape(shape) + "'"; };
   for (size_t d = 0; d < shape.size(); ++d)
     if (shape[d] < 0) {
-      error = name + " has the negative size " + std::to_string(shape[d]) +
+      error = name() + " has the negative size " + std::to_string(shape[d]) +
               " in dim " + std::to_string(d) + "; sizes must be >= 0";
       return false;
     }
   std::optional<int64_t> elements = numElements(shape);
   if (!elements) {
-    error = name +
+    error = name() +
             " has more elements than fit in a signed 64-bit integer (at most " +
             std::to_string(INT64_MAX) + "); use a smaller shape";
     return false;
   }
   if (elementBytes > 0 && !checkedMul(*elements, elementBytes)) {
-    error = name + " has " + std::to_string(*elements) + " elements of " +
+    error = name() + " has " + std::to_string(*elements) + " elements of " +
             std::to_string(elementBytes) +
             " bytes, more bytes than fit in a signed 64-bit integer (at most " +
             std::to_string(INT64_MAX) + "); use a smaller shape";
