@@ -1415,7 +1415,8 @@ SearchOutcome search(const RedistributeRequest &req, const CostModel &cost,
       return out;
     }
     moves.clear();
-    State here = states[labels[li].state];
+    // (A reference: only expand reads it, before stateId grows `states`.)
+    const State &here = states[labels[li].state];
     builder.expand(here, options, targetPartial, moves);
     if (builder.overflowed) {
       out.overflowed = true;
