@@ -4481,9 +4481,20 @@ class _Importer:
         if len(x.shape) != 2 or len(w.shape) != 3:
             self.fail(node, f"_grouped_mm of {x.shape} and {w.shape} with offsets is not supported "
                             "yet (rows grouped against a stack of matrices only)")
-        ends = self.val(offs)
         n_rows, k_ = x.shape
         groups, _, n_ = w.shape
+        group, picked = self._row_groups(self.val(offs), w, n_rows)
+        init = self.e.filled(shape, et, 0)
+        prod = self.e.generic([(x, [0, 2]), (picked, [0, 2, 1])], shape, et, self._mac(et),
+                              reduce_dims=[2], init=init, nloops=3, out_map=[0, 1])
+        return self._rows_in_groups(prod, group, groups)
+
+    def _row_groups(self, ends: _Value, w: _Value, n_rows: int):
+        """Each row's group (how many of the cumulative `ends` are at or
+        below it; `groups` past the last end) and each row's matrix of the
+        stack `w` (G, K, N), read by computed index (the last group's for
+        rows past the end, which callers mask)."""
+        groups, k_, n_ = w.shape
 
         def count(args, out):
             bb = _Body("i64")
@@ -4497,15 +4508,53 @@ class _Importer:
                 _Body("i64")))
         table = self.e.collapse(w, [[0], [1, 2]], (groups, k_ * n_))
         picked = self.e.expand(self._lookup(table, clamped), [[0], [1, 2]], (n_rows, k_, n_))
-        init = self.e.filled(shape, et, 0)
-        prod = self.e.generic([(x, [0, 2]), (picked, [0, 2, 1])], shape, et, self._mac(et),
-                              reduce_dims=[2], init=init, nloops=3, out_map=[0, 1])
+        return group, picked
+
+    def _rows_in_groups(self, v: _Value, group: _Value, groups: int) -> _Value:
+        """`v` (rows first) with the rows past the last group zeroed."""
+        et = v.et
 
         def mask(args, out):
             bb = _Body(et)
             inside = bb.v(f"arith.cmpi slt, {args[1]}, {bb.const(groups, 'i64')} : i64")
             return bb.lines, bb.v(f"arith.select {inside}, {args[0]}, {bb.const(0)} : {et}")
-        return self.e.generic([(prod, [0, 1]), (group, [0])], shape, et, mask)
+        r = len(v.shape)
+        return self.e.generic([(v, list(range(r))), (group, [0])], v.shape, et, mask)
+
+    def op_grouped_mm_fallback_backward(self, node, a, b, offs, grad_output):
+        """The gradients of transformers' grouped matmul (its custom
+        backward op): the input's, each row's output gradient times its
+        group's matrix transposed (0 past the last group); each group's
+        matrix's, the sum over its rows of input row times output-gradient
+        row (an outer product), through a one-hot of the rows' groups."""
+        x, w, g = self.val(a), self.val(b), self.val(grad_output)
+        if len(x.shape) != 2 or len(w.shape) != 3 or not _is_float(x.et):
+            self.fail(node, f"grouped_mm_fallback_backward of {x.shape} and {w.shape}")
+        n_rows, k_ = x.shape
+        groups, _, n_ = w.shape
+        et = x.et
+        group, picked = self._row_groups(self.val(offs), w, n_rows)
+        gin = self.e.generic([(g, [0, 2]), (picked, [0, 1, 2])], (n_rows, k_), et, self._mac(et),
+                             reduce_dims=[2], init=self.e.filled((n_rows, k_), et, 0), nloops=3,
+                             out_map=[0, 1])
+        gin = self._rows_in_groups(gin, group, groups)
+
+        def onehot(args, out):
+            bb = _Body(et)
+            gi = bb.v(f"arith.index_cast {bb.v('linalg.index 1 : index')} : index to i64")
+            same = bb.v(f"arith.cmpi eq, {args[0]}, {gi} : i64")
+            return bb.lines, bb.v(f"arith.select {same}, {bb.const(1)}, {bb.const(0)} : {et}")
+        member = self.e.generic([(group, [0])], (n_rows, groups), et, onehot)
+
+        def mac3(args, out):
+            bb = _Body(et)
+            prod = bb.bin("mulf", None, bb.bin("mulf", None, args[0], args[1]), args[2])
+            return bb.lines, bb.bin("addf", None, out, prod)
+        # Loops (g, k, n, s): s reduced.
+        gw = self.e.generic([(member, [3, 0]), (x, [3, 1]), (g, [3, 2])], (groups, k_, n_), et,
+                            mac3, reduce_dims=[3], init=self.e.filled((groups, k_, n_), et, 0),
+                            nloops=4, out_map=[0, 1, 2])
+        return gin, gw
 
     # Hugging Face transformers' own op for the same contract, which it
     # calls where PyTorch's kernel is not used (CPU, export).
@@ -4626,9 +4675,23 @@ class CompiledModel:
         if set(kwargs) != set(names):
             raise DTensorError(f"the model takes the keyword input(s) {names or 'none'}, "
                                f"{sorted(kwargs) or 'none'} given")
-        leaves = list(args) + [kwargs[n] for n in names]
-        for i, (got, (is_tensor, want)) in enumerate(zip(leaves, example)):
+        inputs = list(args) + [kwargs[n] for n in names]
+        leaves = []
+        for i, (got, (is_tensor, want)) in enumerate(zip(inputs, example)):
             where = f"input {i}" if i < n_pos else f"input '{names[i - n_pos]}'"
+            if is_tensor == "tree":
+                if isinstance(got, torch.Tensor) or got is None or \
+                        isinstance(got, (bool, int, float)):
+                    raise DTensorError(f"{where} was a structure of tensors when compiled, "
+                                       f"{type(got).__name__} given")
+                flat, tree = _tree_leaves(got, where)
+                if tree != want:
+                    raise DTensorError(f"{where} has another structure than when compiled "
+                                       f"({tree.num_leaves} tensor(s) against "
+                                       f"{want.num_leaves}; the program is specialized to "
+                                       "its structure, a cache to its number of layers)")
+                leaves.extend(flat)
+                continue
             if is_tensor:
                 if not isinstance(got, torch.Tensor):
                     raise DTensorError(f"{where} was a tensor when compiled, "
@@ -4636,6 +4699,7 @@ class CompiledModel:
             elif isinstance(got, torch.Tensor) or got != want:
                 raise DTensorError(f"{where} was {want!r} when compiled (the graph is "
                                    f"specialized to it), {got!r} given")
+            leaves.append(got)
         return leaves
 
     def run(self, *args, seed: int = 0, **kwargs) -> List[TorchOutput]:
@@ -4874,28 +4938,60 @@ def compile(module: torch.nn.Module, example_args: Tuple[Any, ...] = (), *,
     if own_mesh is not None and tuple(own_mesh.shape) != tuple(mesh.shape):
         raise DTensorError(f"the module's DTensors live on a {own_mesh.shape} mesh, not {mesh.shape}")
     specs: Dict[Union[str, int], List[Placement]] = dict(found)
+    _register_cache_pytrees(module)
     # User inputs by leaf position: the positional ones, then the keyword
-    # ones in the order given (export's).
-    leaves = list(example_args) + list(example_kwargs.values())
-    leaf_of = {name: len(example_args) + i for i, name in enumerate(example_kwargs)}
+    # ones in the order given (export's); an input that is a structure of
+    # tensors (a Hugging Face cache, a list or dict of tensors) gives its
+    # tensors in pytree order, as export flattens it.
+    inputs = list(example_args) + list(example_kwargs.values())
+    names = [f"input {i}" for i in range(len(example_args))] + \
+        [f"input '{n}'" for n in example_kwargs]
+    leaves, ranges, example = [], [], []
+    for a, where in zip(inputs, names):
+        first = len(leaves)
+        if isinstance(a, torch.Tensor) or a is None or isinstance(a, (bool, int, float)):
+            leaves.append(a)
+            example.append((isinstance(a, torch.Tensor),
+                            None if isinstance(a, torch.Tensor) else a))
+        else:
+            flat, tree = _tree_leaves(a, where)
+            leaves.extend(flat)
+            example.append(("tree", tree))
+        ranges.append(range(first, len(leaves)))
+    leaf_of = {name: ranges[len(example_args) + i] for i, name in enumerate(example_kwargs)}
     plain = []
     for i, a in enumerate(leaves):
         if _is_dtensor(a):
             specs.setdefault(i, placements_of(a.placements, tuple(a.device_mesh.shape)))
         plain.append(_plain(a) if isinstance(a, torch.Tensor) and
                      (_is_dtensor(a) or type(a).__name__ == "LocalTensor") else a)
-    plain_args, plain_kwargs = tuple(plain[:len(example_args)]), dict(
-        zip(example_kwargs, plain[len(example_args):]))
+    plain_inputs = [_tree_rebuild(inputs[j], example[j], [plain[i] for i in r])
+                    for j, r in enumerate(ranges)]
+    plain_args, plain_kwargs = tuple(plain_inputs[:len(example_args)]), dict(
+        zip(example_kwargs, plain_inputs[len(example_args):]))
     for k, v in (placements or {}).items():
         if isinstance(k, str) and k in leaf_of:
             if k in dict(module.named_parameters()) or k in dict(module.named_buffers()):
                 raise DTensorError(f"placements for '{k}': both a keyword input and a "
                                    "parameter or buffer")
-            k = leaf_of[k]
-        elif isinstance(k, int) and not 0 <= k < len(example_args):
-            raise DTensorError(f"placements for input {k}: the model takes "
-                               f"{len(example_args)} positional input(s)")
-        specs[k] = placements_of(v, mesh.shape)
+            at = leaf_of[k]
+        elif isinstance(k, int):
+            if not 0 <= k < len(example_args):
+                raise DTensorError(f"placements for input {k}: the model takes "
+                                   f"{len(example_args)} positional input(s)")
+            at = ranges[k]
+        else:
+            specs[k] = placements_of(v, mesh.shape)
+            continue
+        # Every tensor of a structure input gets its placements, where they
+        # fit (a cache's 0-d counters stay replicated).
+        ps = placements_of(v, mesh.shape)
+        tree = example[ranges.index(at)][0] == "tree"
+        for i in at:
+            rank = leaves[i].dim() if isinstance(leaves[i], torch.Tensor) else 0
+            if tree and any(isinstance(p, Shard) and not -rank <= p.dim < rank for p in ps):
+                continue
+            specs[i] = ps
     for k, v in specs.items():
         if len(v) != mesh.ndim:
             raise DTensorError(f"'{k}': {len(v)} placement(s) for a {mesh.ndim}-D mesh")
@@ -4917,10 +5013,124 @@ def compile(module: torch.nn.Module, example_args: Tuple[Any, ...] = (), *,
         except Exception as e:  # noqa: BLE001 - torch's own errors, reported as ours
             raise DTensorError(f"torch.export failed: {type(e).__name__}: {e}") from None
         model = _finish(ep, mesh, specs, outs, pipeline)
-    model._signature = (len(example_args), list(example_kwargs),
-                        [(isinstance(a, torch.Tensor), None if isinstance(a, torch.Tensor) else a)
-                         for a in leaves])
+    model._signature = (len(example_args), list(example_kwargs), example)
     return model
+
+
+def _trace_joint_aot(module, loss_fn, args, names, bnames, table):
+    """The training step's joint graph through AOTAutograd's export
+    (aot_export_module with trace_joint), in the form the functorch path
+    gives: placeholders parameters, buffers, inputs; outputs the loss, then
+    every parameter's gradient in named_parameters order (zeros where it
+    has none); a buffer's update as a copy_ into its placeholder."""
+    from torch._functorch.aot_autograd import aot_export_module
+
+    class _Step(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.m = module
+
+        def forward(self, *xs):
+            loss = loss_fn(self.m, *xs)
+            # AOTAutograd wants a gradient for every parameter: each enters
+            # the loss through the sum of an empty slice (exactly 0 whatever
+            # its values; its gradient is 0), so an unused one gets zeros.
+            anchor = sum(p.reshape(-1)[:0].sum().to(loss.dtype) for p in self.m.parameters())
+            return (loss + anchor,)
+    step = _Step()
+    gm, sig = aot_export_module(step, args, trace_joint=True, output_loss_index=0,
+                                decompositions=table)
+    strip = lambda n: n[2:] if n.startswith("m.") else n  # noqa: E731
+    # Tied parameters (BLOOM's LM head is its token embedding) are one
+    # placeholder each here: their uses go to the first, and the gradient
+    # is the sum of theirs (as tie_weights=True gives it).
+    full = [(strip(n), p) for n, p in step.named_parameters(remove_duplicate=False)]
+    if [strip(n) for n in sig.parameters] != [n for n, _ in full] or \
+            [strip(n) for n in sig.buffers] != list(bnames):
+        raise DTensorError("AOTAutograd's parameters or buffers are not the module's")
+    first = {}
+    canonical = {}
+    for i, (n, p) in enumerate(full):
+        first.setdefault(id(p), i)
+        canonical[n] = full[first[id(p)]][0]
+    if [n for n, _ in full if canonical[n] == n] != list(names):
+        raise DTensorError("AOTAutograd's parameters are not the module's")
+    graph = gm.graph
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    for i, (n, p) in enumerate(full):
+        if first[id(p)] != i:
+            placeholders[i].replace_all_uses_with(placeholders[first[id(p)]])
+            graph.erase_node(placeholders[i])
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    out = graph.output_node()
+    by_name = {n.name: n for n in out.args[0]}
+    loss = by_name[sig.user_outputs[0]]
+    grads: Dict[str, List[Any]] = {}
+    for o, p in sig.backward_signature.gradients_to_parameters.items():
+        grads.setdefault(canonical[strip(p)], []).append(by_name[o])
+    results = [loss]
+    with graph.inserting_before(out):
+        for i, n in enumerate(names):
+            parts = grads.get(n)
+            if not parts:
+                z = graph.call_function(torch.ops.aten.zeros_like.default, (placeholders[i],))
+                z.meta = dict(placeholders[i].meta)
+                results.append(z)
+                continue
+            g = parts[0]
+            for other in parts[1:]:
+                total = graph.call_function(torch.ops.aten.add.Tensor, (g, other))
+                total.meta = dict(g.meta)
+                g = total
+            results.append(g)
+        for o, b in sig.buffers_to_mutate.items():
+            ph = placeholders[len(names) + [strip(x) for x in sig.buffers].index(strip(b))]
+            c = graph.call_function(torch.ops.aten.copy_.default, (ph, by_name[o]))
+            c.meta = dict(ph.meta)
+    out.args = (tuple(results),)
+    graph.lint()
+    gm.recompile()
+    return gm
+
+
+def _register_cache_pytrees(module) -> None:
+    """Hugging Face caches (DynamicCache and the other Cache classes) as
+    pytrees, so that export flattens them into tensors: a decoder's outputs
+    (use_cache=True, the default) then end with every layer's keys and
+    values, and a cache given as an input (a decoding step) is its tensors.
+    Transformers' own registration, where transformers is in use."""
+    import sys
+    if "transformers" not in sys.modules:
+        return
+    try:
+        from transformers.exporters.exporter_dynamo import register_cache_pytrees_for_model
+    except ImportError:  # another transformers: its caches stay opaque to export
+        return
+    register_cache_pytrees_for_model(module)
+
+
+def _tree_leaves(value, where: str):
+    """The tensors of a structured input, in pytree order, and its
+    structure; a clear error for anything that is not a structure of
+    tensors."""
+    flat, tree = torch.utils._pytree.tree_flatten(value)
+    if tree.num_leaves == 1 and flat and flat[0] is value:
+        raise DTensorError(f"{where} is a {type(value).__name__}: the model's inputs are "
+                           "tensors, None, numbers or structures of tensors (lists, tuples, "
+                           "dicts, registered pytrees such as Hugging Face caches)")
+    for leaf in flat:
+        if not isinstance(leaf, torch.Tensor):
+            raise DTensorError(f"{where} holds a {type(leaf).__name__} among its tensors; "
+                               "a structured input holds tensors only")
+    return flat, tree
+
+
+def _tree_rebuild(value, example, leaves):
+    """`value` with its tensors replaced by `leaves` (a structured input),
+    or the one leaf."""
+    if isinstance(example, tuple) and example and example[0] == "tree":
+        return torch.utils._pytree.tree_unflatten(leaves, example[1])
+    return leaves[0]
 
 
 def _finish(ep, mesh, specs, outs, pipeline) -> "CompiledModel":
@@ -5132,12 +5342,28 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
                 gm = make_fx(torch.func.functionalize(joint), decomposition_table=table,
                              record_stack_traces=True)(params, buffers, *args)
         except Exception as e:  # noqa: BLE001
-            if "in-place operation" in str(e) and "captured Tensor" in str(e):
+            gm = None
+            if "setup_context" in str(e):
+                # An autograd.Function written the old way (forward saving
+                # on ctx, no setup_context: BLOOM's GeLU), which functorch's
+                # grad cannot run: traced as AOTAutograd traces training
+                # (torch.autograd.grad on functional tensors).
+                try:
+                    with sdpa_kernel([SDPBackend.MATH]), _compiling_state():
+                        gm = _trace_joint_aot(module, loss_fn, args, names, bnames, table)
+                except Exception as e2:  # noqa: BLE001
+                    raise DTensorError("tracing the training step failed: "
+                                       f"{type(e2).__name__}: {e2}") from None
+            if gm is not None:
+                pass
+            elif "in-place operation" in str(e) and "captured Tensor" in str(e):
                 raise DTensorError(
                     "tracing the training step failed: the module updates in place a tensor "
                     "that is neither a parameter nor a buffer, which a training step does not "
                     f"support: {e}") from None
-            raise DTensorError(f"tracing the training step failed: {type(e).__name__}: {e}") from None
+            else:
+                raise DTensorError(f"tracing the training step failed: {type(e).__name__}: "
+                                   f"{e}") from None
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     kinds = {}
     for i, node in enumerate(placeholders):

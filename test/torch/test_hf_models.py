@@ -194,9 +194,12 @@ def test_hugging_face_model_with_keyword_inputs(name):
 # Training steps (loss and every gradient against eager autograd), dropout
 # off: the decoders trace through Hugging Face's mask helpers as under
 # torch.export (is_compiling() true), GPT-J's rotary halves through the
-# gradient of a strided slice, Phi-3's through an empty one.
-TRAINED = ["bert", "convnext", "deberta_v2", "falcon", "gemma2", "gpt2", "gptj", "llama",
-           "mamba", "phi3", "vit"]
+# gradient of a strided slice, Phi-3's through an empty one. BLOOM (its GeLU
+# an autograd.Function without setup_context, and its LM head tied to the
+# embedding) and Mixtral (an old-style autograd.Function too, and
+# transformers' grouped-matmul backward op) trace through AOTAutograd.
+TRAINED = ["bert", "bloom", "convnext", "deberta_v2", "falcon", "gemma2", "gpt2", "gptj",
+           "llama", "mamba", "mixtral", "phi3", "vit"]
 
 
 @pytest.mark.parametrize("name", TRAINED)
@@ -256,3 +259,50 @@ def test_hugging_face_training_step_with_dropout():
         assert torch.equal(losses[0], losses[1])
         with torch.no_grad():
             assert not torch.allclose(losses[0], loss_fn(module.eval(), *args))
+
+
+@pytest.mark.parametrize("name", ["llama", "gpt2", "mistral"])
+def test_hugging_face_cache_prefill_and_decoding_step(name):
+    # As configured by default (use_cache=True): the prefill's outputs are
+    # the logits, then every layer's keys and values (the cache, flattened
+    # as transformers registers it for export); a decoding step compiled
+    # with the cache as a keyword input (its tensors batch-sharded) gives
+    # eager's logits and new cache. The caller's cache is not updated (the
+    # new one is in the outputs), and a cache of another depth is refused.
+    import copy
+    make, _ = MODELS[name]
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        module = make().eval()
+    mesh = dm.DeviceMesh((2,))
+    ids = torch.randint(0, 100, (2, 8))
+    with torch.no_grad():
+        prefill = module(ids)
+    cache = prefill.past_key_values if "past_key_values" in prefill else prefill.cache
+    model = dm_compile(module, (ids,), mesh=mesh, placements={0: [dm.Shard(0)]})
+    # (Flattened as compile registered the caches.)
+    want = torch.utils._pytree.tree_flatten(prefill)[0]
+    got = model.run(ids)
+    # (Sliding-window layers, Mistral's, hold more than their keys and values.)
+    assert len(got) == len(want) >= 1 + 2 * module.config.num_hidden_layers
+    for o, w in zip(got, want):
+        assert torch.allclose(o.full_tensor(), w, rtol=1e-4, atol=1e-4)
+    nxt = torch.randint(0, 100, (2, 1))
+    with torch.no_grad():
+        want = torch.utils._pytree.tree_flatten(
+            module(nxt, past_key_values=copy.deepcopy(cache)))[0]
+    step = dm_compile(module, (nxt,), example_kwargs={"past_key_values": cache}, mesh=mesh,
+                      placements={0: [dm.Shard(0)], "past_key_values": [dm.Shard(0)]})
+    got = step.run(nxt, past_key_values=cache)
+    assert len(got) == len(want)
+    for o, w in zip(got, want):
+        assert o.full_tensor().shape == w.shape
+        assert torch.allclose(o.full_tensor(), w, rtol=1e-4, atol=1e-4)
+    assert cache.get_seq_length() == 8
+    # Batch-parallel: only the outputs are gathered.
+    assert step.num_collectives() <= len(got), step.report()
+    shallow = copy.deepcopy(cache)
+    shallow.layers = shallow.layers[:1]
+    with pytest.raises(dm.DTensorError, match="another structure than when compiled"):
+        step.run(nxt, past_key_values=shallow)

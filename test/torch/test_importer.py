@@ -506,6 +506,37 @@ def test_keyword_inputs_and_specialized_values():
     check(Fn(lambda t: -t), (torch.randint(-5, 5, (4, 6)),), placements={0: [S(0)]})
 
 
+def test_structured_inputs():
+    # Inputs that are structures of tensors (a list, a dict; Hugging Face
+    # caches in test_hf_models.py) give their tensors in pytree order, each
+    # with the input's placements; run() checks the structure again.
+    class Mix(nn.Module):
+        def forward(self, xs, weights, *, extra):
+            return xs[0] * weights["a"] + xs[1].tanh() * weights["b"] + extra["bias"]
+    torch.manual_seed(19)
+    xs = [torch.randn(4, 6), torch.randn(4, 6)]
+    ws = {"a": torch.randn(6), "b": torch.randn(6)}
+    extra = {"bias": torch.randn(4, 6)}
+    module = Mix()
+    model = dm_compile(module, (xs, ws), example_kwargs={"extra": extra},
+                       mesh=dm.DeviceMesh((2,)), placements={0: [S(0)], "extra": [S(0)]})
+    head = model.mlir.split("->")[0]
+    assert head.count("[S(0)]>>") == 3, head  # both list items and the bias
+    out = model.run(xs, ws, extra=extra)
+    assert torch.allclose(out[0].full_tensor(), module(xs, ws, extra=extra), atol=1e-6)
+    assert model.num_collectives() == 1
+    with pytest.raises(dm.DTensorError, match="input 0 has another structure"):
+        model.run(xs[:1], ws, extra=extra)
+    with pytest.raises(dm.DTensorError, match="input 1 was a structure of tensors"):
+        model.run(xs, torch.randn(6), extra=extra)
+    with pytest.raises(dm.DTensorError, match="holds a str among its tensors"):
+        dm_compile(module, (xs, {"a": torch.randn(6), "b": "x"}), example_kwargs={"extra": extra},
+                   mesh=dm.DeviceMesh((2,)))
+    with pytest.raises(dm.DTensorError, match="input 1 is a object"):
+        dm_compile(module, (xs, object()), example_kwargs={"extra": extra},
+                   mesh=dm.DeviceMesh((2,)))
+
+
 def test_empty_slices_and_rank_0_views():
     # x[..., n:] of a dim of n (Phi-3's rotary split when every dim rotates)
     # is empty; MLIR rejects the offset n, so an empty piece starts at 0.
@@ -832,6 +863,64 @@ def test_batch_norm_training_step():
             assert torch.equal(o.full_tensor(), buffers[name]) or \
                 torch.allclose(o.full_tensor(), buffers[name], rtol=1e-5, atol=1e-6), name
 
+
+
+def test_training_step_through_an_old_style_autograd_function():
+    # An autograd.Function without setup_context (forward saving on ctx, as
+    # BLOOM's GeLU and Megatron-era code write it) cannot run under
+    # functorch's grad: the step is traced through AOTAutograd instead. Its
+    # own backward is used (here deliberately not the true derivative, so
+    # the check sees it), a tied weight's gradient sums both uses, an unused
+    # parameter's is 0, and BatchNorm's running statistics come back.
+    import copy
+    from dtensor_mlir.torch import compile_training_step
+
+    class Cube(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return g * 2 * x * x  # not 3x^2: its own rule, which must be used
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = nn.Linear(4, 4)
+            self.bn = nn.BatchNorm1d(4, momentum=0.3)
+            self.b = nn.Linear(4, 4)
+            self.b.weight = self.a.weight
+            self.unused = nn.Parameter(torch.ones(3))
+
+        def forward(self, x):
+            return self.b(Cube.apply(self.bn(self.a(x))))
+    torch.manual_seed(21)
+    m = Net().train()
+    x = torch.randn(6, 4)
+    loss = lambda mod, t: mod(t).pow(2).mean()  # noqa: E731
+    for placements in ({0: [S(0)]}, {"a.weight": [S(0)]}):
+        step = compile_training_step(m, loss, (x,), mesh=dm.DeviceMesh((2,)),
+                                     placements=placements)
+        outs = step.run(x)
+        eager = copy.deepcopy(m)
+        l = loss(eager, x)
+        l.backward()
+        assert torch.allclose(outs[0].full_tensor(), l.detach(), rtol=1e-5, atol=1e-6)
+        params = list(eager.named_parameters())
+        assert [n for n, _ in params] == ["unused", "a.weight", "a.bias", "bn.weight",
+                                          "bn.bias", "b.bias"]
+        for o, (name, p) in zip(outs[1:], params):
+            want = p.grad if p.grad is not None else torch.zeros_like(p)
+            assert torch.allclose(o.full_tensor(), want, rtol=1e-4, atol=1e-5), name
+        assert step.updated_buffers == ["bn.running_mean", "bn.running_var",
+                                        "bn.num_batches_tracked"]
+        buffers = dict(eager.named_buffers())
+        for o, name in zip(outs[1 + len(params):], step.updated_buffers):
+            assert torch.allclose(o.full_tensor().to(buffers[name].dtype), buffers[name],
+                                  rtol=1e-5, atol=1e-6), name
 
 
 @pytest.mark.parametrize("shard", [0, 1])
