@@ -1133,7 +1133,21 @@ class _Importer:
 
     def _full(self, node, value):
         shape, et = self._out(node)
+        if isinstance(value, torch.fx.Node):
+            # A fill value computed in the graph (`x.mean().item()`): the
+            # 0-d value broadcast.
+            return self._elementwise(node, [value], lambda bb, v: v)
         return self.e.filled(shape, et, value)
+
+    def op__local_scalar_dense(self, node, a):
+        """`t.item()` of a one-element tensor whose number the graph uses
+        again (a clamp bound, a fill value): the 0-d value itself, which
+        element-wise ops read as a scalar operand. (A number used as a size
+        makes a data-dependent shape, which export refuses.)"""
+        v = self.val(a)
+        if math.prod(v.shape) != 1:
+            self.fail(node, f"item() of a tensor of shape {list(v.shape)}")
+        return self.e.drop_dims(v, [])
 
     def op_full_like(self, node, a, fill_value, **kwargs): return self._full(node, fill_value)
     def op_zeros_like(self, node, a, **kwargs): return self._full(node, 0)
@@ -1153,6 +1167,14 @@ class _Importer:
         # (group norm's gradient) The memory order is not a value: zeros.
         return self.op_empty(node, size, **kwargs)
     def op_empty_like(self, node, a, **kwargs): return self._full(node, 0)
+    # (RWKV's and RecurrentGemma's scans allocate their output with the
+    # input's strides: the strides are not a value.)
+    def op_empty_strided(self, node, size, stride, **kwargs):
+        return self.op_empty(node, size, **kwargs)
+    def op_new_empty_strided(self, node, a, size, stride, **kwargs):
+        return self.op_empty(node, size, **kwargs)
+    def op_new_empty(self, node, a, size, **kwargs):
+        return self.op_empty(node, size, **kwargs)
 
     def op__assert_tensor_metadata(self, node, *args, **kwargs): return None
     def op__assert_scalar(self, node, *args, **kwargs): return None
@@ -1190,6 +1212,77 @@ class _Importer:
         terms = [f"d{i} * {st}" for i, (n, st) in enumerate(zip(size, stride)) if n > 1 and st]
         expr = " + ".join(terms + ([str(offset)] if offset or not terms else []))
         return self.e.generic([(flat, [expr])], tuple(size), et, lambda args, out: ([], args[0]))
+    def op_as_strided_scatter(self, node, a, src, size, stride, storage_offset=None):
+        """`a` with `src` written where as_strided(a, size, stride, offset)
+        reads (functionalized writes into a strided view: RWKV's scan fills
+        its output one step at a time). Each element p of the flattened,
+        contiguous input is decomposed, largest stride first, into the
+        view's index; where that is exact and in bounds, it takes src's
+        element there, else keeps its own. Views whose elements overlap (the
+        decomposition not unique) are an error."""
+        v, sv = self.val(a), self.val(src)
+        shape, et = self._out(node)
+        size, stride = [int(x) for x in size], [int(x) for x in stride]
+        offset = int(storage_offset or 0)
+        fake = a.meta.get("val") if isinstance(a, torch.fx.Node) else None
+        if fake is None or not fake.is_contiguous() or int(fake.storage_offset()) != 0:
+            self.fail(node, f"as_strided_scatter (size {size}, stride {stride}) into a tensor "
+                            "that is not a whole contiguous storage")
+        if tuple(sv.shape) != tuple(size):
+            self.fail(node, f"as_strided_scatter of a {list(sv.shape)} source into a {size} view")
+        total = math.prod(v.shape)
+        n_src = math.prod(size)
+        last = offset + sum((n - 1) * st for n, st in zip(size, stride) if n > 0)
+        if any(st < 0 for st in stride) or (n_src and last >= total):
+            self.fail(node, f"as_strided_scatter (size {size}, stride {stride}) writes outside "
+                            "the input")
+        moving = sorted((d for d in range(len(size)) if size[d] > 1), key=lambda d: -stride[d])
+        for j, d in enumerate(moving):
+            inner = sum((size[e] - 1) * stride[e] for e in moving[j + 1:])
+            if stride[d] <= inner:
+                self.fail(node, f"as_strided_scatter (size {size}, stride {stride}) into a view "
+                                "whose elements overlap")
+        if n_src == 0:
+            return v
+        flat = v if len(v.shape) == 1 else self.e.collapse(
+            v, [list(range(len(v.shape)))] if v.shape else [], (total,))
+        src_flat = self.e.collapse(sv, [list(range(len(size)))] if size else [], (n_src,))
+        rows = [math.prod(size[d + 1:]) for d in range(len(size))]
+
+        def index_of(args, out):
+            # The source element each input element takes (-1: none).
+            bb = _Body("i64")
+            p = bb.v("arith.index_cast " + bb.v("linalg.index 0 : index") + " : index to i64")
+            r = bb.v(f"arith.subi {p}, {bb.const(offset)} : i64")
+            ok = bb.v(f"arith.cmpi sge, {r}, {bb.const(0)} : i64")
+            k = bb.const(0)
+            for d in moving:
+                i = bb.v(f"arith.divsi {r}, {bb.const(stride[d])} : i64")
+                r = bb.v(f"arith.subi {r}, " + bb.v(f"arith.muli {i}, {bb.const(stride[d])} : i64") +
+                         " : i64")
+                inside = bb.v(f"arith.cmpi slt, {i}, {bb.const(size[d])} : i64")
+                ok = bb.v(f"arith.andi {ok}, {inside} : i1")
+                k = bb.v(f"arith.addi {k}, " + bb.v(f"arith.muli {i}, {bb.const(rows[d])} : i64") +
+                         " : i64")
+            exact = bb.v(f"arith.cmpi eq, {r}, {bb.const(0)} : i64")
+            ok = bb.v(f"arith.andi {ok}, {exact} : i1")
+            return bb.lines, bb.v(f"arith.select {ok}, {k}, {bb.const(-1)} : i64")
+        which = self.e.generic([], (total,), "i64", index_of)
+        table = self.e.expand(src_flat, [[0, 1]], (n_src, 1))
+        clamped = self.e.generic([(which, [0])], (total,), "i64", lambda args, out: (
+            lambda bb: (bb.lines, bb.v(f"arith.maxsi {args[0]}, {bb.const(0)} : i64")))(
+                _Body("i64")))
+        picked = self.e.collapse(self._lookup(table, clamped), [[0, 1]], (total,))
+
+        def choose(args, out):
+            bb = _Body(et)
+            hit = bb.v(f"arith.cmpi sge, {args[0]}, {bb.const(0, 'i64')} : i64")
+            return bb.lines, bb.v(f"arith.select {hit}, {args[1]}, {args[2]} : {et}")
+        merged = self.e.generic([(which, [0]), (picked, [0]), (flat, [0])], (total,), et, choose)
+        if len(shape) == 1:
+            return merged
+        return self.e.expand(merged, [list(range(len(shape)))] if shape else [], tuple(shape))
+
     def op_detach(self, node, a): return self.val(a)
     def op_contiguous(self, node, a, **kwargs): return self.val(a)
     def op_lift_fresh_copy(self, node, a): return self.val(a)

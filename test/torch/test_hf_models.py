@@ -107,6 +107,59 @@ MODELS = {
         num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[8, 16],
         num_attention_heads=[1, 2], patch_sizes=[7, 3], strides=[4, 2], mlp_ratios=[2, 2])),
         _image),
+    # Probed 2026-11-27 (second session), each as built, matching eager:
+    # more encoders and decoders, a Qwen2 mixture of experts (shared
+    # expert), vision backbones, a dense-prediction head, HuBERT, and
+    # recurrent models (RWKV's and RecurrentGemma's scans write their
+    # outputs step by step: as_strided_scatter, new_empty_strided; Jamba
+    # mixes Mamba and attention layers with experts).
+    "distilbert": (lambda: T.DistilBertModel(T.DistilBertConfig(
+        dim=32, n_layers=2, n_heads=4, hidden_dim=64, vocab_size=100,
+        max_position_embeddings=64)), _ids),
+    "albert": (lambda: T.AlbertModel(T.AlbertConfig(**SMALL, embedding_size=16)), _ids),
+    "electra": (lambda: T.ElectraForMaskedLM(T.ElectraConfig(**SMALL, embedding_size=16)), _ids),
+    "mpnet": (lambda: T.MPNetModel(T.MPNetConfig(**SMALL)), _ids),
+    "gpt_neo": (lambda: T.GPTNeoForCausalLM(T.GPTNeoConfig(
+        hidden_size=32, num_layers=2, num_heads=4, vocab_size=100, max_position_embeddings=64,
+        attention_types=[[["global", "local"], 1]], window_size=4)), _ids),
+    "codegen": (lambda: T.CodeGenForCausalLM(T.CodeGenConfig(
+        n_embd=32, n_layer=2, n_head=4, vocab_size=100, n_positions=64, rotary_dim=4)), _ids),
+    "starcoder2": (lambda: T.Starcoder2ForCausalLM(T.Starcoder2Config(
+        **SMALL, num_key_value_heads=2)), _ids),
+    "olmo2": (lambda: T.Olmo2ForCausalLM(T.Olmo2Config(**SMALL, num_key_value_heads=2)), _ids),
+    "cohere": (lambda: T.CohereForCausalLM(T.CohereConfig(**SMALL, num_key_value_heads=2)),
+               _ids),
+    "qwen2_moe": (lambda: T.Qwen2MoeForCausalLM(T.Qwen2MoeConfig(
+        **SMALL, num_key_value_heads=2, num_experts=4, num_experts_per_tok=2,
+        moe_intermediate_size=32, shared_expert_intermediate_size=32)), _ids),
+    "dinov2": (lambda: T.Dinov2Model(T.Dinov2Config(**VISION, image_size=32, patch_size=8)),
+               _image),
+    "mobilevit": (lambda: T.MobileViTModel(T.MobileViTConfig(
+        image_size=32, hidden_sizes=[16, 24, 32], neck_hidden_sizes=[8, 8, 16, 16, 24, 24, 48])),
+        _image),
+    "regnet": (lambda: T.RegNetModel(T.RegNetConfig(hidden_sizes=[8, 16], depths=[1, 1],
+                                                    groups_width=8, embedding_size=8)), _image),
+    "pvt": (lambda: T.PvtModel(T.PvtConfig(image_size=32, hidden_sizes=[8, 16, 16, 32],
+                                           num_attention_heads=[1, 1, 2, 2],
+                                           depths=[1, 1, 1, 1])), _image),
+    "dpt": (lambda: T.DPTForDepthEstimation(T.DPTConfig(
+        **VISION, image_size=32, patch_size=8, backbone_out_indices=[0, 1],
+        neck_hidden_sizes=[8, 16], fusion_hidden_size=16, reassemble_factors=[2, 1])), _image),
+    "hubert": (lambda: T.HubertModel(T.HubertConfig(
+        **VISION, conv_dim=(8, 8), conv_stride=(5, 2), conv_kernel=(10, 3),
+        num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=4)),
+        lambda: (torch.randn(2, 400),)),
+    "recurrent_gemma": (lambda: T.RecurrentGemmaForCausalLM(T.RecurrentGemmaConfig(
+        hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+        vocab_size=100, lru_width=32, attention_window_size=8,
+        block_types=["recurrent", "attention"], head_dim=8)), _ids),
+    "rwkv": (lambda: T.RwkvForCausalLM(T.RwkvConfig(
+        hidden_size=32, num_hidden_layers=2, vocab_size=100, attention_hidden_size=32,
+        intermediate_size=64, context_length=64)), _ids),
+    "jamba": (lambda: T.JambaForCausalLM(T.JambaConfig(
+        **SMALL, num_key_value_heads=2, num_experts=2, expert_layer_period=2,
+        attn_layer_period=2, attn_layer_offset=1, mamba_d_state=4, mamba_expand=2,
+        use_mamba_kernels=False)), _ids),
 }
 
 # Called with keyword inputs, as users call them (T5: an encoder-decoder
@@ -137,7 +190,7 @@ KEYWORD_MODELS = {
 
 # Plans that are not batch-parallel throughout: the experts' routing sorts
 # every token of the batch together (a global sort gathers).
-NOT_BATCH_PARALLEL = {"mixtral"}
+NOT_BATCH_PARALLEL = {"mixtral", "qwen2_moe", "jamba"}
 
 
 def _outputs(result):
@@ -199,7 +252,8 @@ def test_hugging_face_model_with_keyword_inputs(name):
 # embedding) and Mixtral (an old-style autograd.Function too, and
 # transformers' grouped-matmul backward op) trace through AOTAutograd.
 TRAINED = ["bert", "bloom", "convnext", "deberta_v2", "falcon", "gemma2", "gpt2", "gptj",
-           "llama", "mamba", "mixtral", "phi3", "vit"]
+           "jamba", "llama", "mamba", "mixtral", "phi3", "qwen2_moe", "recurrent_gemma",
+           "starcoder2", "vit"]
 
 
 @pytest.mark.parametrize("name", TRAINED)

@@ -506,6 +506,45 @@ def test_keyword_inputs_and_specialized_values():
     check(Fn(lambda t: -t), (torch.randint(-5, 5, (4, 6)),), placements={0: [S(0)]})
 
 
+@pytest.mark.parametrize("fn", [
+    lambda a: a.clamp(min=a.mean(), max=1.0),       # a tensor bound: item() in the graph
+    lambda a: a.clamp(min=a.mean().item()),
+    lambda a: a * a.std().item(),
+    lambda a: a + torch.full((8,), a.max().item()),
+    lambda a: a + torch.arange(8) * a.sum().item(),
+])
+@pytest.mark.parametrize("shard", [0, 2])
+def test_item_of_a_computed_value(fn, shard):
+    # `t.item()` of a 0-d value the graph computes, used again as a number
+    # (export's _local_scalar_dense): the 0-d value itself, read by the
+    # element-wise ops as a scalar operand (the reduction behind it is
+    # sharded and reduced like any other).
+    check(Fn(fn), (torch.randn(4, 6, 8),), placements={0: [S(shard)]})
+
+
+@pytest.mark.parametrize("fn", [
+    # A column of a (4, 6, 8) tensor written through a strided view.
+    lambda a: torch.as_strided_scatter(a, a[:, :, 2] * 2, (4, 6), (48, 8), 2),
+    # Every other element of dims 1 and 2, from offset 1.
+    lambda a: torch.as_strided_scatter(a, a[:2, :3, :4].exp(), (2, 3, 4), (96, 16, 2), 1),
+    # The whole tensor in another order (a transposed view).
+    lambda a: torch.as_strided_scatter(a, a.permute(2, 1, 0).tanh(), (8, 6, 4), (1, 8, 48), 0),
+    # A buffer allocated with the input's strides, then filled.
+    lambda a: a.new_empty_strided((4, 6, 8), (48, 8, 1)).fill_(1.5) + a,
+])
+@pytest.mark.parametrize("shard", [0, 2])
+def test_as_strided_scatter(fn, shard):
+    # Functionalized writes into a strided view (RWKV's scan): each element
+    # of the input decomposed into the view's index, largest stride first.
+    check(Fn(fn), (torch.randn(4, 6, 8),), placements={0: [S(shard)]})
+
+
+def test_as_strided_scatter_of_overlapping_views_is_an_error():
+    with pytest.raises(dm.DTensorError, match="whose elements overlap"):
+        dm_compile(Fn(lambda a: torch.as_strided_scatter(a, torch.ones(3, 4), (3, 4), (2, 1))),
+                   (torch.randn(4, 6),), mesh=dm.DeviceMesh((2,)))
+
+
 def test_structured_inputs():
     # Inputs that are structures of tensors (a list, a dict; Hugging Face
     # caches in test_hf_models.py) give their tensors in pytree order, each
