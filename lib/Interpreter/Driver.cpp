@@ -80,7 +80,12 @@ double interp::verifyTolerance(DType dt) {
   // type: the compiled program rounds partial results (a shard's sum) that
   // the global program does not. f16 has 11 significand bits, bf16 8.
   switch (dt) {
-  case DType::F32: return 1e-5;
+  // f32: 1e-4. A training step's gradients come out of long chains of
+  // reductions whose order partitioning changes (partial sums, then a
+  // collective): MobileViT's step differed from its global program by 6e-5
+  // of its largest gradient, all rounding (in f64 the two agree to 1e-12),
+  // and 1e-5 failed it.
+  case DType::F32: return 1e-4;
   case DType::F64: return 1e-12;
   case DType::F16: return 1e-2;
   case DType::BF16: return 5e-2;
