@@ -1293,7 +1293,7 @@ class _Importer:
 
     # -- random ops --------------------------------------------------------------
     _RANDOM = ("bernoulli", "rand", "rand_like", "randn", "randn_like", "native_dropout",
-               "dropout")
+               "dropout", "randint", "randint_like")
 
     @classmethod
     def _is_random(cls, node) -> bool:
@@ -1383,6 +1383,35 @@ class _Importer:
         return self._random(node, shape, et, [], lambda bb, bits, a: self._uniform(bb, bits, et))
 
     op_rand_like = op_rand
+
+    def op_randint(self, node, *args, **kwargs):
+        """Integers uniform in [low, high) (`randint(high, size)`,
+        `randint(low, high, size)`, `randint_like(t, high)`, `randint_like(t,
+        low, high)`): the element's bits (top bit cleared) modulo the range.
+        Ours, not PyTorch's generator's; the same for every sharding."""
+        shape, et = self._out(node)
+        name = node.target._overloadpacket.__name__
+        if name == "randint_like":
+            nums = [a for a in args[1:] if isinstance(a, (int, float))]
+        else:
+            nums = [a for a in args if isinstance(a, (int, float)) and not isinstance(a, bool)]
+        low, high = (0, nums[0]) if len(nums) == 1 else (nums[0], nums[1])
+        low, high = int(low), int(high)
+        if high <= low:
+            self.fail(node, f"randint with an empty range [{low}, {high})")
+
+        def draw(bb, bits, a):
+            positive = bb.v(f"arith.shrui {bits}, {bb.const(1, 'i64')} : i64")
+            r = bb.v(f"arith.remsi {positive}, {bb.const(high - low, 'i64')} : i64")
+            r = bb.v(f"arith.addi {r}, {bb.const(low, 'i64')} : i64")
+            if et == "i64":
+                return r
+            if _is_float(et):
+                return bb.v(f"arith.sitofp {r} : i64 to {et}")
+            return bb.v(f"arith.trunci {r} : i64 to {et}")
+        return self._random(node, shape, et, [], draw)
+
+    op_randint_like = op_randint
 
     def op_randn(self, node, *args, **kwargs):
         shape, et = self._out(node)
@@ -1944,6 +1973,64 @@ class _Importer:
             return bb.lines, bb.bin("addf", None, args[1], bb.un("math.log", args[0]))
         return self.e.generic([(total, list(range(r))), (vals, list(range(r)))], shape, et,
                               finish)
+
+    def op__cdist_backward(self, node, grad, x1, x2, p, cdist):
+        """The gradient of cdist with respect to x1 (x2's is this op with
+        the two swapped), PyTorch's formula: over j of grad[i, j] times
+        d dist[i, j] / d x1[i, k], which for diff = x1[i, k] - x2[j, k] and
+        dist d is sign(diff) (p = 1), diff / d (p = 2), sign(diff) where
+        |diff| is the max (p = inf), diff |diff|^(p-2) / d^(p-1) otherwise
+        (sign(diff) |diff|^(p-1) / d^(p-1) below p = 2, 0 where diff is 0
+        below p = 1); 0 where d is 0, and everywhere for p = 0."""
+        g, a, b, dist = self.val(grad), self.val(x1), self.val(x2), self.val(cdist)
+        shape, et = self._out(node)
+        r = len(shape)
+        nb = r - 2
+        if a.shape[:-2] != b.shape[:-2] or len(b.shape) != r or tuple(g.shape) != tuple(dist.shape):
+            self.fail(node, f"cdist's gradient of {a.shape} and {b.shape} (broadcast batch dims) "
+                            "is not supported yet")
+        p = float(p)
+        if p == 0:
+            return self.e.filled(shape, et, 0)
+        batch = list(range(nb))
+        i_, k_, j_ = nb, nb + 1, nb + 2
+
+        def body(args, out):
+            bb = _Body(et)
+            gv, xa, xb, d = args
+            zero = bb.const(0)
+            diff = bb.bin("subf", None, xa, xb)
+            absd = bb.un("math.absf", diff)
+            pos = bb.v(f"arith.cmpf ogt, {diff}, {zero} : {et}")
+            neg = bb.v(f"arith.cmpf olt, {diff}, {zero} : {et}")
+            sign = bb.v(f"arith.select {pos}, {bb.const(1)}, " +
+                        bb.v(f"arith.select {neg}, {bb.const(-1)}, {zero} : {et}") + f" : {et}")
+            if p == 1:
+                term = bb.bin("mulf", None, gv, sign)
+            elif math.isinf(p):
+                top = bb.v(f"arith.cmpf oeq, {absd}, {d} : {et}")
+                term = bb.v(f"arith.select {top}, {bb.bin('mulf', None, gv, sign)}, {zero} : {et}")
+            elif p == 2:
+                term = bb.bin("divf", None, bb.bin("mulf", None, gv, diff), d)
+            elif p < 2:
+                num = bb.bin("mulf", None, sign, bb.v(f"math.powf {absd}, {bb.const(p - 1)} : {et}"))
+                den = bb.v(f"math.powf {d}, {bb.const(p - 1)} : {et}")
+                term = bb.bin("divf", None, bb.bin("mulf", None, gv, num), den)
+                if p < 1:
+                    nz = bb.v(f"arith.cmpf one, {diff}, {zero} : {et}")
+                    term = bb.v(f"arith.select {nz}, {term}, {zero} : {et}")
+            else:
+                num = bb.bin("mulf", None, diff, bb.v(f"math.powf {absd}, {bb.const(p - 2)} : {et}"))
+                den = bb.v(f"math.powf {d}, {bb.const(p - 1)} : {et}")
+                term = bb.bin("divf", None, bb.bin("mulf", None, gv, num), den)
+            if not math.isinf(p):
+                alive = bb.v(f"arith.cmpf one, {d}, {zero} : {et}")
+                term = bb.v(f"arith.select {alive}, {term}, {zero} : {et}")
+            return bb.lines, bb.bin("addf", None, out, term)
+        return self.e.generic([(g, batch + [i_, j_]), (a, batch + [i_, k_]),
+                               (b, batch + [j_, k_]), (dist, batch + [i_, j_])], shape, et, body,
+                              reduce_dims=[j_], init=self.e.filled(shape, et, 0), nloops=r + 1,
+                              out_map=batch + [i_, k_])
 
     def op__cdist_forward(self, node, x1, x2, p, compute_mode=None):
         """out[.., i, j] = (sum over k of |x1[.., i, k] - x2[.., j, k]|^p)^(1/p)
@@ -2859,11 +2946,8 @@ class _Importer:
     def _convolution_backward(self, node, gv, xv, wv, stride, padding, dilation, transposed,
                               groups, output_mask):
         if transposed:
-            if groups != 1:
-                self.fail(node, "the gradient of a grouped transposed convolution is not "
-                                "supported yet")
             return self._transposed_conv_backward(node, gv, xv, wv, stride, padding, dilation,
-                                                  output_mask)
+                                                  output_mask, groups)
         if groups != 1:
             return self._grouped_conv_backward(node, gv, xv, wv, stride, padding, dilation,
                                                groups, output_mask)
@@ -2928,15 +3012,57 @@ class _Importer:
             results[2] = self._reduce(node, gv, [0] + [2 + i for i in range(n)], False, "sum", et)
         return tuple(results)
 
-    def _transposed_conv_backward(self, node, gv, xv, wv, stride, padding, dilation, output_mask):
+    def _transposed_conv_backward(self, node, gv, xv, wv, stride, padding, dilation, output_mask,
+                                  groups=1):
         """A transposed convolution's gradients: the input's is the forward
         convolution of the output gradient with the same weight; the
         weight's pairs each input element with the (padded) output gradient
-        where its taps wrote."""
+        where its taps wrote. Grouped: the same per group (channels split as
+        (group, channel in group), the weight (in, out / groups, k..))."""
         et = xv.et
         n = len(xv.shape) - 2
         results = [None, None, None]
         gp = self._pad_hw(gv, list(padding), list(padding))
+        if groups != 1:
+            n_ = xv.shape[0]
+            ci_, cog = wv.shape[:2]
+            g_, cig = groups, ci_ // groups
+            ks = tuple(wv.shape[2:])
+            sp = [[3 + i] for i in range(n)]
+            x5 = self.e.expand(xv, [[0], [1, 2]] + sp, (n_, g_, cig) + tuple(xv.shape[2:]))
+            g5 = self.e.expand(gp, [[0], [1, 2]] + sp, (n_, g_, cog) + tuple(gp.shape[2:]))
+            w5 = self.e.expand(wv, [[0, 1], [2]] + sp, (g_, cig, cog) + ks)
+            if output_mask[0]:
+                # loops: n g ci s.. | co k..
+                col = 3 + n
+                taps = [4 + n + i for i in range(n)]
+                shape5 = (n_, g_, cig) + tuple(xv.shape[2:])
+                grad = self.e.generic(
+                    [(g5, [0, 1, col] + [self._window_expr(3 + i, taps[i], stride[i], dilation[i])
+                                         for i in range(n)]),
+                     (w5, [1, 2, col] + taps)],
+                    shape5, et, self._mac(et), reduce_dims=[col] + taps,
+                    init=self.e.filled(shape5, et, 0), nloops=4 + 2 * n,
+                    out_map=list(range(3 + n)))
+                results[0] = self.e.collapse(grad, [[0], [1, 2]] + sp, xv.shape)
+            if output_mask[1]:
+                # loops: g ci co k.. | n s..
+                taps = [3 + i for i in range(n)]
+                nl = 3 + n
+                sps = [4 + n + i for i in range(n)]
+                wshape = (g_, cig, cog) + ks
+                grad = self.e.generic(
+                    [(x5, [nl, 0, 1] + sps),
+                     (g5, [nl, 0, 2] + [self._window_expr(sps[i], taps[i], stride[i], dilation[i])
+                                        for i in range(n)])],
+                    wshape, et, self._mac(et), reduce_dims=[nl] + sps,
+                    init=self.e.filled(wshape, et, 0), nloops=4 + 2 * n,
+                    out_map=list(range(3 + n)))
+                results[1] = self.e.collapse(grad, [[0, 1], [2]] + sp, wv.shape)
+            if output_mask[2]:
+                results[2] = self._reduce(node, gv, [0] + [2 + i for i in range(n)], False, "sum",
+                                          et)
+            return tuple(results)
         if output_mask[0]:
             # loops: n ci s.. | co k..
             col = 2 + n
@@ -4411,6 +4537,26 @@ class _Importer:
             descending = args[2] if len(args) > 2 else kwargs.get("descending", False)
         return self._sort_value(node, self.val(a), dim, descending)
 
+    def op_kthvalue(self, node, a, k, dim=-1, keepdim=False):
+        """The k-th smallest along `dim` and its index: element k - 1 of the
+        stable ascending sort (of equal values, the index of the first; NaN
+        largest, as PyTorch)."""
+        v = self.val(a)
+        r = len(v.shape)
+        dim %= r
+        if not 1 <= k <= v.shape[dim]:
+            self.fail(node, f"kthvalue with k = {k} along a dim of {v.shape[dim]}")
+        values, indices = self._sort_value(node, v, dim, False)
+        offsets = [0] * r
+        offsets[dim] = k - 1
+        sizes = list(v.shape)
+        sizes[dim] = 1
+        outs = []
+        for t in (values, indices):
+            t = self.e.slice(t, offsets, sizes)
+            outs.append(t if keepdim else self.e.drop_dims(t, [d for d in range(r) if d != dim]))
+        return tuple(outs)
+
     def _sort_value(self, node, v: _Value, dim: int, descending: bool):
         et = v.et
         r = len(v.shape)
@@ -5423,6 +5569,12 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
             # rather than its decomposition into index_put.
             table = dict(core_aten_decompositions())
             table.pop(torch.ops.aten.embedding_dense_backward.default, None)
+            # (export reaches bicubic resizing through its .vec overload,
+            # which the table decomposes; autograd calls .default.)
+            from torch._decomp import decomposition_table as _all_decompositions
+            bicubic = torch.ops.aten.upsample_bicubic2d.default
+            if bicubic in _all_decompositions:
+                table[bicubic] = _all_decompositions[bicubic]
             # Functionalized: modules that update in place (add_, copy_ in
             # nn.MultiheadAttention's fast paths) trace to pure ops.
             # Attention through its math form (matmuls and a softmax), whose

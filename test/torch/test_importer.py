@@ -1009,6 +1009,10 @@ def test_mixture_of_experts_router():
     nn.ConvTranspose2d(4, 3, 2, stride=2),
     nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1, output_padding=1),
     nn.ConvTranspose2d(4, 2, 3, padding=1, dilation=2, bias=False),
+    # Grouped transposed: per group, the weight (in, out / groups, k..).
+    nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, groups=2),
+    nn.ConvTranspose2d(4, 4, 2, stride=2, groups=4, bias=False),
+    nn.ConvTranspose3d(4, 2, 2, stride=2, groups=2),
 ])
 @pytest.mark.parametrize("shard", [0, 2])
 def test_grouped_and_transposed_convolution_training_step(conv, shard):
@@ -1016,9 +1020,10 @@ def test_grouped_and_transposed_convolution_training_step(conv, shard):
     # input gradient through a convolution in front; batch- or
     # height-sharded.
     torch.manual_seed(12)
-    m = nn.Sequential(nn.Conv2d(2, 4, 1), conv)
-    check_step(m, lambda mod, t: mod(t).pow(2).mean(), (torch.randn(2, 2, 6, 6),),
-               placements={0: [S(shard)]})
+    three_d = isinstance(conv, nn.ConvTranspose3d)
+    m = nn.Sequential((nn.Conv3d if three_d else nn.Conv2d)(2, 4, 1), conv)
+    x = torch.randn(2, 2, 4, 6, 6) if three_d else torch.randn(2, 2, 6, 6)
+    check_step(m, lambda mod, t: mod(t).pow(2).mean(), (x,), placements={0: [S(shard)]})
 
 
 @pytest.mark.parametrize("shard", [0, 1])
@@ -1384,6 +1389,57 @@ def test_cdist(p):
     check(f, (a, b), placements={0: [S(0)], 1: [S(0)]}, tol=1e-5)
     check(f, (a, b), placements={0: [S(2)], 1: [S(2)]}, tol=1e-5)  # features: a Partial
     check(Fn(lambda u, v: torch.cdist(u, v, p=p)), (a[0], b[0]), placements={0: [S(0)]}, tol=1e-5)
+
+
+class _Scaled(nn.Module):
+    """f(x * w): a parameter in front of an op, so a training step's
+    gradient flows through the op's backward."""
+    def __init__(self, f, n):
+        super().__init__()
+        self.w = nn.Parameter(torch.linspace(0.5, 1.5, n))
+        self.f = f
+
+    def forward(self, x):
+        return self.f(x * self.w)
+
+
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf")])
+@pytest.mark.parametrize("shard", [0, 1])
+def test_cdist_gradient(p, shard):
+    # _cdist_backward: PyTorch's formula per p (sign for 1, diff / d for 2,
+    # the max's sign for inf, powers otherwise, 0 where d is 0), for both
+    # operands (the second through the swapped op).
+    torch.manual_seed(14)
+    m = _Scaled(lambda t: torch.cdist(t, t.flip(1)[:, :5] * 0.7, p=p), 8)
+    check_step(m, lambda mod, t: (mod(t) ** 2).mean(), (torch.randn(4, 6, 8),),
+               placements={0: [S(shard)]})
+
+
+def test_kthvalue_and_randint():
+    # kthvalue: element k - 1 of the stable sort (values and indices, the
+    # gradient to the element picked). randint: integers in [low, high),
+    # the same global tensor whatever the sharding.
+    torch.manual_seed(15)
+    x = torch.randn(4, 6, 8)
+    for shard in (0, 2):
+        check(Fn(lambda t: t.kthvalue(3, -1)), (x,), placements={0: [S(shard)]})
+        check(Fn(lambda t: t.kthvalue(2, 1, keepdim=True)), (x,), placements={0: [S(shard)]})
+        check_step(_Scaled(lambda t: t.kthvalue(2, -1).values, 8),
+                   lambda mod, t: (mod(t) ** 2).mean(), (x,), placements={0: [S(shard)]})
+    draws = []
+    for placements in ({0: [S(0)]}, {0: [S(1)]}):
+        model = dm_compile(Fn(lambda t: (torch.randint(-2, 5, (64, 64)) + t.long(),
+                                         torch.randint_like(t, 3))),
+                           (torch.zeros(64, 64),), mesh=dm.DeviceMesh((2,)),
+                           placements=placements)
+        assert model.takes_rng_seed
+        model.set_rng_seed(3)
+        ints, like = [o.full_tensor() for o in model.run(torch.zeros(64, 64))]
+        assert ints.dtype == torch.int64 and like.dtype == torch.float32
+        assert ints.min() == -2 and ints.max() == 4 and abs(ints.float().mean() - 1) < 0.1
+        assert set(like.unique().tolist()) == {0.0, 1.0, 2.0}
+        draws.append(ints)
+    assert torch.equal(draws[0], draws[1])
 
 
 def test_bilinear_erfinv_and_triangle_indices():
