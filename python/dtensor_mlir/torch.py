@@ -3098,7 +3098,79 @@ class _Importer:
         sharded on v (vocab-parallel) computes its own rows."""
         if scale_grad_by_freq:
             self.fail(node, "embedding gradients scaled by frequency are not supported yet")
-        gv, ids = self.val(grad_output), self.val(indices)
+        return self._table_grad(self.val(grad_output), self.val(indices), num_weights,
+                                padding_idx)
+
+    def op__embedding_bag_backward(self, node, grad, indices, offsets, offset2bag, bag_size,
+                                   maximum_indices, num_weights, scale_grad_by_freq, mode,
+                                   sparse, per_sample_weights=None, padding_idx=-1):
+        """EmbeddingBag's table gradient (sum and mean): position p's row
+        gets its bag's output gradient, times its per-sample weight, over the
+        bag's size for mean; then as embedding's (a reduction over the
+        positions for every row, padding_idx left out). The bags are
+        recomputed from the offsets, as the forward does."""
+        if scale_grad_by_freq:
+            self.fail(node, "embedding_bag gradients scaled by frequency are not supported yet")
+        if mode not in (0, 1):
+            self.fail(node, "the gradient of embedding_bag with mode='max' is not supported yet")
+        g, ids, offs = self.val(grad), self.val(indices), self.val(offsets)
+        if len(ids.shape) != 1 or len(g.shape) != 2:
+            self.fail(node, "embedding_bag's gradient of 2-D indices")
+        et = g.et
+        npos, width = ids.shape[0], g.shape[1]
+        bags = g.shape[0]
+        pad = padding_idx if padding_idx is not None and padding_idx >= 0 else None
+        cut = self.e.slice(offs, [0], [bags]) if offs.shape[0] > bags else offs
+
+        def in_bag(args, out):
+            bb = _Body("i64")
+            p = bb.v(f"arith.index_cast {bb.v('linalg.index 0 : index')} : index to i64")
+            le = bb.v(f"arith.cmpi sle, {self._cast(bb, args[0], offs.et, 'i64')}, {p} : i64")
+            return bb.lines, bb.v(f"arith.addi {out}, {bb.v(f'arith.extui {le} : i1 to i64')} : i64")
+        bag = self.e.generic([(cut, [1])], (npos,), "i64", in_bag, reduce_dims=[1],
+                             init=self.e.filled((npos,), "i64", -1), nloops=2, out_map=[0])
+        clamped = self.e.generic([(bag, [0])], (npos,), "i64", lambda args, out: (
+            lambda bb: (bb.lines, bb.v(f"arith.maxsi {args[0]}, {bb.const(0)} : i64")))(
+                _Body("i64")))
+        rows = self._lookup(g, clamped)  # (npos, width): each position's bag's gradient
+        factor = None
+        if mode == 1:
+            def count_body(args, out):
+                bb = _Body("i64")
+                b = bb.v(f"arith.index_cast {bb.v('linalg.index 0 : index')} : index to i64")
+                here = bb.v(f"arith.cmpi eq, {args[0]}, {b} : i64")
+                if pad is not None:
+                    keep = bb.v(f"arith.cmpi ne, {self._cast(bb, args[1], ids.et, 'i64')}, "
+                                f"{bb.const(pad, 'i64')} : i64")
+                    here = bb.v(f"arith.andi {here}, {keep} : i1")
+                return bb.lines, bb.v(f"arith.addi {out}, {bb.v(f'arith.extui {here} : i1 to i64')} : i64")
+            count = self.e.generic([(bag, [1]), (ids, [1])], (bags,), "i64", count_body,
+                                   reduce_dims=[1], init=self.e.filled((bags,), "i64", 0),
+                                   nloops=2, out_map=[0])
+            sizes = self._lookup(self.e.expand(count, [[0, 1]], (bags, 1)), clamped)
+
+            def inverse(args, out):
+                bb = _Body(et)
+                one = bb.const(1, "i64")
+                at_least_one = bb.v(f"arith.maxsi {args[0]}, {one} : i64")
+                n = bb.v(f"arith.sitofp {at_least_one} : i64 to {et}")
+                return bb.lines, bb.bin("divf", None, bb.const(1.0), n)
+            factor = self.e.generic([(self.e.collapse(sizes, [[0, 1]], (npos,)), [0])], (npos,),
+                                    et, inverse)
+        if per_sample_weights is not None:
+            psw = self.val(per_sample_weights)
+            factor = psw if factor is None else self._binary_values(
+                factor, psw, lambda bb, x, y: bb.bin("mulf", None, x, y))
+        if factor is not None:
+            rows = self.e.generic([(rows, [0, 1]), (factor, [0])], (npos, width), et,
+                                  lambda args, out: (lambda bb: (
+                                      bb.lines, bb.bin("mulf", None, args[0], args[1])))(
+                                      _Body(et)))
+        return self._table_grad(rows, ids, num_weights, pad)
+
+    def _table_grad(self, gv: _Value, ids: _Value, num_weights: int, padding_idx) -> _Value:
+        """Row v of the table's gradient: the sum of the gradient's rows
+        whose id is v (none for padding_idx)."""
         r = len(ids.shape)
         d_ = gv.shape[-1]
         et = gv.et

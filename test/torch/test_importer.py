@@ -1415,6 +1415,29 @@ def test_cdist_gradient(p, shard):
                placements={0: [S(shard)]})
 
 
+@pytest.mark.parametrize("mode, padding_idx, weighted", [
+    ("sum", None, False), ("mean", None, False), ("sum", 2, False), ("mean", 4, False),
+    ("sum", None, True)])
+def test_embedding_bag_training_step(mode, padding_idx, weighted):
+    # _embedding_bag_backward (sum and mean): each position's row gets its
+    # bag's gradient (per-sample weights, a mean's bag size, an empty bag,
+    # padding_idx left out); the table whole or vocab-sharded.
+    class Bags(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.e = nn.EmbeddingBag(10, 4, mode=mode, padding_idx=padding_idx)
+            self.lin = nn.Linear(4, 3)
+
+        def forward(self, ids, offsets, w):
+            return self.lin(self.e(ids, offsets, per_sample_weights=w if weighted else None))
+    torch.manual_seed(16)
+    ids = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9, 0, 0])
+    args = (ids, torch.tensor([0, 2, 2, 5]), torch.rand(10))
+    loss = lambda mod, i, o, w: (mod(i, o, w) ** 2).mean()  # noqa: E731
+    check_step(Bags(), loss, args)
+    check_step(Bags(), loss, args, placements={"e.weight": [S(0)]})
+
+
 def test_kthvalue_and_randint():
     # kthvalue: element k - 1 of the stable sort (values and indices, the
     # gradient to the element picked). randint: integers in [low, high),
