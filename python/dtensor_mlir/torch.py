@@ -2582,16 +2582,7 @@ class _Importer:
             emb = self._binary_values(emb, self.e.expand(self.val(per_sample_weights), [[0, 1]],
                                                           (npos, 1)),
                                       lambda bb, x, y: bb.bin("mulf", None, x, y))
-        # bag[p] = #{k < bags : offsets[k] <= p} - 1
-        def in_bag(args, out):
-            bb = _Body("i64")
-            p = bb.v(f"arith.index_cast {bb.v('linalg.index 0 : index')} : index to i64")
-            o = self._cast(bb, args[0], offs.et, "i64")
-            le = bb.v(f"arith.cmpi sle, {o}, {p} : i64")
-            return bb.lines, bb.v(f"arith.addi {out}, {bb.v(f'arith.extui {le} : i1 to i64')} : i64")
-        cut = self.e.slice(offs, [0], [bags]) if include_last_offset else offs
-        bag = self.e.generic([(cut, [1])], (npos,), "i64", in_bag, reduce_dims=[1],
-                             init=self.e.filled((npos,), "i64", -1), nloops=2, out_map=[0])
+        bag = self._bag_of_positions(offs, bags, npos)
 
         bag_loop = "linalg.index 0 : index"
 
@@ -2620,13 +2611,7 @@ class _Importer:
                 self._missing(node, "embedding_bag's bag sizes"), \
                 self._missing(node, "embedding_bag's max indices")
 
-        def count_body(args, out):
-            bb = _Body("i64")
-            one = bb.v(f"arith.extui {takes(bb, args[0], args[1])} : i1 to i64")
-            return bb.lines, bb.v(f"arith.addi {out}, {one} : i64")
-        count = self.e.generic([(bag, [1]), (ids, [1])], (bags,), "i64", count_body,
-                               reduce_dims=[1], init=self.e.filled((bags,), "i64", 0), nloops=2,
-                               out_map=[0])
+        count = self._bag_sizes(bag, ids, bags, padding_idx)
 
         def finish(args, out):
             bb = _Body(et)
@@ -2639,6 +2624,34 @@ class _Importer:
         return out, self._missing(node, "embedding_bag's offset2bag"), \
             self._missing(node, "embedding_bag's bag sizes"), \
             self._missing(node, "embedding_bag's max indices")
+
+    def _bag_of_positions(self, offs: _Value, bags: int, npos: int) -> _Value:
+        """EmbeddingBag's bag of each position: #{k < bags : offsets[k] <= p}
+        - 1 (offsets past `bags`, include_last_offset's end, left out)."""
+        def in_bag(args, out):
+            bb = _Body("i64")
+            p = bb.v(f"arith.index_cast {bb.v('linalg.index 0 : index')} : index to i64")
+            le = bb.v(f"arith.cmpi sle, {self._cast(bb, args[0], offs.et, 'i64')}, {p} : i64")
+            return bb.lines, bb.v(f"arith.addi {out}, {bb.v(f'arith.extui {le} : i1 to i64')} : i64")
+        cut = self.e.slice(offs, [0], [bags]) if offs.shape[0] > bags else offs
+        return self.e.generic([(cut, [1])], (npos,), "i64", in_bag, reduce_dims=[1],
+                              init=self.e.filled((npos,), "i64", -1), nloops=2, out_map=[0])
+
+    def _bag_sizes(self, bag: _Value, ids: _Value, bags: int, padding_idx) -> _Value:
+        """How many positions each bag holds (padding_idx's left out)."""
+        def count_body(args, out):
+            bb = _Body("i64")
+            b = bb.v(f"arith.index_cast {bb.v('linalg.index 0 : index')} : index to i64")
+            here = bb.v(f"arith.cmpi eq, {args[0]}, {b} : i64")
+            if padding_idx is not None and padding_idx >= 0:
+                keep = bb.v(f"arith.cmpi ne, {self._cast(bb, args[1], ids.et, 'i64')}, "
+                            f"{bb.const(padding_idx, 'i64')} : i64")
+                here = bb.v(f"arith.andi {here}, {keep} : i1")
+            one = bb.v(f"arith.extui {here} : i1 to i64")
+            return bb.lines, bb.v(f"arith.addi {out}, {one} : i64")
+        return self.e.generic([(bag, [1]), (ids, [1])], (bags,), "i64", count_body,
+                              reduce_dims=[1], init=self.e.filled((bags,), "i64", 0), nloops=2,
+                              out_map=[0])
 
     op_embedding_bag = op__embedding_bag
     op__embedding_bag_forward_only = op__embedding_bag
@@ -3120,33 +3133,14 @@ class _Importer:
         npos, width = ids.shape[0], g.shape[1]
         bags = g.shape[0]
         pad = padding_idx if padding_idx is not None and padding_idx >= 0 else None
-        cut = self.e.slice(offs, [0], [bags]) if offs.shape[0] > bags else offs
-
-        def in_bag(args, out):
-            bb = _Body("i64")
-            p = bb.v(f"arith.index_cast {bb.v('linalg.index 0 : index')} : index to i64")
-            le = bb.v(f"arith.cmpi sle, {self._cast(bb, args[0], offs.et, 'i64')}, {p} : i64")
-            return bb.lines, bb.v(f"arith.addi {out}, {bb.v(f'arith.extui {le} : i1 to i64')} : i64")
-        bag = self.e.generic([(cut, [1])], (npos,), "i64", in_bag, reduce_dims=[1],
-                             init=self.e.filled((npos,), "i64", -1), nloops=2, out_map=[0])
+        bag = self._bag_of_positions(offs, bags, npos)
         clamped = self.e.generic([(bag, [0])], (npos,), "i64", lambda args, out: (
             lambda bb: (bb.lines, bb.v(f"arith.maxsi {args[0]}, {bb.const(0)} : i64")))(
                 _Body("i64")))
         rows = self._lookup(g, clamped)  # (npos, width): each position's bag's gradient
         factor = None
         if mode == 1:
-            def count_body(args, out):
-                bb = _Body("i64")
-                b = bb.v(f"arith.index_cast {bb.v('linalg.index 0 : index')} : index to i64")
-                here = bb.v(f"arith.cmpi eq, {args[0]}, {b} : i64")
-                if pad is not None:
-                    keep = bb.v(f"arith.cmpi ne, {self._cast(bb, args[1], ids.et, 'i64')}, "
-                                f"{bb.const(pad, 'i64')} : i64")
-                    here = bb.v(f"arith.andi {here}, {keep} : i1")
-                return bb.lines, bb.v(f"arith.addi {out}, {bb.v(f'arith.extui {here} : i1 to i64')} : i64")
-            count = self.e.generic([(bag, [1]), (ids, [1])], (bags,), "i64", count_body,
-                                   reduce_dims=[1], init=self.e.filled((bags,), "i64", 0),
-                                   nloops=2, out_map=[0])
+            count = self._bag_sizes(bag, ids, bags, pad)
             sizes = self._lookup(self.e.expand(count, [[0, 1]], (bags, 1)), clamped)
 
             def inverse(args, out):
