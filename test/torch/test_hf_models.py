@@ -310,7 +310,8 @@ def test_hugging_face_training_step_with_dropout():
             outs = step.run(*args)
             assert all(torch.isfinite(o.full_tensor()).all() for o in outs)
             losses.append(outs[0].full_tensor())
-        assert torch.equal(losses[0], losses[1])
+        # (The same masks: equal up to the plans' summation orders.)
+        assert torch.allclose(losses[0], losses[1], rtol=1e-5, atol=1e-8)
         with torch.no_grad():
             assert not torch.allclose(losses[0], loss_fn(module.eval(), *args))
 
