@@ -331,6 +331,61 @@ std::set<int64_t> sizesAfter(int64_t length, const Shape &mesh,
   return sizes;
 }
 
+/// Bytes of a collective's per-rank buffer (the larger of its input and
+/// output; uneven pieces padded to the largest): the largest local shape
+/// before the step (`lb`; after it, `la`, for an all_gather) with the dim it
+/// gathers or scatters holding `n` pieces of the other side's size there.
+/// std::nullopt when that does not fit in int64.
+std::optional<int64_t> collectiveBufferBytes(StepKind kind, int64_t n,
+                                             const Shape &lb, const Shape &la,
+                                             int64_t fromDim, int64_t toDim,
+                                             int64_t elementBytes) {
+  const Shape *base = &lb;
+  int64_t scaledDim = -1;
+  std::optional<int64_t> scaledSize;
+  switch (kind) {
+  case StepKind::AllGather:
+    base = &la;
+    scaledDim = fromDim;
+    scaledSize = checkedMul(n, lb[fromDim]);
+    break;
+  case StepKind::ReduceScatter:
+  case StepKind::AllToAll:
+    scaledDim = toDim;
+    scaledSize = checkedMul(n, la[toDim]);
+    break;
+  default:
+    break;
+  }
+  if (scaledDim >= 0 && !scaledSize)
+    return std::nullopt;
+  std::optional<int64_t> bytes = elementBytes;
+  for (size_t d = 0; d < base->size() && bytes; ++d)
+    bytes = checkedMul(*bytes, int64_t(d) == scaledDim ? *scaledSize : (*base)[d]);
+  return bytes;
+}
+
+/// The first tensor dim that, padded by the mesh's rank count (the most a
+/// gathered or scattered buffer can grow), makes the tensor's bytes overflow
+/// int64; -1 when none does (checkPaddedBytes says why it matters).
+int64_t firstOverflowingPaddedDim(const Shape &shape, const Shape &mesh,
+                                  int64_t elementBytes) {
+  int64_t ranks = meshSize(mesh);
+  Shape grown = shape;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    std::optional<int64_t> size = checkedAdd(shape[d], ranks);
+    std::optional<int64_t> elements;
+    if (size) {
+      grown[d] = *size;
+      elements = numElements(grown);
+      grown[d] = shape[d];
+    }
+    if (!elements || !checkedMul(*elements, elementBytes))
+      return int64_t(d);
+  }
+  return -1;
+}
+
 /// Limits of one search: a count of priced steps, an optional deadline,
 /// and a limit for the current phase (the plain-order phase). Expansions
 /// check it between steps, so that even one state with millions of merged
@@ -487,23 +542,6 @@ private:
     // makes many steps).
     before.maxLocalInto(req.mesh, req.shape, lb);
     after.maxLocalInto(req.mesh, req.shape, la);
-    // The collective's per-rank buffer: one shape with one dim scaled.
-    const Shape *base = &lb;
-    int64_t scaledDim = -1, scaledSize = 0;
-    switch (kind) {
-    case StepKind::AllGather:
-      base = &la;
-      scaledDim = fromDim;
-      scaledSize = checkedMul(n, lb[fromDim]).value_or(-1);
-      break;
-    case StepKind::ReduceScatter:
-    case StepKind::AllToAll:
-      scaledDim = toDim;
-      scaledSize = checkedMul(n, la[toDim]).value_or(-1);
-      break;
-    default:
-      break;
-    }
     if (detailed) {
       s.logicalShape = kind == StepKind::AllGather ? la : lb;
       if (kind == StepKind::AllToAll)
@@ -512,12 +550,8 @@ private:
     if (isCollective(kind)) {
       // checkRequest bounds every padded buffer, so these cannot overflow;
       // if one ever did, the planner reports it instead of a wrong count.
-      std::optional<int64_t> bytes = req.elementBytes;
-      if (scaledSize < 0)
-        bytes = std::nullopt;
-      for (size_t d = 0; d < base->size() && bytes; ++d)
-        bytes = checkedMul(*bytes,
-                           int64_t(d) == scaledDim ? scaledSize : (*base)[d]);
+      std::optional<int64_t> bytes = collectiveBufferBytes(
+          kind, n, lb, la, fromDim, toDim, req.elementBytes);
       if (!bytes)
         overflowed = true;
       s.bytesPerRank = bytes.value_or(INT64_MAX);
@@ -727,26 +761,17 @@ public:
 /// enough that the tensor with any one dim grown by the mesh's rank count
 /// fits.
 bool checkPaddedBytes(const RedistributeRequest &req, std::string &error) {
-  int64_t ranks = meshSize(req.mesh);
-  for (size_t d = 0; d < req.shape.size(); ++d) {
-    Shape grown = req.shape;
-    std::optional<int64_t> size = checkedAdd(req.shape[d], ranks);
-    std::optional<int64_t> elements;
-    if (size) {
-      grown[d] = *size;
-      elements = numElements(grown);
-    }
-    if (elements && checkedMul(*elements, req.elementBytes))
-      continue;
-    error = "the tensor is too large to plan: with tensor dim " +
-            std::to_string(d) + " padded by up to " + std::to_string(ranks) +
-            " (the mesh's rank count), as uneven collectives pad it, its "
-            "buffers would hold more bytes than fit in a signed 64-bit integer "
-            "(at most " +
-            std::to_string(INT64_MAX) + "); use a smaller shape";
-    return false;
-  }
-  return true;
+  int64_t d = firstOverflowingPaddedDim(req.shape, req.mesh, req.elementBytes);
+  if (d < 0)
+    return true;
+  error = "the tensor is too large to plan: with tensor dim " +
+          std::to_string(d) + " padded by up to " +
+          std::to_string(meshSize(req.mesh)) +
+          " (the mesh's rank count), as uneven collectives pad it, its "
+          "buffers would hold more bytes than fit in a signed 64-bit integer "
+          "(at most " +
+          std::to_string(INT64_MAX) + "); use a smaller shape";
+  return false;
 }
 
 /// Checks both specs and every mesh dim's transition.
@@ -1014,7 +1039,6 @@ PricedPlan::PricedPlan(const RedistributeRequest &req, const CostModel &cost,
   builder.ignoreEvenness = true;
   PlanOptions all;
   all.prunePartials = false;
-  std::vector<LinkParams> links = cost.links(req.mesh);
   State state = State::of(req.from, req.mesh, rank);
   std::vector<std::pair<Step, State>> options;
   for (const Step &want : plan) {
@@ -1033,28 +1057,13 @@ PricedPlan::PricedPlan(const RedistributeRequest &req, const CostModel &cost,
     const State &next = match->second;
     Priced p;
     p.kind = step.kind;
-    p.groupSize = 1;
-    p.link = LinkParams{0, 1e300};
-    for (int64_t m : step.meshDims) {
-      p.groupSize *= req.mesh[m];
-      p.link.latencyUs = std::max(p.link.latencyUs, links[m].latencyUs);
-      p.link.bandwidthGBs = std::min(p.link.bandwidthGBs, links[m].bandwidthGBs);
-    }
+    p.groupSize = builder.groupSize(step.meshDims);
+    p.link = builder.slowest(step.meshDims);
+    p.fromDim = step.fromDim;
+    p.toDim = step.toDim;
     for (int64_t d = 0; d < rank; ++d) {
       p.before.push_back(state.splitSizes(req.mesh, d));
       p.after.push_back(next.splitSizes(req.mesh, d));
-    }
-    switch (step.kind) {
-    case StepKind::AllGather:
-      p.baseAfter = true;
-      p.scaledDim = step.fromDim;
-      break;
-    case StepKind::ReduceScatter:
-    case StepKind::AllToAll:
-      p.scaledDim = step.toDim;
-      break;
-    default:
-      break;
     }
     // expandMerged's evenness, for steps over several mesh dims.
     if (step.meshDims.size() > 1 && step.kind == StepKind::AllGather) {
@@ -1063,13 +1072,11 @@ PricedPlan::PricedPlan(const RedistributeRequest &req, const CostModel &cost,
         if (req.mesh[m] > 1)
           order.push_back(m);
       p.evenDim = step.fromDim;
-      for (size_t i = 0; i + step.meshDims.size() < order.size(); ++i)
-        p.evenPrefix.push_back(req.mesh[order[i]]);
+      p.evenPrefix.assign(order.begin(), order.end() - step.meshDims.size());
     } else if (step.meshDims.size() > 1 &&
                step.kind == StepKind::ReduceScatter) {
       p.evenDim = step.toDim;
-      for (int64_t m : state.orderOf(step.toDim))
-        p.evenPrefix.push_back(req.mesh[m]);
+      p.evenPrefix = state.orderOf(step.toDim);
     }
     steps.push_back(std::move(p));
     state = next;
@@ -1081,26 +1088,11 @@ std::optional<std::pair<double, int64_t>>
 PricedPlan::price(const Shape &shape) const {
   if (!ok)
     return std::nullopt;
-  // replay's checks of the shape: sizes >= 0, its elements and bytes in
-  // int64 (verifyGlobalShape), every padded buffer too (checkPaddedBytes).
-  int64_t ranks = meshSize(mesh);
-  for (int64_t d : shape)
-    if (d < 0)
-      return std::nullopt;
-  std::optional<int64_t> elements = numElements(shape);
-  if (!elements || !checkedMul(*elements, elementBytes))
+  // replay's checks of the shape (the message is not wanted here).
+  std::string why;
+  if (!verifyGlobalShape(shape, elementBytes, why) ||
+      firstOverflowingPaddedDim(shape, mesh, elementBytes) >= 0)
     return std::nullopt;
-  Shape grown = shape;
-  for (size_t d = 0; d < shape.size(); ++d) {
-    std::optional<int64_t> size = checkedAdd(shape[d], ranks);
-    if (!size)
-      return std::nullopt;
-    grown[d] = *size;
-    std::optional<int64_t> padded = numElements(grown);
-    grown[d] = shape[d];
-    if (!padded || !checkedMul(*padded, elementBytes))
-      return std::nullopt;
-  }
   auto local = [&](int64_t length, const std::vector<int64_t> &sizes) {
     for (int64_t parts : sizes)
       length = chunk(length, parts, 0).size;
@@ -1110,38 +1102,20 @@ PricedPlan::price(const Shape &shape) const {
   int64_t bytes = 0;
   Shape lb(shape.size()), la(shape.size());
   for (const Priced &p : steps) {
-    if (p.evenDim >= 0) {
-      std::set<int64_t> sizes{shape[p.evenDim]};
-      for (int64_t parts : p.evenPrefix) {
-        std::set<int64_t> next;
-        for (int64_t s : sizes)
-          for (int64_t c : distinctChunkSizes(s, parts))
-            next.insert(c);
-        sizes = std::move(next);
-      }
-      for (int64_t s : sizes)
-        if (s % p.groupSize != 0)
+    if (p.evenDim >= 0)
+      for (int64_t piece : sizesAfter(shape[p.evenDim], mesh, p.evenPrefix))
+        if (piece % p.groupSize != 0)
           return std::nullopt;
-    }
     if (!isCollective(p.kind))
       continue; // no bytes, no time
     for (size_t d = 0; d < shape.size(); ++d) {
       lb[d] = local(shape[d], p.before[d]);
       la[d] = local(shape[d], p.after[d]);
     }
-    const Shape &base = p.baseAfter ? la : lb;
-    std::optional<int64_t> scaled;
-    if (p.scaledDim >= 0)
-      scaled = checkedMul(p.groupSize, (p.baseAfter ? lb : la)[p.scaledDim]);
-    std::optional<int64_t> stepBytes = elementBytes;
-    if (p.scaledDim >= 0 && !scaled)
-      return std::nullopt;
-    for (size_t d = 0; d < base.size() && stepBytes; ++d)
-      stepBytes = checkedMul(*stepBytes, int64_t(d) == p.scaledDim ? *scaled
-                                                                   : base[d]);
-    if (!stepBytes)
-      return std::nullopt;
-    std::optional<int64_t> sum = checkedAdd(bytes, *stepBytes);
+    std::optional<int64_t> stepBytes = collectiveBufferBytes(
+        p.kind, p.groupSize, lb, la, p.fromDim, p.toDim, elementBytes);
+    std::optional<int64_t> sum =
+        stepBytes ? checkedAdd(bytes, *stepBytes) : std::nullopt;
     if (!sum)
       return std::nullopt;
     bytes = *sum;

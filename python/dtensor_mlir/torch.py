@@ -1200,18 +1200,24 @@ class _Importer:
         if (tuple(size) == tuple(v.shape) and offset == int(fake.storage_offset()) and
                 all(n == 1 or st == o for n, st, o in zip(size, stride, own))):
             return v
-        if not fake.is_contiguous() or int(fake.storage_offset()) != 0:
-            self.fail(node, f"as_strided (size {size}, stride {stride}) of a tensor that is "
-                            "not a whole contiguous storage")
-        total = math.prod(v.shape)
-        last = offset + sum((n - 1) * st for n, st in zip(size, stride) if n > 0)
-        if any(st < 0 for st in stride) or (math.prod(size) and last >= total):
-            self.fail(node, f"as_strided (size {size}, stride {stride}) reads outside the input")
-        flat = v if len(v.shape) == 1 else self.e.collapse(
-            v, [list(range(len(v.shape)))] if v.shape else [], (total,))
+        flat = self._strided_storage(node, "as_strided", v, fake, size, stride, offset)
         terms = [f"d{i} * {st}" for i, (n, st) in enumerate(zip(size, stride)) if n > 1 and st]
         expr = " + ".join(terms + ([str(offset)] if offset or not terms else []))
         return self.e.generic([(flat, [expr])], tuple(size), et, lambda args, out: ([], args[0]))
+    def _strided_storage(self, node, what, v: _Value, fake, size, stride, offset) -> _Value:
+        """`v` flattened, as the storage a strided view (size, stride,
+        offset) addresses: an error unless `v` is a whole contiguous storage
+        and the view stays inside it."""
+        if fake is None or not fake.is_contiguous() or int(fake.storage_offset()) != 0:
+            self.fail(node, f"{what} (size {size}, stride {stride}) of a tensor that is not a "
+                            "whole contiguous storage")
+        total = math.prod(v.shape)
+        last = offset + sum((n - 1) * st for n, st in zip(size, stride) if n > 0)
+        if any(st < 0 for st in stride) or (math.prod(size) and last >= total):
+            self.fail(node, f"{what} (size {size}, stride {stride}) reaches outside the input")
+        return v if len(v.shape) == 1 else self.e.collapse(
+            v, [list(range(len(v.shape)))] if v.shape else [], (total,))
+
     def op_as_strided_scatter(self, node, a, src, size, stride, storage_offset=None):
         """`a` with `src` written where as_strided(a, size, stride, offset)
         reads (functionalized writes into a strided view: RWKV's scan fills
@@ -1225,17 +1231,11 @@ class _Importer:
         size, stride = [int(x) for x in size], [int(x) for x in stride]
         offset = int(storage_offset or 0)
         fake = a.meta.get("val") if isinstance(a, torch.fx.Node) else None
-        if fake is None or not fake.is_contiguous() or int(fake.storage_offset()) != 0:
-            self.fail(node, f"as_strided_scatter (size {size}, stride {stride}) into a tensor "
-                            "that is not a whole contiguous storage")
         if tuple(sv.shape) != tuple(size):
             self.fail(node, f"as_strided_scatter of a {list(sv.shape)} source into a {size} view")
+        flat = self._strided_storage(node, "as_strided_scatter", v, fake, size, stride, offset)
         total = math.prod(v.shape)
         n_src = math.prod(size)
-        last = offset + sum((n - 1) * st for n, st in zip(size, stride) if n > 0)
-        if any(st < 0 for st in stride) or (n_src and last >= total):
-            self.fail(node, f"as_strided_scatter (size {size}, stride {stride}) writes outside "
-                            "the input")
         moving = sorted((d for d in range(len(size)) if size[d] > 1), key=lambda d: -stride[d])
         for j, d in enumerate(moving):
             inner = sum((size[e] - 1) * stride[e] for e in moving[j + 1:])
@@ -1244,8 +1244,6 @@ class _Importer:
                                 "whose elements overlap")
         if n_src == 0:
             return v
-        flat = v if len(v.shape) == 1 else self.e.collapse(
-            v, [list(range(len(v.shape)))] if v.shape else [], (total,))
         src_flat = self.e.collapse(sv, [list(range(len(size)))] if size else [], (n_src,))
         rows = [math.prod(size[d + 1:]) for d in range(len(size))]
 

@@ -271,13 +271,10 @@ private:
     /// Mesh sizes splitting each tensor dim, outermost first, before and
     /// after the step.
     std::vector<std::vector<int64_t>> before, after;
-    /// The buffer's shape is the largest local piece after the step
-    /// (all_gather) or before it (the others), with `scaledDim` (or none,
-    /// -1) holding groupSize pieces of the other side's size there.
-    bool baseAfter = false;
-    int64_t scaledDim = -1;
+    /// The tensor dims it gathers and scatters (its buffer's size).
+    int64_t fromDim = -1, toDim = -1;
     /// A merged step's evenness: every piece of `evenDim` after chunking by
-    /// `evenPrefix` (mesh sizes) must divide into groupSize (-1: none).
+    /// the mesh dims `evenPrefix` must divide into groupSize (-1: none).
     int64_t evenDim = -1;
     std::vector<int64_t> evenPrefix;
   };
