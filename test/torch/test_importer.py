@@ -1438,6 +1438,22 @@ def test_embedding_bag_training_step(mode, padding_idx, weighted):
     check_step(Bags(), loss, args, placements={"e.weight": [S(0)]})
 
 
+def test_bicubic_resizing_in_a_training_step():
+    # A training step calls upsample_bicubic2d.default (export reaches its
+    # .vec overload): decomposed there too. Its own gradient is not lowered
+    # yet, so the resize reads the input, ahead of every parameter.
+    class Resize(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(2, 3, 3, padding=1)
+
+        def forward(self, x):
+            return self.conv(F.interpolate(x, scale_factor=2, mode="bicubic"))
+    torch.manual_seed(17)
+    check_step(Resize(), lambda mod, t: mod(t).pow(2).mean(), (torch.randn(2, 2, 5, 5),),
+               placements={0: [S(0)]})
+
+
 def test_kthvalue_and_randint():
     # kthvalue: element k - 1 of the stable sort (values and indices, the
     # gradient to the element picked). randint: integers in [low, high),
