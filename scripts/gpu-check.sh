@@ -7,7 +7,9 @@
 #
 # DTENSOR_GPU_FILTER (a lit --filter regex) chooses among the GPU tests.
 # --setup-only stops before the tests, leaving the tools in /tmp/dtensor-gpu/bin
-# and Open MPI in /tmp/dtensor-ompi/bin (for bench/gpu_mlp.sh, say).
+# and Open MPI in /tmp/dtensor-ompi/bin (for bench/gpu_mlp.sh, say), and the
+# lit configuration of the GPU tests in /tmp/dtensor-gpu/test; `source
+# /tmp/dtensor-gpu/env.sh` gives a shell their PATH and LD_LIBRARY_PATH.
 #
 # --sanitize runs every process of every compiled program under
 # compute-sanitizer's memcheck (an error in any kernel or CUDA call fails the
@@ -71,6 +73,9 @@ ld="$ompi/lib/openmpi"
 for d in "$(dirname "$cudart")" "$(dirname "$cublas")" "$(dirname "$nccl")"; do
   case "$d" in /usr/lib/x86_64-linux-gnu|/lib/x86_64-linux-gnu|/usr/lib|/lib) ;; *) ld="$ld:$d" ;; esac
 done
+# The bundle's libraries last: the tools find their direct ones by their
+# RUNPATH, but not what those load in turn (CBC's libCgl, say).
+ld="$ld:$obj/lib"
 export LD_LIBRARY_PATH="$ld${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
 
@@ -124,11 +129,11 @@ if [ "$sanitize" = 1 ]; then
   export DTENSOR_MPIRUN=mpirun-sanitized DTENSOR_MPIRUN_FLAGS="--oversubscribe"
 fi
 
-[ "$setup_only" = 1 ] && exit 0
-# Under the sanitizer, the example programs (gpu-run.test) only.
-filter="${DTENSOR_GPU_FILTER:-(gpu|nccl)-r(un|andom)}"
-[ "$sanitize" = 1 ] && filter='gpu-run'
-say "lit"
+cat > "$obj/env.sh" <<EOF
+export PATH="$PATH"
+export LD_LIBRARY_PATH="$LD_LIBRARY_PATH"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+EOF
 cat > "$obj/test/lit.site.cfg.py" <<EOF
 config.llvm_tools_dir = "$obj/bin"
 config.dtensor_src_root = "$src"
@@ -140,6 +145,11 @@ import lit.llvm
 lit.llvm.initialize(lit_config, config)
 lit_config.load_config(config, "$src/test/lit.cfg.py")
 EOF
+[ "$setup_only" = 1 ] && exit 0
+# Under the sanitizer, the example programs (gpu-run.test) only.
+filter="${DTENSOR_GPU_FILTER:-(gpu|nccl)-r(un|andom)}"
+[ "$sanitize" = 1 ] && filter='gpu-run'
+say "lit"
 PYTHONPATH="$obj/python" python3 -c "from lit.main import main; main()" \
   -v -j "$(nproc)" --time-tests --filter "$filter" "$obj/test/Target/Cuda" \
   2>&1 | tee "$logs/gpu-lit.log"

@@ -1185,14 +1185,18 @@ LogicalResult CppEmitter::emitLoads(linalg::GenericOp op,
   return success();
 }
 
-/// A reduction (splittableCombiner): one thread per output and part, the
-/// accumulator in a register. Part p of an output combines the terms whose
-/// first reduction index is p, p + parts, ... (adjacent threads read
-/// adjacent elements), starting from the output's initial value (part 0) or
-/// the identity; a second kernel combines the parts in order.
-/// rt::reductionParts gives 1 on the host (each output's terms in order, as
-/// the interpreter combines them, so results do not change) and, on a GPU,
-/// enough parts that a reduction to few outputs still fills the device.
+/// A reduction (splittableCombiner), through rt::reduce: the emitted part
+/// function combines the terms p, p + parts, ... of one output (the terms in
+/// the row-major order of the nested loops), starting from the output's
+/// initial value (part 0) or the identity, with the accumulator in a
+/// register. With one part (the host, and a GPU whose outputs fill it) the
+/// nested loops run in order, as the interpreter combines them; with more,
+/// one flattened loop steps by `parts` through the nest (adjacent parts read
+/// adjacent terms). The runtime combines the parts: in order on the host, as
+/// a tree on a GPU. The layout argument says whether one output's
+/// consecutive terms are adjacent in memory (the innermost nested loop
+/// indexes the first input's last dimension), which decides how a GPU
+/// spreads the work.
 LogicalResult CppEmitter::emitReduction(linalg::GenericOp op,
                                         ArrayRef<int64_t> outer,
                                         ArrayRef<int64_t> nested,
@@ -1214,6 +1218,15 @@ LogicalResult CppEmitter::emitReduction(linalg::GenericOp op,
   if (failed(outIndex))
     return failure();
 
+  bool inner = false;
+  for (unsigned k = 0; k < out; ++k) {
+    if (tensorOf[k].empty() || maps[k].getNumResults() == 0)
+      continue;
+    auto last = dyn_cast<AffineDimExpr>(maps[k].getResults().back());
+    inner = last && static_cast<int64_t>(last.getPosition()) == nested.back();
+    break;
+  }
+
   o << "const int64_t nflat = 1";
   for (int64_t l : outer)
     o << " * n" << l;
@@ -1222,77 +1235,105 @@ LogicalResult CppEmitter::emitReduction(linalg::GenericOp op,
   for (int64_t l : nested)
     o << " * n" << l;
   o << ";\n";
-  o << "const int64_t parts = rt::reductionParts(nflat, n" << nested.front()
-    << ", nterms);\n";
-  o << "rt::Tensor partial;\n";
-  o << ty << " *pp = nullptr;\n";
-  o << "if (parts > 1) {\n";
-  o << "  partial = rt::Tensor::empty(" << dtypeEnum(et) << ", {nflat * parts});\n";
-  o << "  pp = partial.data<" << ty << ">();\n";
-  o << "}\n";
-
-  // The parts.
-  o << "rt::parallel_for2(nflat, parts, DTENSOR_KERNEL(int64_t flat, int64_t part) {\n";
+  o << "rt::reduce<" << ty << ">(nflat, nterms, rt::ReduceLayout::"
+    << (inner ? "Inner" : "Outer") << ",\n";
   o.indent();
-  o << "const int64_t slot = flat * parts + part;\n";
+
+  // The part function.
+  o << "DTENSOR_KERNEL(int64_t flat, int64_t part, int64_t parts) -> " << ty
+    << " {\n";
+  o.indent();
   emitUnflatten(outer);
   std::string accName = "acc";
   o << ty << " " << accName << " = part == 0 ? p" << out << "[" << *outIndex
     << "] : " << identity << ";\n";
-  int opened = 0;
-  for (auto [idx, l] : llvm::enumerate(nested)) {
-    if (idx == 0)
-      o << "for (int64_t i" << l << " = part; i" << l << " < n" << l << "; i"
-        << l << " += parts) {\n";
-    else
-      o << "for (int64_t i" << l << " = 0; i" << l << " < n" << l << "; ++i"
-        << l << ") {\n";
-    o.indent();
-    ++opened;
-  }
-  SmallVector<std::string> index(op->getNumOperands());
-  if (failed(emitLoads(op, tensorOf, vars, index, out)))
-    return failure();
-  names[accArg] = accName;
   SmallVector<std::string> savedVars = loopVars;
   loopVars.assign(vars.begin(), vars.end());
   ++kernelDepth;
-  for (Operation &bodyOp : blk.without_terminator())
-    if (failed(emitOp(&bodyOp)))
+  names[accArg] = accName;
+  SmallVector<std::string> index(op->getNumOperands());
+  auto emitTerm = [&]() -> LogicalResult {
+    if (failed(emitLoads(op, tensorOf, vars, index, out)))
       return failure();
-  o << accName << " = " << name(combiner->getResult(0)) << ";\n";
-  for (int i = 0; i < opened; ++i) {
+    for (Operation &bodyOp : blk.without_terminator())
+      if (failed(emitOp(&bodyOp)))
+        return failure();
+    o << accName << " = " << name(combiner->getResult(0)) << ";\n";
+    return success();
+  };
+  // One part: the nested loops in order.
+  o << "if (parts == 1) {\n";
+  o.indent();
+  for (int64_t l : nested) {
+    o << "for (int64_t i" << l << " = 0; i" << l << " < n" << l << "; ++i" << l
+      << ") {\n";
+    o.indent();
+  }
+  if (failed(emitTerm()))
+    return failure();
+  for (size_t i = 0; i < nested.size(); ++i) {
     o.unindent();
     o << "}\n";
   }
-  o << "if (parts == 1)\n";
-  o << "  p" << out << "[" << *outIndex << "] = " << accName << ";\n";
-  o << "else\n";
-  o << "  pp[slot] = " << accName << ";\n";
   o.unindent();
-  o << "});\n";
+  // Several: term t = part, part + parts, ...; the loop indices advance by
+  // the digits of `parts` in the nest's mixed radix, with carries.
+  o << "} else if (nterms > 0) {\n";
+  o.indent();
+  o << "int64_t rest = part, step = parts;\n";
+  for (int64_t idx = static_cast<int64_t>(nested.size()) - 1; idx >= 0; --idx) {
+    int64_t l = nested[idx];
+    if (idx > 0) {
+      o << "int64_t i" << l << " = rest % n" << l << ";\n";
+      o << "const int64_t d" << l << " = step % n" << l << ";\n";
+      o << "rest /= n" << l << ";\n";
+      o << "step /= n" << l << ";\n";
+    } else {
+      o << "int64_t i" << l << " = rest;\n";
+      o << "const int64_t d" << l << " = step;\n";
+    }
+  }
+  o << "for (int64_t t = part; t < nterms; t += parts) {\n";
+  o.indent();
+  if (failed(emitTerm()))
+    return failure();
+  if (nested.size() > 1)
+    o << "int64_t carry = 0;\n";
+  for (int64_t idx = static_cast<int64_t>(nested.size()) - 1; idx >= 0; --idx) {
+    int64_t l = nested[idx];
+    o << "i" << l << " += d" << l << (idx + 1 < static_cast<int64_t>(nested.size()) ? " + carry" : "") << ";\n";
+    if (idx > 0) {
+      o << "carry = i" << l << " >= n" << l << ";\n";
+      o << "if (carry)\n";
+      o << "  i" << l << " -= n" << l << ";\n";
+    }
+  }
+  o.unindent();
+  o << "}\n";
+  o.unindent();
+  o << "}\n";
+  o << "return " << accName << ";\n";
+  o.unindent();
+  o << "},\n";
 
-  // The parts combined, in order.
-  o << "if (parts > 1)\n";
-  o.indent();
-  o << "rt::parallel_for(nflat, DTENSOR_KERNEL(int64_t flat) {\n";
-  o.indent();
-  o << "const int64_t slot = flat * parts;\n";
-  emitUnflatten(outer);
-  o << ty << " " << accName << " = pp[slot];\n";
-  o << "for (int64_t part = 1; part < parts; ++part) {\n";
+  // The combining function.
+  o << "DTENSOR_KERNEL(" << ty << " acc, " << ty << " pv) -> " << ty << " {\n";
   o.indent();
   std::string termName = name(term);
   names[term] = "pv";
-  o << ty << " pv = pp[slot + part];\n";
   LogicalResult combined = emitOp(combiner);
   names[term] = termName;
   if (failed(combined))
     return failure();
-  o << accName << " = " << name(combiner->getResult(0)) << ";\n";
+  o << "return " << name(combiner->getResult(0)) << ";\n";
   o.unindent();
-  o << "}\n";
-  o << "p" << out << "[" << *outIndex << "] = " << accName << ";\n";
+  o << "},\n";
+
+  // The store.
+  o << "DTENSOR_KERNEL(int64_t flat, " << ty << " acc) {\n";
+  o.indent();
+  emitUnflatten(outer);
+  o << "p" << out << "[" << *outIndex << "] = acc;\n";
   o.unindent();
   o << "});\n";
   o.unindent();

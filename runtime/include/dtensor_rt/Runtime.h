@@ -40,6 +40,7 @@
 #ifndef DTENSOR_RT_RUNTIME_H
 #define DTENSOR_RT_RUNTIME_H
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -316,35 +317,225 @@ template <typename F> void parallel_for2(int64_t n, int64_t m, const F &body) {
 }
 #endif
 
-/// Into how many parts a reduction kernel splits the terms of each of its
-/// `nout` outputs (EmitCpp.cpp, emitReduction): at most `nsplit` (the size of
-/// its first reduction loop, whose indices the parts share out) and `nterms`
-/// / 32. On the host 1: each output's terms combine in order on one thread,
-/// as the interpreter combines them. On a GPU, enough parts for about 64K
-/// threads when the outputs alone do not give that many; floating-point
-/// sums then associate differently (within the dtype's tolerance).
-/// DTENSOR_RT_REDUCTION_PARTS=K asks for K parts (at most `nsplit`) in any
-/// flavour: how tests run the split path, identities included, on a CPU.
-inline int64_t reductionParts(int64_t nout, int64_t nsplit, int64_t nterms) {
-  if (const char *forced = std::getenv("DTENSOR_RT_REDUCTION_PARTS")) {
-    int64_t k = std::atoll(forced);
-    return k < 1 ? 1 : (k > nsplit ? (nsplit > 0 ? nsplit : 1) : k);
-  }
+/// Where a reduction's consecutive terms lie (EmitCpp.cpp, emitReduction):
+/// `Inner` when the innermost reduction loop indexes its input's last
+/// dimension (terms of one output are adjacent in memory: row sums, a sum
+/// of everything), `Outer` otherwise (adjacent outputs are adjacent: column
+/// sums). It only chooses how a GPU spreads the work; results are within
+/// the dtype's tolerance either way.
+enum class ReduceLayout { Inner, Outer };
+
+namespace detail {
+/// DTENSOR_RT_REDUCTION_PARTS, or 0 when unset.
+inline int64_t forcedReductionParts() {
+  const char *forced = std::getenv("DTENSOR_RT_REDUCTION_PARTS");
+  if (!forced)
+    return 0;
+  int64_t k = std::atoll(forced);
+  return k < 1 ? 1 : k;
+}
+} // namespace detail
+
 #if defined(DTENSOR_RT_CUDA)
-  const int64_t threads = int64_t(1) << 16;
-  if (nout <= 0 || nout >= threads / 2)
-    return 1;
-  int64_t parts = threads / nout;
-  if (parts > nsplit)
-    parts = nsplit;
-  if (parts > nterms / 32)
-    parts = nterms / 32;
-  return parts > 1 ? parts : 1;
+namespace detail {
+/// Combines, for output `flat`, the values get(flat, p) for p in [0, parts)
+/// over `chunks` blocks per output: each thread combines the parts
+/// chunk * blockDim + threadIdx, + chunks * blockDim, ..., then the block
+/// combines its threads' values as a tree in shared memory and calls
+/// put(flat, chunk, value). No identity is needed: a thread with no part
+/// takes no part in the tree.
+template <typename T, typename Get, typename Combine, typename Put>
+__global__ void blockReduce(int64_t blocks, int64_t chunks, int64_t parts,
+                            Get get, Combine combine, Put put) {
+  extern __shared__ unsigned char shared[];
+  T *vals = reinterpret_cast<T *>(shared);
+  bool *has = reinterpret_cast<bool *>(vals + blockDim.x);
+  const int64_t b = blockIdx.x + int64_t(blockIdx.y) * gridDim.x;
+  if (b >= blocks) // the grid's last row of blocks may overhang
+    return;
+  const int64_t flat = b / chunks, chunk = b % chunks;
+  const int64_t lanes = chunks * blockDim.x;
+  const unsigned tid = threadIdx.x;
+  T acc{};
+  bool any = false;
+  for (int64_t p = chunk * blockDim.x + tid; p < parts; p += lanes) {
+    T v = get(flat, p);
+    acc = any ? combine(acc, v) : v;
+    any = true;
+  }
+  vals[tid] = acc;
+  has[tid] = any;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s && has[tid + s]) {
+      vals[tid] = has[tid] ? combine(vals[tid], vals[tid + s]) : vals[tid + s];
+      has[tid] = true;
+    }
+    __syncthreads();
+  }
+  if (tid == 0 && has[0])
+    put(flat, chunk, vals[0]);
+}
+
+/// Launches blockReduce for `nout` outputs with `threads` (a power of two)
+/// threads per block.
+template <typename T, typename Get, typename Combine, typename Put>
+void launchBlockReduce(int64_t nout, int64_t chunks, int64_t parts,
+                       unsigned threads, const Get &get,
+                       const Combine &combine, const Put &put) {
+  const int64_t blocks = nout * chunks;
+  const int64_t maxX = 65535;
+  dim3 grid(static_cast<unsigned>(blocks < maxX ? blocks : maxX),
+            static_cast<unsigned>((blocks + maxX - 1) / maxX));
+  size_t shared = threads * (sizeof(T) + sizeof(bool));
+  blockReduce<T><<<grid, threads, shared>>>(blocks, chunks, parts, get,
+                                            combine, put);
+  checkLaunch("a reduction kernel launch");
+}
+
+/// The GPU's stores of a reduction's partial values (`Put`).
+template <typename T> struct ToScratch {
+  T *scratch;
+  int64_t chunks;
+  DTENSOR_HD void operator()(int64_t flat, int64_t chunk, T v) const {
+    scratch[flat * chunks + chunk] = v;
+  }
+};
+template <typename T, typename Store> struct ToOutput {
+  Store store;
+  __device__ void operator()(int64_t flat, int64_t, T v) const {
+    store(flat, v);
+  }
+};
+template <typename T, typename Part, typename Store> struct OnePart {
+  Part part;
+  Store store;
+  __device__ void operator()(int64_t flat) const {
+    store(flat, part(flat, 0, 1));
+  }
+};
+template <typename T, typename Part> struct PartToScratch {
+  int64_t nout, parts;
+  T *scratch; // part p of output `flat` at p * nout + flat
+  Part part;
+  __device__ void operator()(int64_t k) const {
+    scratch[k] = part(k % nout, k / nout, parts);
+  }
+};
+template <typename T, typename Part> struct PartOf {
+  int64_t parts;
+  Part part;
+  __device__ T operator()(int64_t flat, int64_t p) const {
+    return part(flat, p, parts);
+  }
+};
+template <typename T> struct FromScratch {
+  const T *scratch;
+  int64_t stride, step; // value p of output `flat`: scratch[flat * stride + p * step]
+  __device__ T operator()(int64_t flat, int64_t p) const {
+    return scratch[flat * stride + p * step];
+  }
+};
+inline int64_t floorPow2(int64_t x) {
+  int64_t p = 1;
+  while (p * 2 <= x)
+    p *= 2;
+  return p;
+}
+} // namespace detail
+#endif
+
+/// A reduction kernel (EmitCpp.cpp, emitReduction): `nout` outputs, each
+/// combining `nterms` terms. The emitted `part(flat, p, parts)` combines the
+/// terms p, p + parts, ... (in the row-major order of the reduction loops)
+/// of output `flat`, starting from the output's value when p is 0 and from
+/// the operation's identity otherwise; `combine(a, b)` is the operation;
+/// `store(flat, v)` writes the result.
+///
+/// On the host one part per output: each output's terms combine in order
+/// on one thread, as the interpreter combines them (results do not change).
+/// On a GPU (docs/CodeGen.md, "Reductions"): an `Inner` reduction gives each
+/// output one or more blocks whose threads read adjacent terms and combine
+/// as a tree in shared memory; an `Outer` one gives each output a few parts
+/// (part-major, so adjacent threads read adjacent outputs), combined by a
+/// second kernel. Floating-point sums then associate differently (within
+/// the dtype's tolerance).
+/// DTENSOR_RT_REDUCTION_PARTS=K asks for K parts per output (at most
+/// `nterms`) in any flavour: how tests run the split path, identities
+/// included, on a CPU.
+template <typename T, typename Part, typename Combine, typename Store>
+void reduce(int64_t nout, int64_t nterms, ReduceLayout layout,
+            const Part &part, const Combine &combine, const Store &store) {
+  if (nout <= 0)
+    return;
+  int64_t forced = detail::forcedReductionParts();
+  if (forced > nterms)
+    forced = nterms > 1 ? nterms : 1;
+#if defined(DTENSOR_RT_CUDA)
+  using namespace detail;
+  // About twice the threads an H100 or H200 holds at once (132 x 2048):
+  // on an H200, 2^17 left the sum of a 8192x8192 f32 at 1.2 TB/s, 2^19
+  // and 2^20 reach 2 TB/s (docs/CodeGen.md).
+  const int64_t threadsWanted = int64_t(1) << 19;
+  if (!forced && layout == ReduceLayout::Inner && nterms >= 128) {
+    // Blocks of threads reading adjacent terms; enough blocks per output
+    // to fill the device when the outputs alone do not, each thread
+    // keeping at least 16 terms.
+    const unsigned threads =
+        static_cast<unsigned>(std::min<int64_t>(256, floorPow2(nterms / 4)));
+    int64_t chunks = 1;
+    if (nout * threads < threadsWanted) {
+      chunks = threadsWanted / (nout * threads);
+      chunks = std::min<int64_t>(chunks, nterms / (int64_t(threads) * 16));
+      chunks = std::max<int64_t>(chunks, 1);
+    }
+    const int64_t parts = chunks * threads;
+    PartOf<T, Part> get{parts, part};
+    if (chunks == 1) {
+      launchBlockReduce<T>(nout, 1, parts, threads, get, combine,
+                           ToOutput<T, Store>{store});
+      return;
+    }
+    Tensor scratch = Tensor::empty(DType::I8, {nout * chunks * int64_t(sizeof(T))});
+    T *s = static_cast<T *>(scratch.raw());
+    launchBlockReduce<T>(nout, chunks, parts, threads, get, combine,
+                         ToScratch<T>{s, chunks});
+    const unsigned second = static_cast<unsigned>(
+        std::min<int64_t>(256, std::max<int64_t>(32, floorPow2(chunks))));
+    launchBlockReduce<T>(nout, 1, chunks, second, FromScratch<T>{s, chunks, 1},
+                         combine, ToOutput<T, Store>{store});
+    return;
+  }
+  int64_t parts = forced;
+  if (!parts) {
+    // One thread per output, or a few parts each when the outputs alone
+    // do not fill the device (each part keeping at least 32 terms).
+    parts = 1;
+    if (nout < threadsWanted / 2) {
+      parts = std::min<int64_t>(threadsWanted / nout, nterms / 32);
+      parts = std::max<int64_t>(parts, 1);
+    }
+  }
+  if (parts == 1) {
+    parallel_for(nout, OnePart<T, Part, Store>{part, store});
+    return;
+  }
+  Tensor scratch = Tensor::empty(DType::I8, {nout * parts * int64_t(sizeof(T))});
+  T *s = static_cast<T *>(scratch.raw());
+  parallel_for(nout * parts, PartToScratch<T, Part>{nout, parts, s, part});
+  const unsigned second = static_cast<unsigned>(
+      std::min<int64_t>(256, std::max<int64_t>(32, floorPow2(parts))));
+  launchBlockReduce<T>(nout, 1, parts, second, FromScratch<T>{s, 1, nout},
+                       combine, ToOutput<T, Store>{store});
 #else
-  (void)nout;
-  (void)nsplit;
-  (void)nterms;
-  return 1;
+  (void)layout;
+  const int64_t parts = forced ? forced : 1;
+  parallel_for(nout, [&](int64_t flat) {
+    T acc = part(flat, 0, parts);
+    for (int64_t p = 1; p < parts; ++p)
+      acc = combine(acc, part(flat, p, parts));
+    store(flat, acc);
+  });
 #endif
 }
 

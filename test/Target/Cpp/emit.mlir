@@ -96,40 +96,48 @@ func.func @partial(%m: !dtensor.device_mesh<@mesh>,
 
 // -----
 
-// A reduction kernel (one combining op of the accumulator and a term): one
-// thread per output and part, the accumulator in a register starting from
-// the init (part 0) or the operation's identity; the parts, if the runtime
-// makes several (a GPU, for few outputs), share out the first reduction
-// loop's indices and a second kernel combines them in order. The init is
-// written in place when this is its last use.
+// A reduction kernel (one combining op of the accumulator and a term) goes
+// through rt::reduce: a part function with the accumulator in a register,
+// starting from the init (part 0) or the operation's identity, running the
+// nested loops in order when there is one part (the host) and stepping by
+// `parts` through the flattened nest otherwise (a GPU, for few outputs); the
+// combining function; the store. Row sums read adjacent terms (Inner). The
+// init is written in place when this is its last use.
 #in = affine_map<(d0, d1) -> (d0, d1)>
 #out = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static {{.*}} f_rowsum(
 // CHECK: rt::Tensor [[R:v[0-9]+]] = rt::writable(std::move(
 // CHECK: const int64_t nflat = 1 * n0;
 // CHECK: const int64_t nterms = 1 * n1;
-// CHECK: const int64_t parts = rt::reductionParts(nflat, n1, nterms);
-// CHECK: partial = rt::Tensor::empty(rt::DType::F32, {nflat * parts});
-// CHECK: rt::parallel_for2(nflat, parts, DTENSOR_KERNEL(int64_t flat, int64_t part) {
-// CHECK:   const int64_t i0 = flat % n0;
-// CHECK:   float acc = part == 0 ? p1[0 + i0 * s1_0] : float(float(-0x0p+0));
-// CHECK:   for (int64_t i1 = part; i1 < n1; i1 += parts) {
-// CHECK:     float [[A:v[0-9]+]] = p0[0 + i0 * s0_0 + i1 * s0_1];
-// CHECK:     float [[S:v[0-9]+]] = float([[A]] + acc);
-// CHECK:     acc = [[S]];
-// CHECK:   }
-// CHECK:   if (parts == 1)
+// CHECK: rt::reduce<float>(nflat, nterms, rt::ReduceLayout::Inner,
+// CHECK:   DTENSOR_KERNEL(int64_t flat, int64_t part, int64_t parts) -> float {
+// CHECK:     const int64_t i0 = flat % n0;
+// CHECK:     float acc = part == 0 ? p1[0 + i0 * s1_0] : float(float(-0x0p+0));
+// CHECK:     if (parts == 1) {
+// CHECK:       for (int64_t i1 = 0; i1 < n1; ++i1) {
+// CHECK:         float [[A:v[0-9]+]] = p0[0 + i0 * s0_0 + i1 * s0_1];
+// CHECK:         float [[S:v[0-9]+]] = float([[A]] + acc);
+// CHECK:         acc = [[S]];
+// CHECK:       }
+// CHECK:     } else if (nterms > 0) {
+// CHECK:       int64_t i1 = rest;
+// CHECK:       const int64_t d1 = step;
+// CHECK:       for (int64_t t = part; t < nterms; t += parts) {
+// CHECK:         float [[A2:v[0-9]+]] = p0[0 + i0 * s0_0 + i1 * s0_1];
+// CHECK:         acc = {{v[0-9]+}};
+// CHECK:         i1 += d1;
+// CHECK:       }
+// CHECK:     }
+// CHECK:     return acc;
+// CHECK:   },
+// CHECK:   DTENSOR_KERNEL(float acc, float pv) -> float {
+// CHECK:     float [[C:v[0-9]+]] = float(pv + acc);
+// CHECK:     return [[C]];
+// CHECK:   },
+// CHECK:   DTENSOR_KERNEL(int64_t flat, float acc) {
+// CHECK:     const int64_t i0 = flat % n0;
 // CHECK:     p1[0 + i0 * s1_0] = acc;
-// CHECK:   else
-// CHECK:     pp[slot] = acc;
-// CHECK: if (parts > 1)
-// CHECK:   rt::parallel_for(nflat, DTENSOR_KERNEL(int64_t flat) {
-// CHECK:     float acc = pp[slot];
-// CHECK:     for (int64_t part = 1; part < parts; ++part) {
-// CHECK:       float pv = pp[slot + part];
-// CHECK:       float [[C:v[0-9]+]] = float(pv + acc);
-// CHECK:       acc = [[C]];
-// CHECK:     p1[0 + i0 * s1_0] = acc;
+// CHECK:   });
 func.func @rowsum(%x: tensor<4x8xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
   %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
@@ -142,12 +150,52 @@ func.func @rowsum(%x: tensor<4x8xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
+// Column sums over two reduction loops: adjacent outputs are adjacent in
+// memory (Outer). With several parts the loop indices advance by the digits
+// of `parts` in the nest's mixed radix, with a carry.
+#in3 = affine_map<(d0, d1, d2) -> (d1, d2, d0)>
+#out3 = affine_map<(d0, d1, d2) -> (d0)>
+// CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static {{.*}} f_colsum(
+// CHECK: const int64_t nflat = 1 * n0;
+// CHECK: const int64_t nterms = 1 * n1 * n2;
+// CHECK: rt::reduce<int32_t>(nflat, nterms, rt::ReduceLayout::Outer,
+// CHECK:     int32_t acc = part == 0 ? p1[0 + i0 * s1_0] : int32_t(-2147483648LL);
+// CHECK:     } else if (nterms > 0) {
+// CHECK:       int64_t rest = part, step = parts;
+// CHECK:       int64_t i2 = rest % n2;
+// CHECK:       const int64_t d2 = step % n2;
+// CHECK:       rest /= n2;
+// CHECK:       step /= n2;
+// CHECK:       int64_t i1 = rest;
+// CHECK:       const int64_t d1 = step;
+// CHECK:       for (int64_t t = part; t < nterms; t += parts) {
+// CHECK:         int32_t {{v[0-9]+}} = p0[0 + i1 * s0_0 + i2 * s0_1 + i0 * s0_2];
+// CHECK:         int64_t carry = 0;
+// CHECK:         i2 += d2;
+// CHECK:         carry = i2 >= n2;
+// CHECK:         if (carry)
+// CHECK:           i2 -= n2;
+// CHECK:         i1 += d1 + carry;
+// CHECK:   DTENSOR_KERNEL(int32_t acc, int32_t pv) -> int32_t {
+// CHECK:     int32_t [[M:v[0-9]+]] = int32_t(std::max<int32_t>(pv, acc));
+func.func @colsum(%x: tensor<3x5x4xi32>, %init: tensor<4xi32>) -> tensor<4xi32> {
+  %r = linalg.generic {indexing_maps = [#in3, #out3], iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%x : tensor<3x5x4xi32>) outs(%init : tensor<4xi32>) {
+  ^bb0(%a: i32, %b: i32):
+    %s = arith.maxsi %a, %b : i32
+    linalg.yield %s : i32
+  } -> tensor<4xi32>
+  return %r : tensor<4xi32>
+}
+
+// -----
+
 // A reduction whose accumulator is read twice (not one combining op) keeps
 // one thread per output, the reduction loop nested inside.
 #in = affine_map<(d0, d1) -> (d0, d1)>
 #out = affine_map<(d0, d1) -> (d0)>
 // CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static {{.*}} f_unsplit(
-// CHECK-NOT: reductionParts
+// CHECK-NOT: rt::reduce<
 // CHECK: rt::parallel_for2(nflat, n0, DTENSOR_KERNEL(int64_t flat, int64_t i0) {
 // CHECK:     for (int64_t i1 = 0; i1 < n1; ++i1) {
 // CHECK:       float [[B:v[0-9]+]] = p1[0 + i0 * s1_0];
