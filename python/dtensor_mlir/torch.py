@@ -2608,6 +2608,9 @@ class _Importer:
             return total, self._missing(node, "embedding_bag's offset2bag"), \
                 self._missing(node, "embedding_bag's bag sizes"), \
                 self._missing(node, "embedding_bag's max indices")
+        maxima = self._missing(node, "embedding_bag's max indices")
+        if mode == 2:
+            maxima = self._bag_maxima(emb, bag, ids, total, bags, takes)
 
         count = self._bag_sizes(bag, ids, bags, padding_idx)
 
@@ -2620,8 +2623,39 @@ class _Importer:
             return bb.lines, bb.v(f"arith.select {some}, {value}, {bb.const(0)} : {et}")
         out = self.e.generic([(total, [0, 1]), (count, [0])], (bags, width), et, finish)
         return out, self._missing(node, "embedding_bag's offset2bag"), \
-            self._missing(node, "embedding_bag's bag sizes"), \
-            self._missing(node, "embedding_bag's max indices")
+            self._missing(node, "embedding_bag's bag sizes"), maxima
+
+    def _bag_maxima(self, emb: _Value, bag: _Value, ids: _Value, total: _Value, bags: int,
+                    takes) -> _Value:
+        """EmbeddingBag's max indices (mode='max'): for each bag and feature,
+        the id at the first position of the bag (padding_idx left out) whose
+        row holds the maximum, as PyTorch picks it (a later equal value does
+        not replace it); -1 for an empty bag (or a NaN maximum)."""
+        npos, width = emb.shape
+        far = npos
+
+        def first_body(args, out):
+            bb = _Body("i64")
+            hit = takes(bb, args[1], args[2])
+            same = bb.v(f"arith.cmpf oeq, {args[0]}, {args[3]} : {emb.et}")
+            hit = bb.v(f"arith.andi {hit}, {same} : i1")
+            p = bb.v(f"arith.index_cast {bb.v('linalg.index 2 : index')} : index to i64")
+            cand = bb.v(f"arith.select {hit}, {p}, {bb.const(far, 'i64')} : i64")
+            return bb.lines, bb.v(f"arith.minsi {out}, {cand} : i64")
+        first = self.e.generic([(emb, [2, 1]), (bag, [2]), (ids, [2]), (total, [0, 1])],
+                               (bags, width), "i64", first_body, reduce_dims=[2],
+                               init=self.e.filled((bags, width), "i64", far), nloops=3,
+                               out_map=[0, 1])
+
+        def id_body(args, out):
+            bb = _Body("i64")
+            found = bb.v(f"arith.cmpi slt, {args[0]}, {bb.const(far, 'i64')} : i64")
+            at = bb.v(f"arith.select {found}, {args[0]}, {bb.const(0, 'i64')} : i64")
+            idx = bb.v(f"arith.index_cast {at} : i64 to index")
+            got = self._cast(bb, bb.v(f"tensor.extract {ids.name}[{idx}] : {ids.type}"),
+                             ids.et, "i64")
+            return bb.lines, bb.v(f"arith.select {found}, {got}, {bb.const(-1, 'i64')} : i64")
+        return self.e.generic([(first, [0, 1])], (bags, width), "i64", id_body)
 
     def _bag_of_positions(self, offs: _Value, bags: int, npos: int) -> _Value:
         """EmbeddingBag's bag of each position: #{k < bags : offsets[k] <= p}
@@ -3122,8 +3156,10 @@ class _Importer:
         recomputed from the offsets, as the forward does."""
         if scale_grad_by_freq:
             self.fail(node, "embedding_bag gradients scaled by frequency are not supported yet")
+        if mode == 2:
+            return self._bag_max_grad(node, self.val(grad), self.val(maximum_indices), num_weights)
         if mode not in (0, 1):
-            self.fail(node, "the gradient of embedding_bag with mode='max' is not supported yet")
+            self.fail(node, f"the gradient of embedding_bag mode {mode}")
         g, ids, offs = self.val(grad), self.val(indices), self.val(offsets)
         if len(ids.shape) != 1 or len(g.shape) != 2:
             self.fail(node, "embedding_bag's gradient of 2-D indices")
@@ -3159,6 +3195,25 @@ class _Importer:
                                       bb.lines, bb.bin("mulf", None, args[0], args[1])))(
                                       _Body(et)))
         return self._table_grad(rows, ids, num_weights, pad)
+
+    def _bag_max_grad(self, node, g: _Value, maxima: _Value, num_weights: int) -> _Value:
+        """EmbeddingBag's table gradient for mode='max': row v, feature d gets
+        the output gradient of every bag whose maximum at d came from row v
+        (the forward's max indices; -1, an empty bag, matches no row)."""
+        if len(g.shape) != 2 or len(maxima.shape) != 2:
+            self.fail(node, "embedding_bag's max-mode gradient of 2-D indices")
+        bags, width = g.shape
+        et = g.et
+
+        def body(args, out):
+            bb = _Body(et)
+            v = bb.v(f"arith.index_cast {bb.v('linalg.index 0 : index')} : index to i64")
+            hit = bb.v(f"arith.cmpi eq, {self._cast(bb, args[1], maxima.et, 'i64')}, {v} : i64")
+            picked = bb.v(f"arith.select {hit}, {args[0]}, {bb.const(0.0)} : {et}")
+            return bb.lines, bb.bin("addf", None, out, picked)
+        return self.e.generic([(g, [2, 1]), (maxima, [2, 1])], (num_weights, width), et, body,
+                              reduce_dims=[2], init=self.e.filled((num_weights, width), et, 0),
+                              nloops=3, out_map=[0, 1])
 
     def _table_grad(self, gv: _Value, ids: _Value, num_weights: int, padding_idx) -> _Value:
         """Row v of the table's gradient: the sum of the gradient's rows
@@ -3990,44 +4045,70 @@ class _Importer:
         stays local."""
         v, g = self.val(a), self.val(grid)
         shape, et = self._out(node)
+        self._check_grid_sample(node, v, et, interpolation_mode, padding_mode)
+        h_in, w_in = v.shape[2], v.shape[3]
+        corners = self._grid_corners(et, h_in, w_in, interpolation_mode, padding_mode,
+                                     align_corners)
+
+        def body(args, out):
+            bb = _Body(et)
+            x, gx, gy = args
+            return bb.lines, bb.bin("addf", None, out, self._grid_term(bb, x, corners(bb, gx, gy, 5, 4)))
+        init = self.e.filled(shape, et, 0)
+        # loops: n c h w | y x
+        return self.e.generic([(v, [0, 1, 4, 5]), (g, [0, 2, 3, "0"]), (g, [0, 2, 3, "1"])],
+                              shape, et, body, reduce_dims=[4, 5], init=init, nloops=6,
+                              out_map=[0, 1, 2, 3])
+
+    def _check_grid_sample(self, node, v: _Value, et: str, interpolation_mode, padding_mode):
         if not _is_float(et) or len(v.shape) != 4:
             self.fail(node, "grid_sample of a tensor that is not float N, C, H, W")
         if interpolation_mode not in (0, 1):
             self.fail(node, "grid_sample with bicubic interpolation is not supported yet")
         if padding_mode not in (0, 1):
             self.fail(node, "grid_sample with reflection padding is not supported yet")
-        h_in, w_in = v.shape[2], v.shape[3]
 
+    def _grid_corners(self, et: str, h_in: int, w_in: int, interpolation_mode, padding_mode,
+                      align_corners):
+        """grid_sample's weight of input position (loop `xl`, loop `yl`) for
+        the grid entry (gx, gy), with its derivatives along the unnormalized
+        x and y (bilinear: -1 at the low neighbour, +1 at the high one, times
+        the other axis's weight) and d(x)/d(gx), d(y)/d(gy) (the unnormalizing
+        factor, 0 where border padding clipped, as PyTorch's
+        clip_coordinates_set_grad). Nearest has no derivative."""
         def source(bb, coord, size):
             one = bb.const(1.0)
             if align_corners:
                 pos = bb.bin("mulf", None, bb.bin("divf", None, bb.bin("addf", None, coord, one),
                                                   bb.const(2.0)), bb.const(float(size - 1)))
+                mult = bb.const((size - 1) / 2.0)
             else:
                 pos = bb.bin("mulf", None, bb.bin("addf", None, coord, one), bb.const(float(size)))
                 pos = bb.bin("divf", None, bb.bin("subf", None, pos, one), bb.const(2.0))
+                mult = bb.const(size / 2.0)
             if padding_mode == 1:  # border: clip into [0, size - 1]
+                last = bb.const(float(size - 1))
+                inside = bb.v(f"arith.andi {bb.v(f'arith.cmpf ogt, {pos}, {bb.const(0.0)} : {et}')}, "
+                              f"{bb.v(f'arith.cmpf olt, {pos}, {last} : {et}')} : i1")
+                mult = bb.v(f"arith.select {inside}, {mult}, {bb.const(0.0)} : {et}")
                 pos = bb.v(f"arith.minimumf {bb.v(f'arith.maximumf {pos}, {bb.const(0.0)} : {et}')}, "
-                           f"{bb.const(float(size - 1))} : {et}")
-            return pos
+                           f"{last} : {et}")
+            return pos, mult
 
         def at(bb, loop):
             i = bb.v(f"arith.index_cast {bb.v(f'linalg.index {loop} : index')} : index to i64")
             return bb.v(f"arith.sitofp {i} : i64 to {et}")
 
-        def body(args, out):
-            bb = _Body(et)
-            x, gx, gy = args
-            ix, iy = source(bb, gx, w_in), source(bb, gy, h_in)
-            px, py = at(bb, 5), at(bb, 4)
+        def corners(bb, gx, gy, xl, yl):
+            (ix, mx), (iy, my) = source(bb, gx, w_in), source(bb, gy, h_in)
+            px, py = at(bb, xl), at(bb, yl)
             zero = bb.const(0.0)
             if interpolation_mode == 1:
                 nx, ny = bb.un("math.roundeven", ix), bb.un("math.roundeven", iy)
                 hit = bb.v(f"arith.andi {bb.v(f'arith.cmpf oeq, {px}, {nx} : {et}')}, "
                            f"{bb.v(f'arith.cmpf oeq, {py}, {ny} : {et}')} : i1")
-                return bb.lines, bb.bin("addf", None, out, bb.v(
-                    f"arith.select {hit}, {x}, {zero} : {et}"))
-            weights = []
+                return {"hit": hit}
+            weights, slopes = [], []
             for pos, p in ((ix, px), (iy, py)):
                 lo = bb.un("math.floor", pos)
                 hi = bb.bin("addf", None, lo, bb.const(1.0))
@@ -4037,13 +4118,71 @@ class _Importer:
                 at_hi = bb.v(f"arith.cmpf oeq, {p}, {hi} : {et}")
                 w = bb.v(f"arith.select {at_hi}, {w_hi}, {zero} : {et}")
                 weights.append(bb.v(f"arith.select {at_lo}, {w_lo}, {w} : {et}"))
-            weight = bb.bin("mulf", None, weights[0], weights[1])
-            return bb.lines, bb.bin("addf", None, out, bb.bin("mulf", None, x, weight))
-        init = self.e.filled(shape, et, 0)
-        # loops: n c h w | y x
-        return self.e.generic([(v, [0, 1, 4, 5]), (g, [0, 2, 3, "0"]), (g, [0, 2, 3, "1"])],
-                              shape, et, body, reduce_dims=[4, 5], init=init, nloops=6,
-                              out_map=[0, 1, 2, 3])
+                d = bb.v(f"arith.select {at_hi}, {bb.const(1.0)}, {zero} : {et}")
+                slopes.append(bb.v(f"arith.select {at_lo}, {bb.const(-1.0)}, {d} : {et}"))
+            return {"weight": bb.bin("mulf", None, weights[0], weights[1]),
+                    "dx": bb.bin("mulf", None, bb.bin("mulf", None, slopes[0], weights[1]), mx),
+                    "dy": bb.bin("mulf", None, bb.bin("mulf", None, weights[0], slopes[1]), my)}
+        return corners
+
+    @staticmethod
+    def _grid_term(bb: "_Body", x: str, parts) -> str:
+        """x weighted for one input position (nearest: x where it is the
+        one read, else 0, so an infinite value elsewhere does not leak)."""
+        if "hit" in parts:
+            return bb.v(f"arith.select {parts['hit']}, {x}, {bb.const(0.0)} : {bb.et}")
+        return bb.bin("mulf", None, x, parts["weight"])
+
+    def op_grid_sampler_2d_backward(self, node, grad_output, a, grid, interpolation_mode,
+                                    padding_mode, align_corners, output_mask=(True, True)):
+        """grid_sample's gradients. The input's: each input position sums
+        the output gradients of the grid entries that read it, with the
+        forward's weights (the forward with the roles swapped). The grid's:
+        per entry, over the channels and the input positions it reads,
+        gradient x value x the weight's derivative (bilinear; nearest's is
+        0), times the unnormalizing factor (0 where border padding clipped)."""
+        go, v, g = self.val(grad_output), self.val(a), self.val(grid)
+        et = v.et
+        self._check_grid_sample(node, v, et, interpolation_mode, padding_mode)
+        n, c, h_in, w_in = v.shape
+        h_out, w_out = go.shape[2], go.shape[3]
+        corners = self._grid_corners(et, h_in, w_in, interpolation_mode, padding_mode,
+                                     align_corners)
+        mask = list(output_mask) if output_mask is not None else [True, True]
+        grads = []
+        if mask[0]:
+            def in_body(args, out):
+                bb = _Body(et)
+                term = self._grid_term(bb, args[0], corners(bb, args[1], args[2], 3, 2))
+                return bb.lines, bb.bin("addf", None, out, term)
+            # loops: n c y x | h w
+            grads.append(self.e.generic(
+                [(go, [0, 1, 4, 5]), (g, [0, 4, 5, "0"]), (g, [0, 4, 5, "1"])], v.shape, et,
+                in_body, reduce_dims=[4, 5], init=self.e.filled(v.shape, et, 0), nloops=6,
+                out_map=[0, 1, 2, 3]))
+        else:
+            grads.append(self._missing(node, "grid_sample's input gradient"))
+        if mask[1]:
+            gshape = (n, h_out, w_out, 2)
+            if interpolation_mode == 1:
+                grads.append(self.e.filled(gshape, et, 0))
+            else:
+                def grid_body(args, out):
+                    bb = _Body(et)
+                    parts = corners(bb, args[2], args[3], 6, 5)
+                    both = bb.bin("mulf", None, args[0], args[1])
+                    k = bb.v("linalg.index 3 : index")
+                    first = bb.v(f"arith.cmpi eq, {k}, {bb.v('arith.constant 0 : index')} : index")
+                    d = bb.v(f"arith.select {first}, {parts['dx']}, {parts['dy']} : {et}")
+                    return bb.lines, bb.bin("addf", None, out, bb.bin("mulf", None, both, d))
+                # loops: n h w k | c y x
+                grads.append(self.e.generic(
+                    [(go, [0, 4, 1, 2]), (v, [0, 4, 5, 6]), (g, [0, 1, 2, "0"]),
+                     (g, [0, 1, 2, "1"])], gshape, et, grid_body, reduce_dims=[4, 5, 6],
+                    init=self.e.filled(gshape, et, 0), nloops=7, out_map=[0, 1, 2, 3]))
+        else:
+            grads.append(self._missing(node, "grid_sample's grid gradient"))
+        return tuple(grads)
 
 
     def _nearest_pass(self, v: _Value, axis: int, n_out: int, scale_factor,
@@ -4219,6 +4358,93 @@ class _Importer:
         if work != et:
             out = self._unary_value_typed(out, et, lambda bb, x: self._cast(bb, x, work, et))
         return out
+
+    def op_upsample_bicubic2d_backward(self, node, grad_output, output_size, input_size,
+                                       align_corners, scales_h=None, scales_w=None):
+        """Bicubic resizing's gradient: the transpose of its two separable
+        passes (as bilinear's), each input position summing the output
+        gradients of the (at most four) taps that read it, with PyTorch's
+        cubic-convolution weights (A = -0.75) and its clamped taps at the
+        borders."""
+        g = self.val(grad_output)
+        shape, et = self._out(node)
+        if len(g.shape) != 4 or not _is_float(et):
+            self.fail(node, "bicubic resizing's gradient of a tensor that is not float N, C, H, W")
+        work = "f64" if et == "f64" else "f32"
+        np_t = {"f32": np.float32, "f64": np.float64}[work]
+        out = g if g.et == work else self._unary_value_typed(
+            g, work, lambda bb, x: self._cast(bb, x, g.et, work))
+        for axis, factor in ((2, scales_h), (3, scales_w)):
+            n_in, n_out = shape[axis], g.shape[axis]
+            if align_corners:
+                scale = np_t(n_in - 1) / np_t(n_out - 1) if n_out > 1 else np_t(0)
+            elif factor:
+                scale = np_t(1.0 / factor)
+            else:
+                scale = np_t(n_in) / np_t(n_out)
+            out = self._cubic_resize_transposed(out, axis, n_in, float(scale), align_corners,
+                                                work)
+        if work != et:
+            out = self._unary_value_typed(out, et, lambda bb, x: self._cast(bb, x, work, et))
+        return out
+
+    def _cubic_resize_transposed(self, v: _Value, axis: int, n_in: int, scale: float,
+                                 align_corners: bool, et: str) -> _Value:
+        """The transpose of one bicubic pass along `axis` (`v` has the pass's
+        output positions there, the result `n_in`): output position o reads
+        src = scale * o (align_corners) or scale * (o + 0.5) - 0.5, the taps
+        b - 1 .. b + 2 (b = floor(src), at most the last input) clamped to
+        the input, weighted by the cubic convolution of t = src - b."""
+        r = len(v.shape)
+        shape = tuple(n_in if d == axis else v.shape[d] for d in range(r))
+        init = self.e.filled(shape, et, 0)
+        k = r  # the loop over the output positions (v's, along `axis`)
+        a = -0.75
+
+        def body(args, out):
+            bb = _Body(et)
+            dst = bb.v(f"arith.index_cast {bb.v(f'linalg.index {k} : index')} : index to i64")
+            dst = bb.v(f"arith.sitofp {dst} : i64 to {et}")
+            if align_corners:
+                src = bb.bin("mulf", None, bb.const(scale), dst)
+            else:
+                src = bb.bin("mulf", None, bb.const(scale), bb.bin("addf", None, dst, bb.const(0.5)))
+                src = bb.bin("subf", None, src, bb.const(0.5))
+            # PyTorch's guard_index_and_lambda: the base tap at most the
+            # last input, t clamped to [0, 1].
+            base = bb.v(f"arith.fptosi {bb.un('math.floor', src)} : {et} to i64")
+            base = bb.v(f"arith.minsi {base}, {bb.const(n_in - 1, 'i64')} : i64")
+            t = bb.bin("subf", None, src, bb.v(f"arith.sitofp {base} : i64 to {et}"))
+            t = bb.bin("minimumf", None, bb.bin("maximumf", None, t, bb.const(0.0)),
+                       bb.const(1.0))
+
+            def near(x):  # ((A + 2) x - (A + 3)) x x + 1, for |x| <= 1
+                p = bb.bin("subf", None, bb.bin("mulf", None, bb.const(a + 2), x), bb.const(a + 3))
+                return bb.bin("addf", None, bb.bin("mulf", None, bb.bin("mulf", None, p, x), x),
+                              bb.const(1.0))
+
+            def far(x):  # ((A x - 5A) x + 8A) x - 4A, for 1 < |x| < 2
+                p = bb.bin("subf", None, bb.bin("mulf", None, bb.const(a), x), bb.const(5 * a))
+                p = bb.bin("addf", None, bb.bin("mulf", None, p, x), bb.const(8 * a))
+                return bb.bin("subf", None, bb.bin("mulf", None, p, x), bb.const(4 * a))
+            one = bb.const(1.0)
+            weights = [far(bb.bin("addf", None, t, one)), near(t),
+                       near(bb.bin("subf", None, one, t)),
+                       far(bb.bin("subf", None, bb.const(2.0), t))]
+            pos = bb.v(f"arith.index_cast {bb.v(f'linalg.index {axis} : index')} : index to i64")
+            lo, hi = bb.const(0, "i64"), bb.const(n_in - 1, "i64")
+            zero = bb.const(0.0)
+            total = zero
+            for tap, w in enumerate(weights):
+                at = bb.v(f"arith.addi {base}, {bb.const(tap - 1, 'i64')} : i64")
+                at = bb.v(f"arith.minsi {bb.v(f'arith.maxsi {at}, {lo} : i64')}, {hi} : i64")
+                hit = bb.v(f"arith.cmpi eq, {pos}, {at} : i64")
+                term = bb.v(f"arith.select {hit}, {bb.bin('mulf', None, w, args[0])}, {zero} : {et}")
+                total = bb.bin("addf", None, total, term)
+            return bb.lines, bb.bin("addf", None, out, total)
+        in_map = [d if d != axis else k for d in range(r)]
+        return self.e.generic([(v, in_map)], shape, et, body, reduce_dims=[k], init=init,
+                              nloops=r + 1, out_map=list(range(r)))
 
     def op_slice_scatter(self, node, a, src, dim=0, start=None, end=None, step=1):
         """`a` with `src` written over a[.., start:end, ..] (slicing's

@@ -1336,6 +1336,30 @@ def test_grid_sample(mode, padding_mode, align_corners):
     check(stn, (x, theta), placements={0: [S(0)], 1: [S(0)]})
 
 
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_training_step(mode, padding_mode, align_corners):
+    # grid_sampler_2d_backward: a spatial transformer whose grid comes from a
+    # localization layer (the grid's gradient: the bilinear weights'
+    # derivatives, 0 where border padding clips) sampling a convolution's
+    # output (the input's gradient: the forward's weights transposed).
+    class Stn(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3, padding=1)
+            self.loc = nn.Linear(3 * 5 * 6, 6)
+
+        def forward(self, x):
+            theta = self.loc(x.flatten(1)).view(-1, 2, 3) * 0.6
+            grid = F.affine_grid(theta, (x.shape[0], 4, 7, 5), align_corners=align_corners)
+            return F.grid_sample(self.conv(x), grid, mode=mode, padding_mode=padding_mode,
+                                 align_corners=align_corners)
+    torch.manual_seed(26)
+    check_step(Stn(), lambda mod, t: (mod(t) ** 2).mean(), (torch.randn(4, 3, 5, 6),),
+               placements={0: [S(0)]})
+
+
 @pytest.mark.parametrize("pool", [
     dict(kernel_size=3, stride=2, ceil_mode=True),
     dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
@@ -1417,11 +1441,13 @@ def test_cdist_gradient(p, shard):
 
 @pytest.mark.parametrize("mode, padding_idx, weighted", [
     ("sum", None, False), ("mean", None, False), ("sum", 2, False), ("mean", 4, False),
-    ("sum", None, True)])
+    ("sum", None, True), ("max", None, False), ("max", 4, False)])
 def test_embedding_bag_training_step(mode, padding_idx, weighted):
-    # _embedding_bag_backward (sum and mean): each position's row gets its
-    # bag's gradient (per-sample weights, a mean's bag size, an empty bag,
-    # padding_idx left out); the table whole or vocab-sharded.
+    # _embedding_bag_backward: each position's row gets its bag's gradient
+    # (sum and mean: per-sample weights, a mean's bag size, an empty bag,
+    # padding_idx left out); max: each feature's gradient goes to the row
+    # that held the bag's maximum there (the forward's max indices); the
+    # table whole or vocab-sharded.
     class Bags(nn.Module):
         def __init__(self):
             super().__init__()
@@ -1440,8 +1466,7 @@ def test_embedding_bag_training_step(mode, padding_idx, weighted):
 
 def test_bicubic_resizing_in_a_training_step():
     # A training step calls upsample_bicubic2d.default (export reaches its
-    # .vec overload): decomposed there too. Its own gradient is not lowered
-    # yet, so the resize reads the input, ahead of every parameter.
+    # .vec overload): decomposed there too.
     class Resize(nn.Module):
         def __init__(self):
             super().__init__()
@@ -1451,6 +1476,29 @@ def test_bicubic_resizing_in_a_training_step():
             return self.conv(F.interpolate(x, scale_factor=2, mode="bicubic"))
     torch.manual_seed(17)
     check_step(Resize(), lambda mod, t: mod(t).pow(2).mean(), (torch.randn(2, 2, 5, 5),),
+               placements={0: [S(0)]})
+
+
+@pytest.mark.parametrize("size, scale, align_corners", [
+    ((10, 7), None, False), ((3, 4), None, False), ((10, 7), None, True), (None, 1.7, False),
+    ((1, 9), None, True)])
+def test_bicubic_resizing_gradient(size, scale, align_corners):
+    # upsample_bicubic2d_backward: a parameter resized (a ViT's position
+    # embeddings interpolated to another grid) gets the transpose of the two
+    # cubic passes: up and down, align_corners, a scale factor, a size of 1.
+    class Grid(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.pos = nn.Parameter(torch.randn(1, 3, 5, 6))
+
+        def forward(self, x):
+            p = F.interpolate(self.pos, size=size, scale_factor=scale, mode="bicubic",
+                              align_corners=align_corners)
+            return x * p
+    torch.manual_seed(18)
+    out = size or F.interpolate(torch.zeros(1, 3, 5, 6), scale_factor=scale,
+                                mode="bicubic").shape[2:]
+    check_step(Grid(), lambda mod, t: mod(t).pow(2).mean(), (torch.randn(2, 3, *out),),
                placements={0: [S(0)]})
 
 
