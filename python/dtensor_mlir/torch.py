@@ -46,6 +46,22 @@ _DTYPES = {
     torch.bfloat16: "bf16", torch.int64: "i64", torch.int32: "i32",
     torch.int16: "i16", torch.int8: "i8", torch.bool: "i1",
 }
+# A complex tensor's parts (_Complex).
+_COMPLEX_PARTS = {torch.complex64: "f32", torch.complex128: "f64"}
+# Ops applied to a complex tensor part by part (linear in it: views, copies,
+# sums, concatenation, selection; a real operand is a factor or an index).
+_COMPLEX_BY_PARTS = {
+    "view", "reshape", "_unsafe_view", "permute", "transpose", "t", "slice", "select",
+    "unsqueeze", "squeeze", "expand", "cat", "stack", "clone", "alias", "flip", "roll",
+    "repeat", "narrow", "index_select", "constant_pad_nd", "sum", "mean", "neg", "split",
+    "split_with_sizes", "unbind", "chunk", "contiguous", "lift_fresh_copy", "detach",
+    "flatten", "zeros_like", "slice_scatter", "select_scatter", "where", "diagonal",
+    "unfold", "gather", "movedim", "resolve_conj", "resolve_neg", "expand_copy",
+    "permute_copy", "view_copy", "select_copy", "slice_copy", "transpose_copy",
+    "unsqueeze_copy", "squeeze_copy", "alias_copy", "mul", "div"}
+# Ops with their own complex lowering (Lowering.complex_<name>).
+_COMPLEX_OWN = {"add", "sub", "mul", "div", "abs", "real", "imag", "conj", "_conj", "copy",
+                "conj_physical", "view_as_real", "_fft_c2c", "_fft_c2r", "_to_copy", "angle"}
 _NUMPY = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "i64": np.int64,
           "i32": np.int32, "i16": np.int16, "i8": np.int8, "i1": np.bool_}
 
@@ -137,6 +153,21 @@ class _Value:
     def type(self) -> str:
         t = _ttype(self.shape, self.et)
         return t[:-1] + f", {self.spec}>" if self.spec else t
+
+
+class _Complex:
+    """A complex tensor as its real and imaginary parts: two real tensors of
+    one shape and float type. Complex values live only in the importer (the
+    program sees their parts); the ops that take them are the FFTs,
+    view_as_real / view_as_complex, real / imag, conj, abs and complex +,
+    -, *."""
+
+    def __init__(self, re: "_Value", im: "_Value"):
+        self.re, self.im = re, im
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        return self.re.shape
 
 
 class _Missing:
@@ -419,6 +450,8 @@ class _Importer:
         self.arg_specs = arg_specs
         self.e = _Emitter()
         self.values: Dict[Any, Any] = {}
+        # Set while an op runs on one part of a complex tensor (_on_parts).
+        self._as_part = False
         # Graph inputs given new values in place (a training step's buffers:
         # BatchNorm's running statistics and counter), returned after the
         # graph's outputs; `updated` names them.
@@ -487,6 +520,11 @@ class _Importer:
             v = self.values[arg]
             if isinstance(v, _Missing):
                 raise DTensorError(v.why)
+            if isinstance(v, _Complex):
+                raise DTensorError(
+                    f"{arg.name} is a complex tensor, which this op does not take (complex "
+                    "values are supported through the FFTs, view_as_real, view_as_complex, "
+                    "real, imag, conj, abs and complex +, -, *)")
             if not isinstance(v, _Value):
                 raise DTensorError(f"{arg.name} is not a tensor here")
             return v
@@ -516,13 +554,18 @@ class _Importer:
                 # scalar): one more argument, its value the graph's own.
                 if not isinstance(getattr(gm, node.target, None), torch.Tensor):
                     self.fail(node, f"the graph attribute '{node.target}' is not a tensor")
-                shape, et = self.meta(node) if "val" in node.meta else (
-                    tuple(getattr(gm, node.target).shape), _DTYPES.get(getattr(gm, node.target).dtype))
+                held = getattr(gm, node.target)
+                part = _COMPLEX_PARTS.get(held.dtype)
+                if part:
+                    shape, et = tuple(held.shape) + (2,), part
+                else:
+                    shape, et = self.meta(node) if "val" in node.meta else (
+                        tuple(held.shape), _DTYPES.get(held.dtype))
                 if et is None:
                     self.fail(node, f"the graph attribute '{node.target}' has an unsupported dtype")
                 v = _Value(f"%arg{len(args)}", shape, et)
                 args.append(f"{v.name}: {v.type}")
-                self.values[node] = v
+                self.values[node] = self._split_parts(v) if part else v
                 inputs.append(("CONSTANT", node.target))
                 continue
             if node.op != "placeholder":
@@ -541,7 +584,13 @@ class _Importer:
                 self.values[node] = fake
                 user_index += 1
                 continue
-            shape, et = self.meta(node)
+            part = self._complex_part_type(node)
+            if part:
+                # A complex input (a buffer of rotations): its parts, stacked
+                # on a last dim of 2 (_to_numpy passes it so).
+                shape, et = tuple(int(d) for d in fake.shape) + (2,), part
+            else:
+                shape, et = self.meta(node)
             key = target if kind != "USER_INPUT" else user_index
             if kind == "USER_INPUT":
                 self._user_index_of[node.name] = user_index
@@ -553,7 +602,7 @@ class _Importer:
                 spec = f"#dtensor.spec<@mesh, {text}>"
             v = _Value(f"%arg{len(args)}", shape, et, spec)
             args.append(f"{v.name}: {v.type}")
-            self.values[node] = v
+            self.values[node] = self._split_parts(v) if part else v
             inputs.append((kind, key))
         # Random ops (dropout in training, drop-path, rand): one more
         # argument, the step's seed (run() draws it from torch's generator).
@@ -563,6 +612,7 @@ class _Importer:
             inputs.append(("RNG_SEED", None))
         self._find_batched_matmuls(gm.graph)
         results = []
+        complex_out = set()  # positions of complex results
         for node in gm.graph.nodes:
             if node.op in ("placeholder", "get_attr"):
                 continue
@@ -588,7 +638,13 @@ class _Importer:
                                        f"{len(outs)} output(s)")
                 self.e.loc = ""
                 for i, o in enumerate(outs):
-                    v = self.val(o)
+                    if isinstance(o, torch.fx.Node) and isinstance(self.values.get(o), _Complex):
+                        # A complex output: its parts on a last dim of 2,
+                        # viewed as complex again by TorchOutput.
+                        v = self.complex_view_as_real(None, o)
+                        complex_out.add(len(results))
+                    else:
+                        v = self.val(o)
                     ps = self.out_specs[i] if self.out_specs else None
                     if ps:
                         text = "[" + ", ".join(p.spec() for p in ps) + "]"
@@ -625,7 +681,8 @@ class _Importer:
                 + "".join(f", {a}" for a in args) + f") -> ({res_types}) {{\n"
                 + body + ("\n" if body else "")
                 + f"  return {', '.join(r.name for r in results)} : {res_types}\n}}\n")
-        self.result_ets = [r.et for r in results]
+        self.result_ets = [("c" + r.et) if i in complex_out else r.et
+                           for i, r in enumerate(results)]
         return text, inputs
 
     # -- batched matmuls over several batch dims ------------------------------
@@ -811,12 +868,23 @@ class _Importer:
         packet = getattr(target, "_overloadpacket", None)
         base = getattr(packet, "__name__", name.split(".")[0]) if packet else name.split(".")[0]
         fn = getattr(self, "op_" + base, None)
+        complex_in = self._complex_args(node)
+        if complex_in:
+            result = self._complex_op(node, base, fn, complex_in)
+            self.values[node] = result
+            return
         if fn is None:
             self.fail(node, f"the ATen op '{name}' has no lowering to dtensor-mlir yet")
         result = fn(node, *node.args, **node.kwargs)
         self.values[node] = result
 
     def _out(self, node) -> Tuple[Tuple[int, ...], str]:
+        if self._as_part:
+            # An op applied to one part of a complex tensor: its result is
+            # that part's (real) type.
+            part = self._complex_part_type(node)
+            if part:
+                return tuple(int(d) for d in node.meta["val"].shape), part
         return self.meta(node)
 
     # Elementwise with broadcasting; scalars are constants in the body.
@@ -1125,6 +1193,9 @@ class _Importer:
     def op_ne(self, node, a, b): return self._compare(node, a, b, "une", "ne")
 
     def op__to_copy(self, node, a, **kwargs):
+        part = self._complex_part_type(node)
+        if part or isinstance(self.values.get(a), _Complex):
+            return self._complex_copy(node, a, part)
         shape, et = self._out(node)
         v = self.val(a)
         if v.et == et:
@@ -1132,6 +1203,13 @@ class _Importer:
         return self._elementwise_typed(node, [a], lambda bb, x: x, et, et)
 
     def _full(self, node, value):
+        part = self._complex_part_type(node)
+        if part and not self._as_part:
+            c = complex(value) if not isinstance(value, torch.fx.Node) else None
+            if c is None:
+                self.fail(node, "a complex tensor filled with a computed value")
+            shape = tuple(int(d) for d in node.meta["val"].shape)
+            return _Complex(self.e.filled(shape, part, c.real), self.e.filled(shape, part, c.imag))
         shape, et = self._out(node)
         if isinstance(value, torch.fx.Node):
             # A fill value computed in the graph (`x.mean().item()`): the
@@ -4755,6 +4833,430 @@ class _Importer:
                     f"({', '.join(v.type for v in vs)}) -> {out.type}")
         return out
 
+    # -- complex numbers and FFTs ----------------------------------------------
+    # A complex tensor is its two real parts (_Complex): the program never
+    # sees a complex type. FFTs are DFTs: a contraction with cosine and sine
+    # tables (computed in f64 from (k t mod n), then rounded to the parts'
+    # type), one dim at a time; quadratic in the transformed length, and a
+    # sharded transformed dim sums as a Partial.
+    def _complex_part_type(self, node) -> Optional[str]:
+        fake = node.meta.get("val", node.meta.get("example_value"))
+        if isinstance(fake, torch.Tensor) and fake.dtype.is_complex:
+            if fake.dtype not in _COMPLEX_PARTS:
+                self.fail(node, f"dtype {fake.dtype} is not supported (complex64 and "
+                                "complex128 are)")
+            return _COMPLEX_PARTS[fake.dtype]
+        return None
+
+    def _complex_args(self, node) -> List[Any]:
+        """The nodes among `node`'s arguments (lists too) holding complex
+        values."""
+        found = []
+
+        def visit(x):
+            if isinstance(x, torch.fx.Node):
+                if isinstance(self.values.get(x), _Complex):
+                    found.append(x)
+            elif isinstance(x, (list, tuple)):
+                for y in x:
+                    visit(y)
+        visit(list(node.args) + list(node.kwargs.values()))
+        return found
+
+    def _complex_op(self, node, base: str, fn, complex_in):
+        own = getattr(self, "complex_" + base, None) if base in _COMPLEX_OWN else None
+        if own is not None:
+            result = own(node, *node.args, **node.kwargs)
+            if result is not NotImplemented:
+                return result
+        if base in _COMPLEX_BY_PARTS and fn is not None:
+            promoted = {}
+            if base in ("where", "cat", "stack", "slice_scatter", "select_scatter"):
+                # Real values beside complex ones (not a condition): their
+                # imaginary part is 0, not their value again.
+                def visit(x):
+                    if isinstance(x, (list, tuple)):
+                        for y in x:
+                            visit(y)
+                    elif isinstance(x, torch.fx.Node) and x not in complex_in and \
+                            isinstance(self.values.get(x), _Value) and \
+                            _is_float(self.values[x].et):
+                        promoted[x] = self.values[x]
+                visit(list(node.args))
+            try:
+                for x, v in promoted.items():
+                    self.values[x] = _Complex(v, self.e.filled(v.shape, v.et, 0))
+                return self._on_parts(fn, node, list(complex_in) + list(promoted))
+            finally:
+                self.values.update(promoted)
+        self.fail(node, f"'{base}' of a complex tensor is not supported (complex values are "
+                        "supported through the FFTs, view_as_real, view_as_complex, polar, "
+                        "real, imag, conj, abs, complex +, -, *, / and views, copies, sums "
+                        "and concatenation)")
+
+    def _on_parts(self, fn, node, complex_in):
+        """`fn` run once on the real parts and once on the imaginary ones of
+        the complex operands (an op linear in them)."""
+        saved = {x: self.values[x] for x in complex_in}
+        outs = []
+        try:
+            for part in ("re", "im"):
+                for x in complex_in:
+                    self.values[x] = getattr(saved[x], part)
+                self._as_part = True
+                outs.append(fn(node, *node.args, **node.kwargs))
+                self._as_part = False
+        finally:
+            self._as_part = False
+            self.values.update(saved)
+        re, im = outs
+        if isinstance(re, (list, tuple)):
+            return type(re)(_Complex(a, b) for a, b in zip(re, im))
+        return _Complex(re, im)
+
+    def _cval(self, arg) -> _Complex:
+        """A complex operand: a complex value, or a real one with 0 as its
+        imaginary part."""
+        if isinstance(arg, torch.fx.Node) and isinstance(self.values.get(arg), _Complex):
+            return self.values[arg]
+        v = self.val(arg)
+        return _Complex(v, self.e.filled(v.shape, v.et, 0))
+
+    def _parts_elementwise(self, node, operands, fn) -> _Complex:
+        """Element-wise over complex, real and scalar operands (broadcast to
+        the node's shape): `fn(bb, parts)` gets each operand as (re, im), im
+        None where it is 0, and returns the result's (re, im)."""
+        part = self._complex_part_type(node)
+        shape = tuple(int(d) for d in node.meta["val"].shape)
+        ins, refs = [], []
+        for o in operands:
+            if isinstance(o, torch.fx.Node):
+                v = self.values.get(o)
+                pieces = [v.re, v.im] if isinstance(v, _Complex) else [self.val(o)]
+                idx = []
+                for piece in pieces:
+                    keep, loops = _broadcast_map(piece.shape, shape)
+                    idx.append(len(ins))
+                    ins.append((self.e.drop_dims(piece, keep), loops, piece.et))
+                refs.append(("t", idx))
+            else:
+                c = complex(o)
+                refs.append(("c", (c.real, c.imag)))
+
+        def run(which):
+            def body(args, out):
+                bb = _Body(part)
+                ops = []
+                for kind, x in refs:
+                    if kind == "c":
+                        ops.append((bb.const(x[0]), bb.const(x[1]) if x[1] else None))
+                        continue
+                    vals = []
+                    for i in x:
+                        a, et = args[i], ins[i][2]
+                        vals.append(a if et == part else self._cast(bb, a, et, part))
+                    ops.append((vals[0], vals[1] if len(vals) > 1 else None))
+                re, im = fn(bb, ops)
+                if which == 1 and im is None:
+                    im = bb.const(0.0)
+                return bb.lines, re if which == 0 else im
+            return self.e.generic([(v, m) for v, m, _ in ins], shape, part, body)
+        return _Complex(run(0), run(1))
+
+    @staticmethod
+    def _cmul(bb, x, y):
+        (a, b), (c, d) = x, y
+        if b is None and d is None:
+            return bb.bin("mulf", None, a, c), None
+        if b is None:
+            return bb.bin("mulf", None, a, c), bb.bin("mulf", None, a, d)
+        if d is None:
+            return bb.bin("mulf", None, a, c), bb.bin("mulf", None, b, c)
+        return (bb.bin("subf", None, bb.bin("mulf", None, a, c), bb.bin("mulf", None, b, d)),
+                bb.bin("addf", None, bb.bin("mulf", None, a, d), bb.bin("mulf", None, b, c)))
+
+    def _cadd(self, node, a, b, alpha, sign):
+        def f(bb, ops):
+            (ar, ai), (br, bi) = ops
+            if alpha != 1:
+                br, bi = self._cmul(bb, (br, bi), (bb.const(complex(alpha).real),
+                                                    bb.const(complex(alpha).imag)
+                                                    if complex(alpha).imag else None))
+            op = "addf" if sign > 0 else "subf"
+            re = bb.bin(op, None, ar, br)
+            if ai is None and bi is None:
+                return re, None
+            im = bi if ai is None else ai
+            if ai is not None and bi is not None:
+                im = bb.bin(op, None, ai, bi)
+            elif ai is None and sign < 0:
+                im = bb.bin("subf", None, bb.const(0.0), bi)
+            return re, im
+        return self._parts_elementwise(node, [a, b], f)
+
+    def complex_add(self, node, a, b, alpha=1):
+        return self._cadd(node, a, b, alpha, 1)
+
+    def complex_sub(self, node, a, b, alpha=1):
+        return self._cadd(node, a, b, alpha, -1)
+
+    def complex_mul(self, node, a, b):
+        return self._parts_elementwise(node, [a, b], lambda bb, ops: self._cmul(bb, *ops))
+
+    def complex_div(self, node, a, b, rounding_mode=None):
+        if rounding_mode is not None:
+            self.fail(node, "div of complex tensors with a rounding mode")
+
+        def f(bb, ops):
+            (a_, b_), (c, d) = ops
+            if d is None:
+                return (bb.bin("divf", None, a_, c),
+                        None if b_ is None else bb.bin("divf", None, b_, c))
+            den = bb.bin("addf", None, bb.bin("mulf", None, c, c), bb.bin("mulf", None, d, d))
+            num_re, num_im = self._cmul(bb, (a_, b_), (c, bb.bin("subf", None, bb.const(0.0), d)))
+            return (bb.bin("divf", None, num_re, den),
+                    bb.bin("divf", None, num_im if num_im is not None else bb.const(0.0), den))
+        return self._parts_elementwise(node, [a, b], f)
+
+    def complex_copy(self, node, dst, src, non_blocking=False):
+        """copy(dst, src) into a complex tensor: src's parts (a real src's
+        imaginary part 0) broadcast to dst's shape; into a real one, src's
+        real part."""
+        if not self._complex_part_type(node):
+            saved = self.values[src]
+            self.values[src] = saved.re
+            try:
+                return self.op_copy(node, dst, src)
+            finally:
+                self.values[src] = saved
+        return self._parts_elementwise(node, [src], lambda bb, ops: ops[0])
+
+    def complex_abs(self, node, a):
+        z = self._cval(a)
+
+        def body(args, out):
+            bb = _Body(z.re.et)
+            sq = bb.bin("addf", None, bb.bin("mulf", None, args[0], args[0]),
+                        bb.bin("mulf", None, args[1], args[1]))
+            return bb.lines, bb.un("math.sqrt", sq)
+        r = len(z.shape)
+        return self.e.generic([(z.re, list(range(r))), (z.im, list(range(r)))], z.shape,
+                              z.re.et, body)
+
+    def complex_angle(self, node, a):
+        z = self._cval(a)
+
+        def body(args, out):
+            bb = _Body(z.re.et)
+            return bb.lines, bb.v(f"math.atan2 {args[1]}, {args[0]} : {z.re.et}")
+        r = len(z.shape)
+        return self.e.generic([(z.re, list(range(r))), (z.im, list(range(r)))], z.shape,
+                              z.re.et, body)
+
+    def complex_real(self, node, a):
+        return self._cval(a).re
+
+    def complex_imag(self, node, a):
+        return self._cval(a).im
+
+    def complex_conj(self, node, a):
+        z = self._cval(a)
+        return _Complex(z.re, self._unary_value(z.im, lambda bb, x: bb.un("arith.negf", x)))
+
+    complex__conj = complex_conj
+    complex_conj_physical = complex_conj
+
+    def complex_view_as_real(self, node, a):
+        """(..., 2): the parts stacked along a new last dim."""
+        z = self._cval(a)
+        r = len(z.shape)
+        groups = [[d] for d in range(r - 1)] + [[r - 1, r]] if r else []
+        parts = [self.e.expand(p, groups, z.shape + (1,)) for p in (z.re, z.im)]
+        return self._concat(parts, r)
+
+    def op_view_as_complex(self, node, a):
+        v = self.val(a)
+        if not v.shape or v.shape[-1] != 2 or v.et not in ("f32", "f64"):
+            self.fail(node, "view_as_complex of a tensor whose last dim is not 2 f32/f64 values")
+        return self._split_parts(v)
+
+    def _split_parts(self, v: _Value) -> _Complex:
+        """A real (..., 2) tensor as the complex tensor whose parts it holds."""
+        r = len(v.shape)
+        return _Complex(*[self.e.generic([(v, list(range(r - 1)) + [str(k)])], v.shape[:-1],
+                                         v.et, lambda args, o: ([], args[0])) for k in (0, 1)])
+
+    def op_complex(self, node, real, imag):
+        re, im = self.val(real), self.val(imag)
+        shape = tuple(int(d) for d in node.meta["val"].shape)
+        out = []
+        for v in (re, im):
+            keep, loops = _broadcast_map(v.shape, shape)
+            out.append(self.e.generic([(self.e.drop_dims(v, keep), loops)], shape, v.et,
+                                      lambda args, o: ([], args[0])))
+        return _Complex(*out)
+
+    def op_polar(self, node, abs, angle):
+        """abs (cos angle + i sin angle)."""
+        def f(which):
+            def g(bb, ops):
+                (m, _), (t, _) = ops
+                return (bb.bin("mulf", None, m, bb.un("math.cos", t)),
+                        bb.bin("mulf", None, m, bb.un("math.sin", t)))
+            return g
+        return self._parts_elementwise(node, [abs, angle], f(0))
+
+    def complex__to_copy(self, node, a, **kwargs):
+        return self._complex_copy(node, a, self._complex_part_type(node))
+
+    def _complex_copy(self, node, a, part: Optional[str]):
+        """_to_copy to a complex type (a real input gets 0 as its imaginary
+        part), or from one to a real type (the real part, as PyTorch)."""
+        src = self.values.get(a)
+        if part is None:  # complex to real: the real part
+            shape, et = self._out(node)
+            re = src.re
+            return re if re.et == et else self._unary_value_typed(
+                re, et, lambda bb, x: self._cast(bb, x, re.et, et))
+        z = src if isinstance(src, _Complex) else self._cval(a)
+        return _Complex(*[p if p.et == part else self._unary_value_typed(
+            p, part, lambda bb, x, et=p.et: self._cast(bb, x, et, part)) for p in (z.re, z.im)])
+
+    def _dft_tables(self, n_out: int, n_in: int, length: int, et: str,
+                    weights: Optional[List[float]] = None) -> Tuple[_Value, _Value]:
+        """cos and sin of 2 pi (k t mod length) / length for k < n_out (dim 0),
+        t < n_in (dim 1), in f64, rounded to `et`; each column t times
+        weights[t] if given."""
+        tables = []
+        for fn in ("math.cos", "math.sin"):
+            def body(args, out, fn=fn):
+                bb = _Body("f64")
+                k = bb.v(f"arith.index_cast {bb.v('linalg.index 0 : index')} : index to i64")
+                t = bb.v(f"arith.index_cast {bb.v('linalg.index 1 : index')} : index to i64")
+                m = bb.v(f"arith.remsi {bb.v(f'arith.muli {k}, {t} : i64')}, "
+                         f"{bb.const(length, 'i64')} : i64")
+                ang = bb.bin("mulf", None, bb.v(f"arith.sitofp {m} : i64 to f64"),
+                             bb.const(2 * math.pi / length))
+                val = bb.un(fn, ang)
+                if weights is not None:
+                    w = bb.const(weights[-1])
+                    for i in range(len(weights) - 2, -1, -1):
+                        if weights[i] != weights[-1]:
+                            hit = bb.v(f"arith.cmpi eq, {t}, {bb.const(i, 'i64')} : i64")
+                            w = bb.v(f"arith.select {hit}, {bb.const(weights[i])}, {w} : f64")
+                    val = bb.bin("mulf", None, val, w)
+                if et != "f64":
+                    val = bb.v(f"arith.truncf {val} : f64 to {et}")
+                return bb.lines, val
+            tables.append(self.e.generic([], (n_out, n_in), et, body))
+        return tables[0], tables[1]
+
+    def _dft(self, z: _Complex, dim: int, n_out: int, inverse: bool, length: Optional[int] = None,
+             weights: Optional[List[float]] = None, real_out: bool = False):
+        """Along `dim` (size n_in): out[k] = sum_t z[t] e^(-+ 2 pi i k t / length)
+        (+ when `inverse`), for k < n_out; `weights` scale each term t.
+        `z.im` may be None (a real input); `real_out` keeps the real part
+        only."""
+        re = z.re
+        r = len(re.shape)
+        n_in = re.shape[dim]
+        length = length or n_in
+        et = re.et
+        cos, sin = self._dft_tables(n_out, n_in, length, et, weights)
+        shape = tuple(n_out if d == dim else re.shape[d] for d in range(r))
+        in_map = [d if d != dim else r for d in range(r)]
+        ins = [(cos, [dim, r]), (sin, [dim, r]), (re, in_map)]
+        if z.im is not None:
+            ins.append((z.im, in_map))
+        # e^(-i th) (a + ib) = (a cos + b sin) + i (b cos - a sin); inverse: the sin terms negated.
+        sgn = -1.0 if inverse else 1.0
+
+        def part(which):
+            def body(args, out):
+                bb = _Body(et)
+                c, s_, a = args[0], args[1], args[2]
+                b = args[3] if len(args) > 3 else None
+                if which == 0:
+                    term = bb.bin("mulf", None, a, c)
+                    if b is not None:
+                        bs = bb.bin("mulf", None, b, s_)
+                        term = bb.bin("addf" if sgn > 0 else "subf", None, term, bs)
+                else:
+                    term = bb.bin("mulf", None, a, s_)
+                    term = bb.bin("subf", None, bb.const(0.0), term) if sgn > 0 else term
+                    if b is not None:
+                        term = bb.bin("addf", None, bb.bin("mulf", None, b, c), term)
+                return bb.lines, bb.bin("addf", None, out, term)
+            return self.e.generic(ins, shape, et, body, reduce_dims=[r],
+                                  init=self.e.filled(shape, et, 0), nloops=r + 1,
+                                  out_map=list(range(r)))
+        if real_out:
+            return part(0)
+        return _Complex(part(0), part(1))
+
+    def _fft_scale(self, z, norm: int, count: int):
+        """ATen's normalization: 0 none, 1 by 1/sqrt(n), 2 by 1/n."""
+        if norm == 0 or count == 0:
+            return z
+        f = 1.0 / math.sqrt(count) if norm == 1 else 1.0 / count
+        scale = lambda v: self._unary_value(v, lambda bb, x: bb.bin("mulf", None, x, bb.const(f)))  # noqa: E731
+        if isinstance(z, _Complex):
+            return _Complex(scale(z.re), scale(z.im))
+        return scale(z)
+
+    def complex__fft_c2c(self, node, a, dim, normalization, forward):
+        """torch.fft.fft / ifft / fftn (complex to complex): a DFT per dim."""
+        z = self._cval(a)
+        r = len(z.shape)
+        count = 1
+        for d in dim:
+            d %= r
+            z = self._dft(z, d, z.shape[d], not forward)
+            count *= z.shape[d]
+        return self._fft_scale(z, normalization, count)
+
+    def op__fft_c2c(self, node, a, dim, normalization, forward):
+        return self.complex__fft_c2c(node, a, dim, normalization, forward)
+
+    def op__fft_r2c(self, node, a, dim, normalization, onesided):
+        """torch.fft.rfft / rfftn (real to complex): the last dim's DFT of a
+        real input (its first n // 2 + 1 terms when onesided), then the
+        others'."""
+        v = self.val(a)
+        if v.et not in ("f32", "f64"):
+            self.fail(node, f"an FFT of {v.et} values (f32 and f64 are supported)")
+        r = len(v.shape)
+        dims = [d % r for d in dim]
+        last = dims[-1]
+        n = v.shape[last]
+        z = self._dft(_Complex(v, None), last, n // 2 + 1 if onesided else n, False)
+        for d in dims[:-1]:
+            z = self._dft(z, d, z.shape[d], False)
+        return self._fft_scale(z, normalization, math.prod(v.shape[d] for d in dims))
+
+    def complex__fft_c2r(self, node, a, dim, normalization, last_dim_size):
+        """torch.fft.irfft / irfftn (complex to real): the inverse DFT of
+        every dim but the last, then the last dim's from its one-sided
+        spectrum: x[t] = sum_k c_k (Re X[k] cos - Im X[k] sin), c_k 1 for
+        k = 0 and k = n / 2, 2 otherwise (the imaginary parts there unused,
+        as PyTorch)."""
+        z = self._cval(a)
+        r = len(z.shape)
+        dims = [d % r for d in dim]
+        count = last_dim_size
+        for d in dims[:-1]:
+            z = self._dft(z, d, z.shape[d], True)
+            count *= z.shape[d]
+        last = dims[-1]
+        m = min(z.shape[last], last_dim_size // 2 + 1)
+        if m < z.shape[last]:
+            sizes = tuple(m if d == last else z.shape[d] for d in range(r))
+            z = _Complex(self.e.slice(z.re, [0] * r, sizes), self.e.slice(z.im, [0] * r, sizes))
+        weights = [1.0 if k == 0 or 2 * k == last_dim_size else 2.0 for k in range(m)]
+        x = self._dft(z, last, last_dim_size, True, length=last_dim_size, weights=weights,
+                      real_out=True)
+        return self._fft_scale(x, normalization, count)
+
     def op_topk(self, node, a, k, dim=-1, largest=True, sorted=True):
         """The k largest (smallest) along `dim`, in order, and their indices:
         k rounds of an arg reduction over the elements not yet taken (the
@@ -4852,9 +5354,8 @@ class _Importer:
         r = len(v.shape)
         dim %= r
         n = v.shape[dim]
-        if n > 4096:
-            self.fail(node, f"sort along a dim of {n} elements (more than 4,096) is not "
-                            "supported yet")
+        if n > 1024:
+            return self._bitonic_sort(v, dim, descending)
         k = r
         at_i = list(range(r))
         at_k = [d if d != dim else k for d in range(r)]
@@ -4904,6 +5405,104 @@ class _Importer:
         indices = pick(lambda bb, x: bb.v(
             f"arith.index_cast {bb.v(f'linalg.index {k} : index')} : index to i64"), "i64")
         return values, indices
+
+    def _sort_before(self, bb: "_Body", et: str, descending: bool, xi, ii, xj, ij, n: int):
+        """Whether element (xi, index ii) goes before (xj, ij) in a stable
+        sort: ahead by value (NaN last ascending, first descending, as
+        PyTorch), or equal and earlier; padding (index >= n) goes last."""
+        if _is_float(et):
+            ni = bb.v(f"arith.cmpf uno, {xi}, {xi} : {et}")
+            nj = bb.v(f"arith.cmpf uno, {xj}, {xj} : {et}")
+            true = bb.const(True, "i1")
+            if descending:  # i first: i is NaN and j is not, or i > j
+                strict = bb.v(f"arith.cmpf ogt, {xi}, {xj} : {et}")
+                first = bb.v(f"arith.andi {ni}, {bb.v(f'arith.xori {nj}, {true} : i1')} : i1")
+            else:  # i first: j is NaN and i is not, or i < j
+                strict = bb.v(f"arith.cmpf olt, {xi}, {xj} : {et}")
+                first = bb.v(f"arith.andi {nj}, {bb.v(f'arith.xori {ni}, {true} : i1')} : i1")
+            ahead = bb.v(f"arith.ori {strict}, {first} : i1")
+            same = bb.v(f"arith.ori {bb.v(f'arith.cmpf oeq, {xi}, {xj} : {et}')}, "
+                        f"{bb.v(f'arith.andi {ni}, {nj} : i1')} : i1")
+        else:
+            pred = ("ugt" if descending else "ult") if et == "i1" else ("sgt" if descending else "slt")
+            ahead = bb.v(f"arith.cmpi {pred}, {xi}, {xj} : {et}")
+            same = bb.v(f"arith.cmpi eq, {xi}, {xj} : {et}")
+        earlier = bb.v(f"arith.cmpi slt, {ii}, {ij} : i64")
+        before = bb.v(f"arith.ori {ahead}, {bb.v(f'arith.andi {same}, {earlier} : i1')} : i1")
+        limit = bb.const(n, "i64")
+        yes = bb.const(True, "i1")
+        i_real = bb.v(f"arith.cmpi slt, {ii}, {limit} : i64")
+        j_pad = bb.v(f"arith.cmpi sge, {ij}, {limit} : i64")
+        j_real = bb.v(f"arith.xori {j_pad}, {yes} : i1")
+        i_pad = bb.v(f"arith.xori {i_real}, {yes} : i1")
+        # Real before padding; between reals, the order; between paddings,
+        # the index.
+        both_real = bb.v(f"arith.andi {i_real}, {j_real} : i1")
+        pads = bb.v(f"arith.andi {i_pad}, {j_pad} : i1")
+        by_order = bb.v(f"arith.andi {both_real}, {before} : i1")
+        real_first = bb.v(f"arith.andi {i_real}, {j_pad} : i1")
+        pad_order = bb.v(f"arith.andi {pads}, {earlier} : i1")
+        return bb.v(f"arith.ori {bb.v(f'arith.ori {by_order}, {real_first} : i1')}, {pad_order} : i1")
+
+    def _bitonic_sort(self, v: _Value, dim: int, descending: bool):
+        """A stable sort along `dim` by a bitonic network over the dim padded
+        to a power of two P: log2(P) (log2(P) + 1) / 2 compare-exchange
+        stages, each element reading its partner (index xor j) and keeping
+        the one its place in the block takes, on (value, index) pairs so
+        that equal values keep their order. n log^2 n work, for the dims the
+        quadratic rank sort would make too slow."""
+        et = v.et
+        r = len(v.shape)
+        n = v.shape[dim]
+        size = 1
+        while size < n:
+            size *= 2
+        vals = v
+        if size > n:
+            pad_shape = tuple(size - n if d == dim else v.shape[d] for d in range(r))
+            vals = self._concat([v, self.e.filled(pad_shape, et, 0)], dim)
+        shape = vals.shape
+
+        def index_body(args, out):
+            bb = _Body("i64")
+            return bb.lines, bb.v(f"arith.index_cast {bb.v(f'linalg.index {dim} : index')} : index to i64")
+        idx = self.e.generic([], shape, "i64", index_body)
+        k = 2
+        while k <= size:
+            j = k // 2
+            while j >= 1:
+                outs = []
+                for which in (0, 1):
+                    def body(args, out, which=which, j=j, k=k, vals=vals, idx=idx):
+                        bb = _Body(et if which == 0 else "i64")
+                        at = [bb.v(f"linalg.index {d} : index") for d in range(r)]
+                        i = at[dim]
+                        p = bb.v(f"arith.xori {i}, {bb.v(f'arith.constant {j} : index')} : index")
+                        where = ", ".join(p if d == dim else at[d] for d in range(r))
+                        xp = bb.v(f"tensor.extract {vals.name}[{where}] : {vals.type}")
+                        ip = bb.v(f"tensor.extract {idx.name}[{where}] : {idx.type}")
+                        xi, ii = args[0], args[1]
+                        first = self._sort_before(bb, et, descending, xi, ii, xp, ip, n)
+                        blk = bb.v(f"arith.andi {i}, {bb.v(f'arith.constant {k} : index')} : index")
+                        asc = bb.v(f"arith.cmpi eq, {blk}, {bb.v('arith.constant 0 : index')} : index")
+                        lower = bb.v(f"arith.cmpi ult, {i}, {p} : index")
+                        # The lower place of an ascending block (the upper of a
+                        # descending one) keeps the element that goes first.
+                        keep_first = bb.v(f"arith.cmpi eq, {lower}, {asc} : i1")
+                        take_i = bb.v(f"arith.cmpi eq, {first}, {keep_first} : i1")
+                        if which == 0:
+                            return bb.lines, bb.v(f"arith.select {take_i}, {xi}, {xp} : {et}")
+                        return bb.lines, bb.v(f"arith.select {take_i}, {ii}, {ip} : i64")
+                    outs.append(self.e.generic([(vals, list(range(r))), (idx, list(range(r)))],
+                                               shape, et if which == 0 else "i64", body))
+                vals, idx = outs
+                j //= 2
+            k *= 2
+        if size > n:
+            sizes = tuple(n if d == dim else shape[d] for d in range(r))
+            vals = self.e.slice(vals, [0] * r, sizes)
+            idx = self.e.slice(idx, [0] * r, sizes)
+        return vals, idx
 
     def op_median(self, node, a, dim=None, keepdim=False):
         """The lower median ((n - 1) // 2 in sorted order) along `dim` and its
@@ -5152,6 +5751,9 @@ class TorchOutput:
 
     def _torch(self, a) -> torch.Tensor:
         t = torch.from_numpy(np.array(a))
+        if self._et and self._et.startswith("c"):
+            # A complex output travels as its parts on a last dim of 2.
+            return torch.view_as_complex(t.contiguous())
         # bf16 comes back widened to f32 (numpy has none); exactly.
         return t.to(torch.bfloat16) if self._et == "bf16" else t
 
@@ -5341,6 +5943,10 @@ def _to_numpy(t) -> np.ndarray:
         if hasattr(t, "full_tensor") and type(t).__name__ == "DTensor":
             t = t.full_tensor()
         t = t.detach().cpu()
+        if t.is_complex():
+            # A complex argument is its parts, stacked on a last dim of 2
+            # (the importer's _Complex).
+            t = torch.view_as_real(t.resolve_conj())
         if t.dtype == torch.bfloat16:
             # numpy has no bfloat16: its bits as uint16, which the
             # interpreter takes as bf16.

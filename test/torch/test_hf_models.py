@@ -113,6 +113,11 @@ MODELS = {
     # recurrent models (RWKV's and RecurrentGemma's scans write their
     # outputs step by step: as_strided_scatter, new_empty_strided; Jamba
     # mixes Mamba and attention layers with experts).
+    # Token mixing by a 2-D Fourier transform (complex values, the FFT as
+    # DFTs over the sequence and hidden dims).
+    "fnet": (lambda: T.FNetModel(T.FNetConfig(vocab_size=100, hidden_size=32,
+                                              num_hidden_layers=2, intermediate_size=64,
+                                              max_position_embeddings=64)), _ids),
     "distilbert": (lambda: T.DistilBertModel(T.DistilBertConfig(
         dim=32, n_layers=2, n_heads=4, hidden_dim=64, vocab_size=100,
         max_position_embeddings=64)), _ids),
@@ -251,7 +256,7 @@ def test_hugging_face_model_with_keyword_inputs(name):
 # an autograd.Function without setup_context, and its LM head tied to the
 # embedding) and Mixtral (an old-style autograd.Function too, and
 # transformers' grouped-matmul backward op) trace through AOTAutograd.
-TRAINED = ["bert", "bloom", "convnext", "deberta_v2", "falcon", "gemma2", "gpt2", "gptj",
+TRAINED = ["bert", "bloom", "convnext", "deberta_v2", "falcon", "fnet", "gemma2", "gpt2", "gptj",
            "jamba", "llama", "mamba", "mixtral", "phi3", "qwen2_moe", "recurrent_gemma",
            "starcoder2", "vit"]
 
