@@ -5363,25 +5363,7 @@ class _Importer:
         def rank_body(args_, out):
             bb = _Body(et)
             xi, xj = args_[0], args_[1]
-            if _is_float(et):
-                ni = bb.v(f"arith.cmpf uno, {xi}, {xi} : {et}")
-                nj = bb.v(f"arith.cmpf uno, {xj}, {xj} : {et}")
-                true = bb.const(True, "i1")
-                not_ni = bb.v(f"arith.xori {ni}, {true} : i1")
-                not_nj = bb.v(f"arith.xori {nj}, {true} : i1")
-                if descending:  # j first: j is NaN and i is not, or j > i
-                    strict = bb.v(f"arith.cmpf ogt, {xj}, {xi} : {et}")
-                    first = bb.v(f"arith.andi {nj}, {not_ni} : i1")
-                else:  # j first: i is NaN and j is not, or j < i
-                    strict = bb.v(f"arith.cmpf olt, {xj}, {xi} : {et}")
-                    first = bb.v(f"arith.andi {ni}, {not_nj} : i1")
-                ahead = bb.v(f"arith.ori {strict}, {first} : i1")
-                same = bb.v(f"arith.ori {bb.v(f'arith.cmpf oeq, {xj}, {xi} : {et}')}, "
-                            f"{bb.v(f'arith.andi {ni}, {nj} : i1')} : i1")
-            else:
-                pred = ("ugt" if descending else "ult") if et == "i1" else ("sgt" if descending else "slt")
-                ahead = bb.v(f"arith.cmpi {pred}, {xj}, {xi} : {et}")
-                same = bb.v(f"arith.cmpi eq, {xj}, {xi} : {et}")
+            ahead, same = self._sort_ahead(bb, et, descending, xj, xi)  # j before i?
             earlier = bb.v(f"arith.cmpi ult, {bb.v(f'linalg.index {k} : index')}, "
                            f"{bb.v(f'linalg.index {dim} : index')} : index")
             before = bb.v(f"arith.ori {ahead}, {bb.v(f'arith.andi {same}, {earlier} : i1')} : i1")
@@ -5406,10 +5388,10 @@ class _Importer:
             f"arith.index_cast {bb.v(f'linalg.index {k} : index')} : index to i64"), "i64")
         return values, indices
 
-    def _sort_before(self, bb: "_Body", et: str, descending: bool, xi, ii, xj, ij, n: int):
-        """Whether element (xi, index ii) goes before (xj, ij) in a stable
-        sort: ahead by value (NaN last ascending, first descending, as
-        PyTorch), or equal and earlier; padding (index >= n) goes last."""
+    @staticmethod
+    def _sort_ahead(bb: "_Body", et: str, descending: bool, xi, xj):
+        """(xi goes ahead of xj by value, the two are equal) in a sort: NaN
+        last ascending and first descending, as PyTorch; NaNs equal."""
         if _is_float(et):
             ni = bb.v(f"arith.cmpf uno, {xi}, {xi} : {et}")
             nj = bb.v(f"arith.cmpf uno, {xj}, {xj} : {et}")
@@ -5423,10 +5405,16 @@ class _Importer:
             ahead = bb.v(f"arith.ori {strict}, {first} : i1")
             same = bb.v(f"arith.ori {bb.v(f'arith.cmpf oeq, {xi}, {xj} : {et}')}, "
                         f"{bb.v(f'arith.andi {ni}, {nj} : i1')} : i1")
-        else:
-            pred = ("ugt" if descending else "ult") if et == "i1" else ("sgt" if descending else "slt")
-            ahead = bb.v(f"arith.cmpi {pred}, {xi}, {xj} : {et}")
-            same = bb.v(f"arith.cmpi eq, {xi}, {xj} : {et}")
+            return ahead, same
+        pred = ("ugt" if descending else "ult") if et == "i1" else ("sgt" if descending else "slt")
+        return (bb.v(f"arith.cmpi {pred}, {xi}, {xj} : {et}"),
+                bb.v(f"arith.cmpi eq, {xi}, {xj} : {et}"))
+
+    def _sort_before(self, bb: "_Body", et: str, descending: bool, xi, ii, xj, ij, n: int):
+        """Whether element (xi, index ii) goes before (xj, ij) in a stable
+        sort: ahead by value (_sort_ahead), or equal and earlier; padding
+        (index >= n) goes last."""
+        ahead, same = self._sort_ahead(bb, et, descending, xi, xj)
         earlier = bb.v(f"arith.cmpi slt, {ii}, {ij} : i64")
         before = bb.v(f"arith.ori {ahead}, {bb.v(f'arith.andi {same}, {earlier} : i1')} : i1")
         limit = bb.const(n, "i64")
