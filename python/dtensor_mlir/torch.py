@@ -4143,8 +4143,8 @@ class _Importer:
             self.fail(node, "grid_sample of a tensor that is not float N, C, H, W")
         if interpolation_mode not in (0, 1):
             self.fail(node, "grid_sample with bicubic interpolation is not supported yet")
-        if padding_mode not in (0, 1):
-            self.fail(node, "grid_sample with reflection padding is not supported yet")
+        if padding_mode not in (0, 1, 2):
+            self.fail(node, f"grid_sample padding mode {padding_mode}")
 
     def _grid_corners(self, et: str, h_in: int, w_in: int, interpolation_mode, padding_mode,
                       align_corners):
@@ -4153,7 +4153,29 @@ class _Importer:
         x and y (bilinear: -1 at the low neighbour, +1 at the high one, times
         the other axis's weight) and d(x)/d(gx), d(y)/d(gy) (the unnormalizing
         factor, 0 where border padding clipped, as PyTorch's
-        clip_coordinates_set_grad). Nearest has no derivative."""
+        clip_coordinates_set_grad; its sign flipped where reflection padding
+        reflected an odd number of times). Nearest gives only whether the
+        position is the one read ("hit") and has no derivative."""
+        def reflect(bb, pos, size):
+            """PyTorch's reflect_coordinates (about -0.5 and size - 0.5, or 0
+            and size - 1 with align_corners) and the derivative's sign."""
+            lo, hi = (0.0, 2.0 * (size - 1)) if align_corners else (-1.0, 2.0 * size - 1)
+            if lo == hi:
+                return bb.const(0.0), bb.const(0.0)
+            low, span = lo / 2, (hi - lo) / 2
+            shifted = bb.bin("subf", None, pos, bb.const(low))
+            neg = bb.v(f"arith.cmpf olt, {shifted}, {bb.const(0.0)} : {et}")
+            sign = bb.v(f"arith.select {neg}, {bb.const(-1.0)}, {bb.const(1.0)} : {et}")
+            a = bb.un("math.absf", shifted)
+            extra = bb.bin("remf", None, a, bb.const(span))
+            flips = bb.un("math.floor", bb.bin("divf", None, a, bb.const(span)))
+            half = bb.un("math.floor", bb.bin("mulf", None, flips, bb.const(0.5)))
+            odd = bb.v(f"arith.cmpf one, {bb.bin('mulf', None, half, bb.const(2.0))}, {flips} : {et}")
+            back = bb.bin("addf", None, bb.bin("subf", None, bb.const(span), extra), bb.const(low))
+            out = bb.v(f"arith.select {odd}, {back}, {bb.bin('addf', None, extra, bb.const(low))} : {et}")
+            sign = bb.v(f"arith.select {odd}, {bb.bin('subf', None, bb.const(0.0), sign)}, {sign} : {et}")
+            return out, sign
+
         def source(bb, coord, size):
             one = bb.const(1.0)
             if align_corners:
@@ -4164,7 +4186,10 @@ class _Importer:
                 pos = bb.bin("mulf", None, bb.bin("addf", None, coord, one), bb.const(float(size)))
                 pos = bb.bin("divf", None, bb.bin("subf", None, pos, one), bb.const(2.0))
                 mult = bb.const(size / 2.0)
-            if padding_mode == 1:  # border: clip into [0, size - 1]
+            if padding_mode == 2:  # reflection, then clipped (PyTorch's order)
+                pos, flip = reflect(bb, pos, size)
+                mult = bb.bin("mulf", None, mult, flip)
+            if padding_mode in (1, 2):  # border: clip into [0, size - 1]
                 last = bb.const(float(size - 1))
                 inside = bb.v(f"arith.andi {bb.v(f'arith.cmpf ogt, {pos}, {bb.const(0.0)} : {et}')}, "
                               f"{bb.v(f'arith.cmpf olt, {pos}, {last} : {et}')} : i1")

@@ -1335,7 +1335,7 @@ def test_nearest_resize_to_any_size(resize, shard):
 
 
 @pytest.mark.parametrize("mode", ["bilinear", "nearest"])
-@pytest.mark.parametrize("padding_mode", ["zeros", "border"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align_corners", [False, True])
 def test_grid_sample(mode, padding_mode, align_corners):
     # Each output pixel reads the input where its grid entry points (some
@@ -1358,7 +1358,7 @@ def test_grid_sample(mode, padding_mode, align_corners):
 
 
 @pytest.mark.parametrize("mode", ["bilinear", "nearest"])
-@pytest.mark.parametrize("padding_mode", ["zeros", "border"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align_corners", [False, True])
 def test_grid_sample_training_step(mode, padding_mode, align_corners):
     # grid_sampler_2d_backward: a spatial transformer whose grid comes from a
