@@ -49,7 +49,8 @@ _DTYPES = {
 # A complex tensor's parts (_Complex).
 _COMPLEX_PARTS = {torch.complex64: "f32", torch.complex128: "f64"}
 # Ops applied to a complex tensor part by part (linear in it: views, copies,
-# sums, concatenation, selection; a real operand is a factor or an index).
+# sums, concatenation, selection; a real operand is an index or a condition,
+# or a value whose imaginary part is 0 in cat / stack / where / *_scatter).
 _COMPLEX_BY_PARTS = {
     "view", "reshape", "_unsafe_view", "permute", "transpose", "t", "slice", "select",
     "unsqueeze", "squeeze", "expand", "cat", "stack", "clone", "alias", "flip", "roll",
@@ -58,7 +59,7 @@ _COMPLEX_BY_PARTS = {
     "flatten", "zeros_like", "slice_scatter", "select_scatter", "where", "diagonal",
     "unfold", "gather", "movedim", "resolve_conj", "resolve_neg", "expand_copy",
     "permute_copy", "view_copy", "select_copy", "slice_copy", "transpose_copy",
-    "unsqueeze_copy", "squeeze_copy", "alias_copy", "mul", "div"}
+    "unsqueeze_copy", "squeeze_copy", "alias_copy"}
 # Ops with their own complex lowering (Lowering.complex_<name>).
 _COMPLEX_OWN = {"add", "sub", "mul", "div", "abs", "real", "imag", "conj", "_conj", "copy",
                 "conj_physical", "view_as_real", "_fft_c2c", "_fft_c2r", "_to_copy", "angle"}
@@ -5121,15 +5122,13 @@ class _Importer:
                                       lambda args, o: ([], args[0])))
         return _Complex(*out)
 
-    def op_polar(self, node, abs, angle):
-        """abs (cos angle + i sin angle)."""
-        def f(which):
-            def g(bb, ops):
-                (m, _), (t, _) = ops
-                return (bb.bin("mulf", None, m, bb.un("math.cos", t)),
-                        bb.bin("mulf", None, m, bb.un("math.sin", t)))
-            return g
-        return self._parts_elementwise(node, [abs, angle], f(0))
+    def op_polar(self, node, magnitude, angle):
+        """magnitude (cos angle + i sin angle)."""
+        def f(bb, ops):
+            (m, _), (t, _) = ops
+            return (bb.bin("mulf", None, m, bb.un("math.cos", t)),
+                    bb.bin("mulf", None, m, bb.un("math.sin", t)))
+        return self._parts_elementwise(node, [magnitude, angle], f)
 
     def complex__to_copy(self, node, a, **kwargs):
         return self._complex_copy(node, a, self._complex_part_type(node))
