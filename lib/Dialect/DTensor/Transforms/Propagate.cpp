@@ -2489,9 +2489,9 @@ struct DTensorPropagatePass
   /// Lookahead's demands (collectDemands, just after the first analysis)
   /// carried back through ops that only followed an operand: where an op
   /// took an operand as it was, gave its result that operand's type and
-  /// spec, and every use of the result asks one other spec, the operand is
-  /// asked for that spec instead (in reverse program order, so through
-  /// chains). The case: a variance's Partial sum scaled by 1/N, then
+  /// spec (any type, when the specs asked shard no dim), and every use of
+  /// the result asks one other spec, the operand is asked for that spec
+  /// instead (in reverse program order, so through chains). The case: a variance's Partial sum scaled by 1/N, then
   /// `rsqrt`, then read whole by a batch-sharded normalization. Each op
   /// follows its operand in the first analysis, so lookahead, one user
   /// deep, saw no cost in reduce-scattering the sum and gathering the
@@ -2546,12 +2546,39 @@ struct DTensorPropagatePass
       }
       if (!all || wants.empty() || (wants.size() == 1 && wants[0] == have))
         continue;
+      // A spec that shards no dim (replicated, or Partial) means the same
+      // for an operand of another shape: such demands are also carried
+      // through ops that took an operand of as many elements as the result
+      // as it was and made no Partial of it, whatever the result's shape and
+      // spec (reshapes that renumber the sharded dim, casts, element-wise
+      // ops with broadcast operands: a batch norm's channel statistics
+      // expanded to 1 x C x 1 x 1 and collapsed to C x 1 x 1 before they
+      // are gathered).
+      auto shardsNothing = [](SpecAttr w, int64_t rank) {
+        return llvm::none_of(w.getNormalizedPlacements(rank),
+                             [](const Placement &p) { return p.isShard(); });
+      };
+      bool shapeFree = llvm::all_of(
+          wants, [&](SpecAttr w) { return shardsNothing(w, type.getRank()); });
+      bool madePartial = llvm::any_of(
+          have.getNormalizedPlacements(type.getRank()),
+          [](const Placement &p) { return p.isPartial(); });
       for (OpOperand &operand : op->getOpOperands()) {
-        if (demands.lookup(&operand) != have || specOf(operand.get()) != have)
+        SpecAttr given = specOf(operand.get());
+        if (!given || demands.lookup(&operand) != given)
           continue;
         auto t = llvm::dyn_cast<RankedTensorType>(operand.get().getType());
-        if (!t || t.getShape() != type.getShape() ||
-            t.getElementType() != type.getElementType())
+        if (!t)
+          continue;
+        bool same = given == have && t.getShape() == type.getShape() &&
+                    t.getElementType() == type.getElementType();
+        // (Only where the operand holds the result's elements, rearranged:
+        // past a contraction, asking the operand whole would mean computing
+        // the op whole everywhere, which the third analysis would price and
+        // almost always reject, an analysis spent for nothing.)
+        bool rearranged = t.hasStaticShape() && type.hasStaticShape() &&
+                          t.getNumElements() == type.getNumElements();
+        if (!same && !(shapeFree && !madePartial && rearranged))
           continue;
         deep[&operand] = wants;
         changed = true;
