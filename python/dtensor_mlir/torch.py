@@ -4376,18 +4376,13 @@ class _Importer:
             scale_factors = [f if f is not None else 0 for f in scale_factors]
         # Half types in float, rounded once at the end (PyTorch's opmath).
         work = "f64" if et == "f64" else "f32"
-        np_t = {"f32": np.float32, "f64": np.float64}[work]
         out = v if v.et == work else self._unary_value_typed(
             v, work, lambda bb, x: self._cast(bb, x, v.et, work))
         for axis in (2, 3):
             n_in, n_out = v.shape[axis], shape[axis]
-            if align_corners:
-                scale = np_t(n_in - 1) / np_t(n_out - 1) if n_out > 1 else np_t(0)
-            elif scale_factors and scale_factors[axis - 2] > 0:
-                scale = np_t(1.0 / scale_factors[axis - 2])
-            else:
-                scale = np_t(n_in) / np_t(n_out)
-            out = self._linear_resize(out, axis, n_out, float(scale), align_corners, work)
+            factor = scale_factors[axis - 2] if scale_factors else None
+            scale = self._area_scale(n_in, n_out, align_corners, factor, work)
+            out = self._linear_resize(out, axis, n_out, scale, align_corners, work)
         if work != et:
             out = self._unary_value_typed(out, et, lambda bb, x: self._cast(bb, x, work, et))
         return out
@@ -4440,28 +4435,45 @@ class _Importer:
 
     op_upsample_bilinear2d_vec = op_upsample_bilinear2d
 
-    def op_upsample_bilinear2d_backward(self, node, grad_output, output_size, input_size,
-                                        align_corners, scales_h=None, scales_w=None):
-        """The transpose of the two passes of bilinear resizing."""
+    @staticmethod
+    def _area_scale(n_in: int, n_out: int, align_corners: bool, factor, work: str) -> float:
+        """PyTorch's area_pixel_compute_scale, in the op math type `work`:
+        (In - 1) / (Out - 1) with align_corners, else 1 / the given scale
+        factor, else In / Out."""
+        np_t = {"f32": np.float32, "f64": np.float64}[work]
+        if align_corners:
+            return float(np_t(n_in - 1) / np_t(n_out - 1)) if n_out > 1 else 0.0
+        if factor:
+            return float(np_t(1.0 / factor))
+        return float(np_t(n_in) / np_t(n_out))
+
+    def _resize_gradient(self, node, grad_output, align_corners, scales, what: str,
+                         transposed_pass) -> _Value:
+        """A separable resize's gradient: `transposed_pass(v, axis, n_in,
+        scale, work)` along H then W, in float (f64 kept; half types
+        rounded once at the end, PyTorch's opmath)."""
         g = self.val(grad_output)
         shape, et = self._out(node)
+        if len(g.shape) != 4 or not _is_float(et):
+            self.fail(node, f"{what} resizing's gradient of a tensor that is not float N, C, H, W")
         work = "f64" if et == "f64" else "f32"
-        np_t = {"f32": np.float32, "f64": np.float64}[work]
         out = g if g.et == work else self._unary_value_typed(
             g, work, lambda bb, x: self._cast(bb, x, g.et, work))
-        for axis, factor in ((2, scales_h), (3, scales_w)):
+        for axis, factor in zip((2, 3), scales):
             n_in, n_out = shape[axis], g.shape[axis]
-            if align_corners:
-                scale = np_t(n_in - 1) / np_t(n_out - 1) if n_out > 1 else np_t(0)
-            elif factor:
-                scale = np_t(1.0 / factor)
-            else:
-                scale = np_t(n_in) / np_t(n_out)
-            out = self._linear_resize(out, axis, n_out, float(scale), align_corners, work,
-                                      n_in=n_in)
+            scale = self._area_scale(n_in, n_out, align_corners, factor, work)
+            out = transposed_pass(out, axis, n_in, scale, work)
         if work != et:
             out = self._unary_value_typed(out, et, lambda bb, x: self._cast(bb, x, work, et))
         return out
+
+    def op_upsample_bilinear2d_backward(self, node, grad_output, output_size, input_size,
+                                        align_corners, scales_h=None, scales_w=None):
+        """The transpose of the two passes of bilinear resizing."""
+        return self._resize_gradient(
+            node, grad_output, align_corners, (scales_h, scales_w), "bilinear",
+            lambda v, axis, n_in, scale, work: self._linear_resize(
+                v, axis, v.shape[axis], scale, align_corners, work, n_in=n_in))
 
     def op_upsample_bicubic2d_backward(self, node, grad_output, output_size, input_size,
                                        align_corners, scales_h=None, scales_w=None):
@@ -4470,27 +4482,10 @@ class _Importer:
         gradients of the (at most four) taps that read it, with PyTorch's
         cubic-convolution weights (A = -0.75) and its clamped taps at the
         borders."""
-        g = self.val(grad_output)
-        shape, et = self._out(node)
-        if len(g.shape) != 4 or not _is_float(et):
-            self.fail(node, "bicubic resizing's gradient of a tensor that is not float N, C, H, W")
-        work = "f64" if et == "f64" else "f32"
-        np_t = {"f32": np.float32, "f64": np.float64}[work]
-        out = g if g.et == work else self._unary_value_typed(
-            g, work, lambda bb, x: self._cast(bb, x, g.et, work))
-        for axis, factor in ((2, scales_h), (3, scales_w)):
-            n_in, n_out = shape[axis], g.shape[axis]
-            if align_corners:
-                scale = np_t(n_in - 1) / np_t(n_out - 1) if n_out > 1 else np_t(0)
-            elif factor:
-                scale = np_t(1.0 / factor)
-            else:
-                scale = np_t(n_in) / np_t(n_out)
-            out = self._cubic_resize_transposed(out, axis, n_in, float(scale), align_corners,
-                                                work)
-        if work != et:
-            out = self._unary_value_typed(out, et, lambda bb, x: self._cast(bb, x, work, et))
-        return out
+        return self._resize_gradient(
+            node, grad_output, align_corners, (scales_h, scales_w), "bicubic",
+            lambda v, axis, n_in, scale, work: self._cubic_resize_transposed(
+                v, axis, n_in, scale, align_corners, work))
 
     def _cubic_resize_transposed(self, v: _Value, axis: int, n_in: int, scale: float,
                                  align_corners: bool, et: str) -> _Value:

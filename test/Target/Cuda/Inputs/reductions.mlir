@@ -1,5 +1,5 @@
 // Reductions to few outputs, large enough that a GPU splits them into parts
-// (rt::reductionParts): every combining operation the emitter splits (sums,
+// (rt::reduce): every combining operation the emitter splits (sums,
 // products, max / min NaN-propagating and not, integer sums, products, min,
 // max and bitwise), f16, and a column reduction with a nonzero initial
 // value. Run by gpu-run.test (GPU) and Target/Cpp/mpi-run.test (CPU: one
