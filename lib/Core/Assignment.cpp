@@ -499,6 +499,7 @@ private:
 /// eliminated in the order that makes the smallest table next. Returns
 /// nullopt when a table would exceed `maxEntries` or the work `maxWork`
 /// (then the other methods decide).
+using SmallStride = std::vector<size_t>;
 struct Eliminated {
   std::vector<int> choice;
   /// The minimum of the model eliminated (time + lambda * bytes): when
@@ -506,12 +507,20 @@ struct Eliminated {
   double objective = 0;
   bool relaxed = false;
 };
-std::optional<Eliminated> eliminate(const AssignmentProblem &p,
-                                    size_t maxEntries, double maxWork,
-                                    double lambda) {
-  std::optional<FactorModel> model = buildFactors(p, maxEntries, maxWork, lambda);
-  if (!model)
+/// `built` is buildFactors' model at lambda 0 (time alone): a table's time
+/// at lambda is its time plus lambda per byte where legal (every table is a
+/// sum of moves, or a share of one), so the Lagrangian iterations build the
+/// tables once.
+std::optional<Eliminated> eliminate(const FactorModel &built, size_t maxEntries,
+                                    double maxWork, double lambda) {
+  std::optional<FactorModel> model = built;
+  if (model->work > maxWork)
     return std::nullopt;
+  if (lambda > 0)
+    for (Factor &f : model->factors)
+      for (size_t i = 0; i < f.time.size(); ++i)
+        if (isLegal(f.time[i]))
+          f.time[i] += lambda * f.bytes[i];
   std::vector<size_t> &domain = model->domain;
   std::vector<Factor> &factors = model->factors;
   size_t numNodes = model->numNodes, numModel = factors.size();
@@ -532,15 +541,28 @@ std::optional<Eliminated> eliminate(const AssignmentProblem &p,
                    double(used.size());
     if (model->work > maxWork)
       return std::nullopt;
+    // Per table consumed: the stride of the eliminated node in it, and per
+    // entry of the new table the index with that node's option 0.
+    SmallStride strides, bases;
+    for (int f : used) {
+      const Factor &u = factors[f];
+      size_t at = size_t(std::find(u.scope.begin(), u.scope.end(), best) -
+                         u.scope.begin());
+      strides.push_back(at < u.scope.size() ? u.stride[at] : 0);
+    }
+    bases.resize(used.size());
+    choice[best] = 0;
     forEachAssignment(domain, g->scope, choice, [&](size_t i) {
+      for (size_t k = 0; k < used.size(); ++k)
+        bases[k] = factors[used[k]].index(choice);
       double bt = AssignmentProblem::kInfinity, bb = 0;
       for (size_t o = 0; o < domain[best]; ++o) {
-        choice[best] = int(o);
         double t = 0, b = 0;
-        for (int f : used) {
-          size_t k = factors[f].index(choice);
-          t += factors[f].time[k];
-          b += factors[f].bytes[k];
+        for (size_t k = 0; k < used.size(); ++k) {
+          const Factor &u = factors[used[k]];
+          size_t at = bases[k] + o * strides[k];
+          t += u.time[at];
+          b += u.bytes[at];
         }
         if (lexLess(t, b, bt, bb)) {
           bt = t;
@@ -859,9 +881,15 @@ mlir::dtensor::solveAssignment(const AssignmentProblem &p,
     AssignmentSolution solution;
     double objective;
   };
+  // The tables, built once for every weight (nullopt: too large).
+  std::optional<std::optional<FactorModel>> built;
   auto solveAt = [&](double lambda) -> std::optional<Found> {
+    if (!built)
+      built = buildFactors(p, size_t(1) << 20, double(eliminationWork), 0);
+    if (!*built)
+      return std::nullopt;
     std::optional<Eliminated> e =
-        eliminate(p, size_t(1) << 20, double(eliminationWork), lambda);
+        eliminate(**built, size_t(1) << 20, double(eliminationWork), lambda);
     if (!e)
       return std::nullopt;
     AssignmentValue value = evaluateAssignment(p, e->choice);
@@ -901,31 +929,50 @@ mlir::dtensor::solveAssignment(const AssignmentProblem &p,
     // optimal when it meets the best lower bound, else it is the start of
     // the other methods.
     if (!within(free->solution.value)) {
-      double lo = 0, hi = -1;
-      double lambda = std::max(
-          (incumbent.value.time - free->solution.value.time) /
-              std::max(free->solution.value.bytes - p.bytesLimit, 1.0),
-          1e-12);
+      // The weights: where the lines time + lambda * bytes of the best
+      // known plan breaking the bound and of one keeping it cross (the
+      // maximum of the lower envelope they make, as a cutting-plane method
+      // takes it). The plan found there is a new line below both, which
+      // replaces the one on its side of the bound; or it is not, and the
+      // bound is the best the weights can give (the dual optimum).
+      double tLo = free->solution.value.time, bLo = free->solution.value.bytes;
+      bool haveHi = isLegal(incumbent.value.time);
+      double tHi = incumbent.value.time, bHi = incumbent.value.bytes;
+      double lambda = 0;
       for (int iteration = 0; iteration < 16; ++iteration) {
         if (seconds > 0 && std::chrono::duration<double>(
                                std::chrono::steady_clock::now() - start_)
                                    .count() > seconds)
           break;
+        lambda = haveHi ? std::max((tHi - tLo) / std::max(bLo - bHi, 1.0), 1e-12)
+                 : lambda > 0 ? lambda * 4
+                              : std::max(tLo, 1.0) /
+                                    std::max(bLo - p.bytesLimit, 1.0);
         std::optional<Found> s = solveAt(lambda);
         if (!s)
           break;
         bound = std::max(bound, s->objective - lambda * p.bytesLimit);
         consider(s->solution);
-        if (within(s->solution.value))
-          hi = lambda;
-        else
-          lo = lambda;
         if (proven()) {
           incumbent.optimal = true;
           incumbent.lowerBound = incumbent.value.time;
           return incumbent;
         }
-        lambda = hi < 0 ? lambda * 4 : (lo + hi) / 2;
+        const AssignmentValue &v = s->solution.value;
+        if (haveHi) {
+          double envelope = std::min(tLo + lambda * bLo, tHi + lambda * bHi);
+          if (!(s->objective <
+                envelope - kEps * std::max(1.0, std::fabs(envelope))))
+            break;
+        }
+        if (within(v)) {
+          haveHi = true;
+          tHi = v.time;
+          bHi = v.bytes;
+        } else {
+          tLo = v.time;
+          bLo = v.bytes;
+        }
       }
     }
     if (closeEnough()) {

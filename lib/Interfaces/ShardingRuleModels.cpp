@@ -190,7 +190,9 @@ struct LinalgRuleModel
     // static extent (the window) is recorded as a WindowedDim, and
     // partitioning fetches each rank's window; the window loops stay whole.
     // Anything else keeps every loop it mentions whole.
-    SmallVector<int64_t> extents = op.getStaticLoopRanges();
+    // (The loops' extents only where a compound index needs them: upstream
+    // computes them by inverting the maps.)
+    SmallVector<int64_t> extents;
     auto block = [&](unsigned k, AffineExpr e, size_t o, int64_t d,
                      StringRef what) {
       RuleFactor &f = rule.factors[k];
@@ -219,6 +221,8 @@ struct LinalgRuleModel
       for (auto [d, e] : llvm::enumerate(map.getResults())) {
         if (llvm::isa<AffineDimExpr, AffineConstantExpr>(e))
           continue;
+        if (extents.empty())
+          extents = op.getStaticLoopRanges();
         SmallVector<int64_t> coef(numLoops, 0);
         int64_t constant = 0;
         bool linear = decomposeLinear(e, coef, constant, 1);

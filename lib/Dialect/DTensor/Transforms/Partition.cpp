@@ -58,7 +58,9 @@ namespace {
 struct Context {
   ModuleOp module;
   SymbolTableCollection symbols;
-  llvm::DenseMap<Type, DistributedType> resolved;
+  /// (Held by pointer: resolveRef's references stay valid as more are
+  /// resolved.)
+  llvm::DenseMap<Type, std::unique_ptr<DistributedType>> resolved;
   llvm::DenseMap<Type, Type> locals;
   /// The local values replacing the results of API ops lowered so far. The
   /// ops stay (with their global types, which later lowerings read) until
@@ -70,13 +72,21 @@ struct Context {
   Value local(Value v) const { return lowered.lookup(v) ? lowered.lookup(v) : v; }
 
   FailureOr<DistributedType> resolve(RankedTensorType type, Operation *at) {
+    if (const DistributedType *t = resolveRef(type, at))
+      return *t;
+    return failure();
+  }
+  /// resolve without a copy (null when it fails, diagnosed at `at`).
+  const DistributedType *resolveRef(RankedTensorType type, Operation *at) {
     auto it = resolved.find(type);
     if (it != resolved.end())
-      return it->second;
+      return it->second.get();
     FailureOr<DistributedType> t = resolveDistributedType(type, at, symbols);
-    if (succeeded(t))
-      resolved.try_emplace(type, *t);
-    return t;
+    if (failed(t))
+      return nullptr;
+    auto [slot, fresh] = resolved.try_emplace(
+        type, std::make_unique<DistributedType>(std::move(*t)));
+    return slot->second.get();
   }
 
   /// The local type of `type`: its shard type when distributed, else
@@ -446,19 +456,19 @@ FailureOr<FactorSharding> analyzeRule(Operation *raw, const ShardingRule &rule,
                          : "result " + std::to_string(i - numPlaced);
   };
   SpecAttr anySpec;
-  std::vector<std::optional<DistributedType>> dist(numPlaced + numResults);
+  SmallVector<const DistributedType *, 6> dist(numPlaced + numResults, nullptr);
   for (size_t i = 0; i < numPlaced + numResults; ++i) {
     auto type = llvm::cast<RankedTensorType>(valueOf(i).getType());
     if (!getSpec(type))
       continue;
-    FailureOr<DistributedType> t = c.resolve(type, raw);
-    if (failed(t))
+    const DistributedType *t = c.resolveRef(type, raw);
+    if (!t)
       return failure();
     if (anySpec && t->spec.getView() != anySpec.getView())
       return raw->emitOpError()
              << "mixes distributed operands on different meshes or views";
     anySpec = t->spec;
-    dist[i] = *t;
+    dist[i] = t;
   }
   if (!anySpec)
     return raw->emitOpError() << "has distributed results but no distributed "

@@ -231,8 +231,12 @@ std::vector<Placements> everyPlacement(int64_t meshRank, int64_t rank,
 }
 
 struct Candidate {
+  /// Per placed operand and result, its placements; filled when the
+  /// candidate is priced (enumeration ranks candidates by their factors'
+  /// rows alone, and most are never priced).
   std::vector<Placements> placed;
-  std::vector<int64_t> factors; // per mesh dim: a factor, kNoFactor or kReplicateAll
+  /// Per mesh dim: a factor, kNoFactor or kReplicateAll.
+  SmallVector<int64_t, 4> factors;
   double cost = 0;
   /// The part of `cost` spent redistributing operands (the rest is the cost
   /// of reaching the results' targets).
@@ -3510,46 +3514,67 @@ struct DTensorPropagatePass
     std::vector<Candidate> candidates;
     std::vector<int64_t> choice(meshRank, kNoFactor);
     std::string divisibilityError;
-    std::function<void(int64_t)> enumerate = [&](int64_t m) {
-      if (m == meshRank) {
-        // Legal rows and divisibility first: most combinations fail one.
-        for (int64_t d = 0; d < meshRank; ++d)
-          if (!rowOf(d, choice[d]))
-            return;
+    // Enumeration reads the rows in place (a candidate's placements are
+    // built only when it is priced): per mesh dim its legal choices, and per
+    // choice what each placed operand and result gets there.
+    struct RowInfo {
+      int64_t factor;
+      const std::vector<Placement> *row;
+    };
+    std::vector<SmallVector<RowInfo, 6>> legal(meshRank);
+    for (int64_t d = 0; d < meshRank; ++d)
+      for (int64_t f = maskedRows[d] ? kMaskedLookup : kReplicateAll;
+           f < numFactors; ++f)
+        if (const auto &row = rowOf(d, f))
+          legal[d].push_back({f, &*row});
+    SmallVector<size_t, 4> at(meshRank, 0);
+    bool any = llvm::all_of(legal, [](const auto &l) { return !l.empty(); });
+    while (any) {
+      for (int64_t d = 0; d < meshRank; ++d)
+        choice[d] = legal[d][at[d]].factor;
+      // The next combination (the last mesh dim fastest, as before).
+      auto advance = [&]() {
+        for (int64_t d = meshRank - 1; d >= 0; --d) {
+          if (++at[d] < legal[d].size())
+            return true;
+          at[d] = 0;
+        }
+        return false;
+      };
+      auto consider = [&]() {
         if (!divisibilityHolds(rule, choice, view->shape, divisibilityError))
           return;
         Candidate c;
-        c.factors = choice;
-        c.placed.assign(numPlaced + numResults, Placements(meshRank));
-        for (int64_t d = 0; d < meshRank; ++d) {
-          const auto &row = *rowOf(d, choice[d]);
-          for (size_t o = 0; o < numPlaced + numResults; ++o)
-            c.placed[o][d] = row[o];
-        }
         for (size_t o = 0; o < numPlaced + numResults; ++o) {
           // One Partial kind per spec.
           std::optional<ReduceKind> kind;
-          for (const Placement &p : c.placed[o])
+          int64_t changed = 0;
+          for (int64_t d = 0; d < meshRank; ++d) {
+            const Placement &p = (*legal[d][at[d]].row)[o];
             if (p.isPartial()) {
               if (kind && *kind != p.reduce)
                 return;
               kind = p.reduce;
             }
+            if (o < numPlaced && p != canonical[o][d])
+              ++changed;
+          }
           if (o >= numPlaced)
             continue;
           if (!annotated[o] && !rule.isInit(o) && kind)
             return; // a plain input cannot become a Partial
-          if (c.placed[o] != canonical[o] && (pays[o] || !rule.isInit(o))) {
+          if (changed && (pays[o] || !rule.isInit(o))) {
             ++c.moves;
-            for (int64_t d = 0; d < meshRank; ++d)
-              c.changedDims += c.placed[o][d] != canonical[o][d];
+            c.changedDims += changed;
             c.moved = std::min(c.moved, annotated[o] ? held[o] : kNoPriority);
           }
         }
+        c.factors.assign(choice.begin(), choice.end());
         // The largest local output: chunk 0 at every level.
-        Shape sizes(outType.getShape().begin(), outType.getShape().end());
+        SmallVector<int64_t, 4> sizes(outType.getShape().begin(),
+                                      outType.getShape().end());
         for (int64_t d = 0; d < meshRank; ++d) {
-          const Placement &p = c.placed[numPlaced][d];
+          const Placement &p = (*legal[d][at[d]].row)[numPlaced];
           if (p.isShard())
             sizes[p.dim] = (sizes[p.dim] + view->shape[d] - 1) / view->shape[d];
         }
@@ -3558,20 +3583,27 @@ struct DTensorPropagatePass
           c.outputElements *= v;
         c.index = int64_t(candidates.size());
         candidates.push_back(std::move(c));
+      };
+      consider();
+      any = advance();
+    }
+    // A candidate's placements, from its factors' rows.
+    auto place = [&](Candidate &c) {
+      if (!c.placed.empty())
         return;
-      }
-      for (int64_t f = maskedRows[m] ? kMaskedLookup : kReplicateAll;
-           f < numFactors; ++f) {
-        choice[m] = f;
-        enumerate(m + 1);
+      c.placed.assign(numPlaced + numResults, Placements(meshRank));
+      for (int64_t d = 0; d < meshRank; ++d) {
+        const auto &row = *rowOf(d, c.factors[d]);
+        for (size_t o = 0; o < numPlaced + numResults; ++o)
+          c.placed[o][d] = row[o];
       }
     };
-    enumerate(0);
 
     auto price = [&](Candidate &c) {
       if (c.priced)
         return;
       c.priced = true;
+      place(c);
       for (size_t o = 0; o < numPlaced; ++o)
         if (pays[o] && c.placed[o] != canonical[o])
         {
@@ -3641,27 +3673,30 @@ struct DTensorPropagatePass
     auto bestCase = [](const Candidate &k) {
       return std::make_tuple(-k.moved, k.moves > 0);
     };
-    std::stable_sort(candidates.begin(), candidates.end(),
-                     [&](const Candidate &a, const Candidate &b) {
-                       return bestCase(a) < bestCase(b);
+    SmallVector<Candidate *, 32> byBestCase;
+    for (Candidate &c : candidates)
+      byBestCase.push_back(&c);
+    std::stable_sort(byBestCase.begin(), byBestCase.end(),
+                     [&](const Candidate *a, const Candidate *b) {
+                       return bestCase(*a) < bestCase(*b);
                      });
-    std::optional<Candidate> best;
-    for (Candidate &c : candidates) {
-      if (best && bestCase(*best) < bestCase(c))
+    Candidate *best = nullptr;
+    for (Candidate *c : byBestCase) {
+      if (best && bestCase(*best) < bestCase(*c))
         break;
-      price(c);
-      if (!std::isfinite(c.cost))
+      price(*c);
+      if (!std::isfinite(c->cost))
         continue;
-      if (!best || rank(c) < rank(*best))
+      if (!best || rank(*c) < rank(*best))
         best = c;
     }
     if (best && force) {
       // The search's choice, when legal and not against a stronger hint.
       for (Candidate &c : candidates)
-        if (c.factors == *force) {
+        if (llvm::equal(c.factors, *force)) {
           price(c);
           if (std::isfinite(c.cost) && c.moved >= best->moved)
-            best = c;
+            best = &c;
           break;
         }
     }
@@ -3691,7 +3726,7 @@ struct DTensorPropagatePass
         if (llvm::is_contained(seen, r))
           continue;
         seen.push_back(std::move(r));
-        offered.push_back(c->factors);
+        offered.emplace_back(c->factors.begin(), c->factors.end());
       }
       if (recordAlternatives)
         for (const std::vector<int64_t> &f : offered)
@@ -3718,7 +3753,7 @@ struct DTensorPropagatePass
         markPaid(v, spec, op->getBlock());
       }
     if (!tables.empty() || !rule.windows.empty())
-      chosenFactors[op] = best->factors;
+      chosenFactors[op].assign(best->factors.begin(), best->factors.end());
     for (auto [i, t] : llvm::enumerate(tables)) {
       bool masked = int(i) == maskedTable;
       Placements need = tableNeed(t, masked, best->factors, loopRanges);
@@ -3783,7 +3818,7 @@ struct DTensorPropagatePass
                  std::move(movedOperands)};
       for (size_t r = 0; r < numResults; ++r)
         d.results.push_back(specWith(like, best->placed[numPlaced + r]));
-      d.factors = best->factors;
+      d.factors.assign(best->factors.begin(), best->factors.end());
       d.windowed = !rule.windows.empty();
       decisions.emplace(std::move(cacheKey), std::move(d)); // keeps a first entry
     }
