@@ -301,21 +301,57 @@ bool verifyPlacementsForMesh(const Placements &ps, int64_t meshRank,
   return true;
 }
 
+namespace {
+/// Whether the shards of tensor dim `dim` in `ps` take the default order
+/// (each explicit order equal to its shard's position among them, mesh dims
+/// left to right).
+bool defaultOrder(const Placements &ps, int64_t dim) {
+  int64_t next = 0;
+  for (const Placement &q : ps)
+    if (q.isShard(dim)) {
+      if (q.order >= 0 && q.order != next)
+        return false;
+      ++next;
+    }
+  return true;
+}
+/// The order of `ps[m]` once default orders are dropped.
+int64_t effectiveOrder(const Placements &ps, size_t m) {
+  const Placement &p = ps[m];
+  if (!p.isShard() || p.order < 0 || defaultOrder(ps, p.dim))
+    return -1;
+  return p.order;
+}
+} // namespace
+
+/// dropDefaultOrders in place: an order set to -1 keeps its dim's order
+/// default, so the later shards of that dim see the same answer.
+void dropDefaultOrdersInPlace(Placements &ps) {
+  for (Placement &p : ps)
+    if (p.isShard() && p.order >= 0 && defaultOrder(ps, p.dim))
+      p.order = -1;
+}
+
 Placements dropDefaultOrders(const Placements &ps) {
   Placements out = ps;
-  std::map<int64_t, bool> isDefault;
-  std::map<int64_t, int64_t> next;
-  for (const Placement &p : out)
-    if (p.isShard()) {
-      isDefault.emplace(p.dim, true);
-      if (p.order >= 0 && p.order != next[p.dim])
-        isDefault[p.dim] = false;
-      ++next[p.dim];
-    }
-  for (Placement &p : out)
-    if (p.isShard() && isDefault[p.dim])
-      p.order = -1;
+  dropDefaultOrdersInPlace(out);
   return out;
+}
+
+bool sameIgnoringDefaultOrders(const Placements &a, const Placements &b) {
+  if (a.size() != b.size())
+    return false;
+  for (size_t m = 0; m < a.size(); ++m) {
+    const Placement &p = a[m], &q = b[m];
+    if (p.kind != q.kind)
+      return false;
+    if (p.isPartial() && p.reduce != q.reduce)
+      return false;
+    if (p.isShard() &&
+        (p.dim != q.dim || effectiveOrder(a, m) != effectiveOrder(b, m)))
+      return false;
+  }
+  return true;
 }
 
 Placements normalizeShardDims(const Placements &ps, int64_t rank) {
@@ -326,8 +362,17 @@ Placements normalizeShardDims(const Placements &ps, int64_t rank) {
   return out;
 }
 
+void normalizePlacementsInPlace(Placements &ps, int64_t rank) {
+  for (Placement &p : ps)
+    if (p.isShard() && p.dim < 0)
+      p.dim += rank;
+  dropDefaultOrdersInPlace(ps);
+}
+
 Placements normalizePlacements(const Placements &ps, int64_t rank) {
-  return dropDefaultOrders(normalizeShardDims(ps, rank));
+  Placements out = ps;
+  normalizePlacementsInPlace(out, rank);
+  return out;
 }
 
 std::vector<int64_t> shardOrder(const Placements &ps, int64_t dim) {

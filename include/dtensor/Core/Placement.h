@@ -110,6 +110,9 @@ bool verifyPlacementsForMesh(const Placements &ps, int64_t meshRank,
 /// right), grouping shards by their dim as written.
 Placements dropDefaultOrders(const Placements &ps);
 
+/// dropDefaultOrders(a) == dropDefaultOrders(b), without making either.
+bool sameIgnoringDefaultOrders(const Placements &a, const Placements &b);
+
 /// Returns the placements with shard dims made non-negative (d + rank), orders
 /// untouched. Requires dims verified for the rank.
 Placements normalizeShardDims(const Placements &ps, int64_t rank);
@@ -118,6 +121,8 @@ Placements normalizeShardDims(const Placements &ps, int64_t rank);
 /// orders dropped where they equal the default (left to right), so that two
 /// spellings of one layout compare equal. Requires verified input.
 Placements normalizePlacements(const Placements &ps, int64_t rank);
+/// normalizePlacements of `ps`, in place.
+void normalizePlacementsInPlace(Placements &ps, int64_t rank);
 
 /// The mesh dims that shard tensor dim `dim`, in the order they are applied.
 /// Requires normalized, verified placements.

@@ -340,8 +340,9 @@ LogicalResult SpecAttr::verifyEncoding(
 }
 
 Placements SpecAttr::getNormalizedPlacements(int64_t rank) const {
-  return normalizePlacements(
-      Placements(getPlacements().begin(), getPlacements().end()), rank);
+  Placements ps(getPlacements().begin(), getPlacements().end());
+  normalizePlacementsInPlace(ps, rank);
+  return ps;
 }
 
 SpecAttr mlir::dtensor::getSpec(Type type) {

@@ -574,6 +574,7 @@ struct DTensorPropagatePass
     decisions.clear();
     structuralKeys.clear();
     recomputables.clear();
+    narrowPrices.clear(); // keyed by values and attributes of this module
     paidMoves.clear();
     forced.clear();
     forcedOps.clear();
@@ -773,14 +774,45 @@ struct DTensorPropagatePass
     Operation *producer = res.getOwner();
     if (producer->getBlock() != consumer->getBlock())
       return kInf;
+    // Asked again for every candidate and analysis: the answer depends on
+    // the producer's operand specs (a uniqued attribute) where they give
+    // every operand's, and on `like` and `to`.
+    auto specs = producer->getAttrOfType<ArrayAttr>(kOperandSpecsAttr);
+    MoveKey key;
+    if (specs) {
+      key.push_back(int64_t(reinterpret_cast<uintptr_t>(v.getAsOpaquePointer())));
+      key.push_back(int64_t(reinterpret_cast<uintptr_t>(specs.getAsOpaquePointer())));
+      key.push_back(int64_t(reinterpret_cast<uintptr_t>(like.getAsOpaquePointer())));
+      for (const Placement &p : to)
+        key.push_back((int64_t(p.kind) << 48) | (int64_t(p.reduce) << 40) |
+                      ((p.dim & 0xff) << 8) | (p.order & 0xff));
+      if (auto it = narrowPrices.find(key); it != narrowPrices.end())
+        return it->second;
+    }
+    bool cacheable = bool(specs);
+    double price = narrowPriceUncached(view, producer, v, like, to, specs,
+                                       cacheable);
+    if (cacheable)
+      narrowPrices.emplace(std::move(key), price);
+    return price;
+  }
+  /// narrowPrice's answers (see there); cleared with the pass's caches.
+  std::unordered_map<MoveKey, double, MoveKeyHash> narrowPrices;
+  double narrowPriceUncached(const ResolvedMeshView &view, Operation *producer,
+                             Value v, SpecAttr like, const Placements &to,
+                             ArrayAttr specs, bool &cacheable) {
+    constexpr double kInf = std::numeric_limits<double>::infinity();
     const std::optional<ShardingRule> &rule = recomputableRuleOf(producer);
+    // (A rule that depends on what is distributed now is asked afresh.)
+    if (auto it = recomputables.find(producer);
+        it == recomputables.end() || it->second.readsOuter)
+      cacheable = false;
     if (!rule)
       return kInf;
     std::optional<std::vector<Placements>> need =
         operandPlacementsForResult(*rule, dropDefaultOrders(to));
     if (!need)
       return kInf;
-    auto specs = producer->getAttrOfType<ArrayAttr>(kOperandSpecsAttr);
     double sum = 0;
     for (size_t o = 0; o < rule->numOperands(); ++o) {
       OpOperand &operand = producer->getOpOperand(rule->operands[o]);
@@ -793,8 +825,10 @@ struct DTensorPropagatePass
       SpecAttr have;
       if (specs && operand.getOperandNumber() < specs.size())
         have = llvm::dyn_cast<SpecAttr>(specs[operand.getOperandNumber()]);
-      if (!have)
+      if (!have) {
         have = specOf(operand.get());
+        cacheable = false; // the analysis's spec of the operand, not the op's
+      }
       if (!have)
         continue; // a plain input: each rank slices it
       if (have.getView() != like.getView())
@@ -1791,7 +1825,7 @@ struct DTensorPropagatePass
             states.push_back(std::move(ps));
         for (Placements &ps : states) {
           bool seen = llvm::any_of(n.options, [&](const WholeOption &o) {
-            return dropDefaultOrders(o.placed[0]) == dropDefaultOrders(ps);
+            return sameIgnoringDefaultOrders(o.placed[0], ps);
           });
           if (seen)
             continue;
@@ -3230,7 +3264,7 @@ struct DTensorPropagatePass
       if (!have || !type || !like || have.getView() != like.getView())
         return;
       Placements from = have.getNormalizedPlacements(type.getRank());
-      if (dropDefaultOrders(from) == dropDefaultOrders(to))
+      if (sameIgnoringDefaultOrders(from, to))
         return;
       SpecAttr want = specWith(like, to);
       if (!seen.insert({v.getAsOpaquePointer(), want.getAsOpaquePointer(),
@@ -3259,7 +3293,7 @@ struct DTensorPropagatePass
               auto type = llvm::cast<RankedTensorType>(r.getType());
               Placements from = computed.getNormalizedPlacements(type.getRank());
               Placements to = s.getNormalizedPlacements(type.getRank());
-              if (dropDefaultOrders(from) != dropDefaultOrders(to))
+              if (!sameIgnoringDefaultOrders(from, to))
                 if (const std::optional<ResolvedMeshView> &view = viewOf(s, op))
                   bytes += movePrice(*view, type, from, to).second;
             }
@@ -3632,7 +3666,7 @@ struct DTensorPropagatePass
                 (!layout || layout->distinctSizes(shape, need[m].dim).front() == 0))
               c.moveCost = std::numeric_limits<double>::infinity();
         }
-        if (dropDefaultOrders(need) == dropDefaultOrders(t.have) ||
+        if (sameIgnoringDefaultOrders(need, t.have) ||
             alreadyPaid(t.table, specWith(like, need), op->getBlock()))
           continue;
         c.moveCost += priceOf(*view, t.type, t.have, need);
@@ -3643,7 +3677,7 @@ struct DTensorPropagatePass
       for (size_t r = 0; r < numResults; ++r)
         if (targets[r]) {
           Placements have = c.placed[numPlaced + r];
-          if (dropDefaultOrders(have) != dropDefaultOrders(*targets[r]))
+          if (!sameIgnoringDefaultOrders(have, *targets[r]))
             c.moved = std::min(c.moved, targetStrength[r]);
           double move = priceOf(
               *view, llvm::cast<RankedTensorType>(op->getResult(r).getType()),
@@ -3757,7 +3791,7 @@ struct DTensorPropagatePass
     for (auto [i, t] : llvm::enumerate(tables)) {
       bool masked = int(i) == maskedTable;
       Placements need = tableNeed(t, masked, best->factors, loopRanges);
-      if (dropDefaultOrders(need) != dropDefaultOrders(t.have))
+      if (!sameIgnoringDefaultOrders(need, t.have))
         markPaid(t.table, specWith(like, need), op->getBlock());
       if (explain && masked && llvm::is_contained(best->factors, kMaskedLookup))
         llvm::raw_string_ostream(log)
@@ -3771,7 +3805,7 @@ struct DTensorPropagatePass
       for (size_t r = 0; r < numResults; ++r) {
         const Placements &have = best->placed[numPlaced + r];
         if (!targets[r] ||
-            dropDefaultOrders(have) == dropDefaultOrders(*targets[r]))
+            sameIgnoringDefaultOrders(have, *targets[r]))
           continue;
         llvm::raw_string_ostream os(log);
         os << "dtensor-propagate: " << op->getName() << " at " << op->getLoc()
@@ -3798,7 +3832,7 @@ struct DTensorPropagatePass
           auto type = llvm::cast<RankedTensorType>(hint.getType());
           Placements want = getSpec(type).getNormalizedPlacements(type.getRank());
           const Placements &have = best->placed[numPlaced + r];
-          if (dropDefaultOrders(want) == dropDefaultOrders(have))
+          if (sameIgnoringDefaultOrders(want, have))
             continue;
           llvm::raw_string_ostream(log)
               << "dtensor-propagate: hint at " << hint.getLoc() << " (priority "
@@ -3838,11 +3872,10 @@ struct DTensorPropagatePass
     int64_t followed = kNoPriority;
     for (size_t o = 0; o < numPlaced; ++o) {
       operandSpecs[rule.operands[o]] = specWith(like, c.placed[o]);
-      if (annotated[o] && dropDefaultOrders(c.placed[o]) ==
-                              dropDefaultOrders(current[o]))
+      if (annotated[o] && sameIgnoringDefaultOrders(c.placed[o], current[o]))
         followed = std::min(followed, held[o]);
       if (!explain || !annotated[o] || rule.isInit(o) ||
-          dropDefaultOrders(c.placed[o]) == dropDefaultOrders(current[o]))
+          sameIgnoringDefaultOrders(c.placed[o], current[o]))
         continue;
       Value v = op->getOperand(rule.operands[o]);
       auto type = llvm::cast<RankedTensorType>(v.getType());

@@ -29,6 +29,9 @@ LogicalResult mlir::dtensor::verifyDistributedTypes(Operation *root) {
   // Types found valid once are valid everywhere (meshes are module-level
   // symbols); a program's few distinct types are checked once each.
   llvm::DenseSet<Type> valid;
+  // A spec's validity depends on the spec and the rank only: tensors of
+  // many shapes (every layer its own width) share the check.
+  llvm::DenseSet<std::pair<Attribute, int64_t>> validSpecs;
   root->walk([&](Operation *op) {
     // Each distinct type once per op: one diagnostic per mistake.
     llvm::SmallDenseSet<Type, 8> seen;
@@ -40,11 +43,14 @@ LogicalResult mlir::dtensor::verifyDistributedTypes(Operation *root) {
       };
       if (SpecAttr spec = getSpec(type)) {
         auto tensor = llvm::cast<RankedTensorType>(type);
+        std::pair<Attribute, int64_t> key{spec, tensor.getRank()};
+        if (validSpecs.contains(key))
+          return;
         if (failed(verifySpecForMesh(op, spec, tensor.getRank(), symbols,
                                      emitError)))
           failedAny = true;
         else
-          valid.insert(type);
+          validSpecs.insert(key);
       } else if (auto mesh = llvm::dyn_cast<DeviceMeshType>(type)) {
         if (failed(resolveMeshView(op, mesh.getView(), symbols, emitError)))
           failedAny = true;
@@ -71,9 +77,10 @@ LogicalResult mlir::dtensor::verifyDistributedTypes(Operation *root) {
 /// Checks one of propagation's spec lists on `op`: an array with one entry
 /// per value of `values`, each a unit (no requirement) or a spec valid for
 /// that value's tensor type and mesh.
-static LogicalResult verifySpecList(Operation *op, StringRef name,
-                                    TypeRange values, StringRef what,
-                                    SymbolTableCollection &symbols) {
+static LogicalResult
+verifySpecList(Operation *op, StringRef name, TypeRange values, StringRef what,
+               SymbolTableCollection &symbols,
+               llvm::DenseSet<std::pair<Attribute, int64_t>> &validSpecs) {
   Attribute raw = op->getDiscardableAttr(name);
   if (!raw)
     return success();
@@ -96,10 +103,14 @@ static LogicalResult verifySpecList(Operation *op, StringRef name,
     if (!tensor)
       return op->emitError() << "'" << name << "' gives a spec to " << what
                              << " " << i << ", which is not a ranked tensor";
+    std::pair<Attribute, int64_t> key{spec, tensor.getRank()};
+    if (validSpecs.contains(key))
+      continue; // (valid for every op: it depends on the spec and rank)
     if (failed(verifySpecForMesh(op, spec, tensor.getRank(), symbols, [&]() {
           return op->emitError() << "in '" << name << "' entry " << i << ": ";
         })))
       return failure();
+    validSpecs.insert(key);
   }
   return success();
 }
@@ -107,6 +118,7 @@ static LogicalResult verifySpecList(Operation *op, StringRef name,
 LogicalResult mlir::dtensor::verifyPropagationAttrs(Operation *root) {
   SymbolTableCollection symbols;
   bool failedAny = false;
+  llvm::DenseSet<std::pair<Attribute, int64_t>> validSpecs;
   root->walk([&](Operation *op) {
     if (op->getRawDictionaryAttrs().empty())
       return;
@@ -125,11 +137,11 @@ LogicalResult mlir::dtensor::verifyPropagationAttrs(Operation *root) {
     TypeRange resultTypes =
         fn ? TypeRange(fn.getResultTypes()) : TypeRange(op->getResultTypes());
     if (failed(verifySpecList(op, kOperandSpecsAttr, op->getOperandTypes(),
-                              "operand", symbols)) ||
+                              "operand", symbols, validSpecs)) ||
         failed(verifySpecList(op, kResultSpecsAttr, resultTypes, "result",
-                              symbols)) ||
+                              symbols, validSpecs)) ||
         failed(verifySpecList(op, kArgSpecsAttr, argTypes, "argument",
-                              symbols)))
+                              symbols, validSpecs)))
       failedAny = true;
   });
   return failure(failedAny);
