@@ -81,13 +81,25 @@ struct Context {
     auto it = resolved.find(type);
     if (it != resolved.end())
       return it->second.get();
-    FailureOr<DistributedType> t = resolveDistributedType(type, at, symbols);
-    if (failed(t))
-      return nullptr;
-    auto [slot, fresh] = resolved.try_emplace(
-        type, std::make_unique<DistributedType>(std::move(*t)));
+    // The view and layout depend on the spec and rank, not the shape: a
+    // type of another shape with the same spec takes them from it.
+    std::pair<Attribute, int64_t> key{getSpec(type), type.getRank()};
+    std::unique_ptr<DistributedType> made;
+    if (const DistributedType *like = bySpec.lookup(key)) {
+      made = std::make_unique<DistributedType>(
+          DistributedType{type, like->spec, like->view, like->layout});
+    } else {
+      FailureOr<DistributedType> t = resolveDistributedType(type, at, symbols);
+      if (failed(t))
+        return nullptr;
+      made = std::make_unique<DistributedType>(std::move(*t));
+      bySpec[key] = made.get();
+    }
+    auto [slot, fresh] = resolved.try_emplace(type, std::move(made));
     return slot->second.get();
   }
+  /// The first type resolved per (spec, rank) (owned by `resolved`).
+  llvm::DenseMap<std::pair<Attribute, int64_t>, const DistributedType *> bySpec;
 
   /// The local type of `type`: its shard type when distributed, else
   /// itself. Distributed types were all resolved (and diagnosed) while

@@ -381,7 +381,11 @@ struct DTensorPropagatePass
     bool windowed = false;
   };
   std::unordered_map<std::string, Decision> decisions;
+  /// Per op, its structural key interned: 8 bytes naming the distinct
+  /// structure (appendStructuralKey's string, hundreds of bytes, is built
+  /// once per op and numbered by `structuralIds`).
   llvm::DenseMap<Operation *, std::string> structuralKeys;
+  llvm::StringMap<int64_t> structuralIds;
 
   /// Moves already paid in this analysis: a value moved to a spec for an op
   /// in a block. A later op of the same block that needs the value in the
@@ -448,10 +452,16 @@ struct DTensorPropagatePass
     // The structural part does not change between analyses (it leaves out
     // the specs they record): built once per op.
     auto [cached, fresh] = structuralKeys.try_emplace(op);
-    if (fresh)
-      appendStructuralKey(cached->second, op);
-    std::string key = cached->second;
-    auto put = [&](int64_t v) { key.append(reinterpret_cast<char *>(&v), 8); };
+    if (fresh) {
+      std::string structure;
+      appendStructuralKey(structure, op);
+      int64_t id =
+          structuralIds.try_emplace(structure, int64_t(structuralIds.size()))
+              .first->second;
+      cached->second.assign(reinterpret_cast<const char *>(&id), 8);
+    }
+    SmallVector<int64_t, 32> words;
+    auto put = [&](int64_t v) { words.push_back(v); };
     for (Value v : op->getOperands()) {
       put(reinterpret_cast<intptr_t>(chosen.lookup(v).getAsOpaquePointer()));
       put(strengthOf(v));
@@ -472,6 +482,10 @@ struct DTensorPropagatePass
       put(hasDistributeUser(r));
       put(-3);
     }
+    std::string key;
+    key.reserve(cached->second.size() + 8 * words.size() + 64);
+    key.append(cached->second);
+    key.append(reinterpret_cast<const char *>(words.data()), 8 * words.size());
     return key;
   }
 
@@ -573,6 +587,7 @@ struct DTensorPropagatePass
     log.clear();
     decisions.clear();
     structuralKeys.clear();
+    structuralIds.clear();
     recomputables.clear();
     narrowPrices.clear(); // keyed by values and attributes of this module
     paidMoves.clear();
@@ -3563,6 +3578,12 @@ struct DTensorPropagatePass
           legal[d].push_back({f, &*row});
     SmallVector<size_t, 4> at(meshRank, 0);
     bool any = llvm::all_of(legal, [](const auto &l) { return !l.empty(); });
+    // (Reserved: growing would copy the candidates, whose small vectors do
+    // not move without throwing as far as std::vector can tell.)
+    size_t combinations = 1;
+    for (const auto &l : legal)
+      combinations *= l.size();
+    candidates.reserve(combinations);
     while (any) {
       for (int64_t d = 0; d < meshRank; ++d)
         choice[d] = legal[d][at[d]].factor;
