@@ -23,7 +23,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
     -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" \
     -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" \
-    -DDTENSOR_ENABLE_FUZZERS=ON -DDTENSOR_ENABLE_CUDA=OFF \
+    -DDTENSOR_ENABLE_FUZZERS=ON -DDTENSOR_ENABLE_CUDA=OFF -DDTENSOR_USE_MIMALLOC=OFF \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
     -DLLVM_USE_LINKER=lld \
