@@ -924,8 +924,8 @@ mlir::dtensor::solveAssignment(const AssignmentProblem &p,
     // the bound. For a weight lambda per byte, the elimination's minimum L
     // of time + lambda * bytes gives every plan within the bound a time of
     // at least L - lambda * bound; plans found within the bound are
-    // candidates. Weights are bisected between one whose plan breaks the
-    // bound and one whose plan keeps it; the best candidate is proven
+    // candidates. Weights are taken between one whose plan breaks the
+    // bound and one whose plan keeps it (below); the best candidate is proven
     // optimal when it meets the best lower bound, else it is the start of
     // the other methods.
     if (!within(free->solution.value)) {
