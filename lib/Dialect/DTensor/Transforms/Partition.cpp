@@ -726,7 +726,9 @@ LogicalResult planAlignedReads(linalg::LinalgOp op, SpecAttr opSpec,
                                const FactorSharding &sharding,
                                ComputePlan &plan, Context &c) {
   Operation *raw = op.getOperation();
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  // (The loops' extents only once a distributed table is read: upstream
+  // computes them by inverting the indexing maps.)
+  SmallVector<int64_t> ranges;
   int64_t ordinal = -1;
   for (Operation &inner : op.getBlock()->getOperations()) {
     auto read = llvm::dyn_cast<tensor::ExtractOp>(&inner);
@@ -749,6 +751,8 @@ LogicalResult planAlignedReads(linalg::LinalgOp op, SpecAttr opSpec,
     FailureOr<DistributedType> t = c.resolve(type, raw);
     if (failed(t))
       return failure();
+    if (ranges.empty())
+      ranges = op.getStaticLoopRanges();
     SmallVector<int64_t> dims, masked;
     for (auto [d, idx] : llvm::enumerate(read.getIndices())) {
       const std::vector<int64_t> &order = t->layout.order(d);
