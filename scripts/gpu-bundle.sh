@@ -37,8 +37,9 @@ for l in /usr/lib/llvm-22/lib/libLLVM.so.22.1 \
   cp -L "$l" "$out/stage/lib/"
 done
 # COIN-OR CBC (propagation's integer programs) and what it loads: every
-# library dtensor-opt resolves from coinor-libcbc and LAPACK.
-ldd "$build/bin/dtensor-opt" | awk '/libCbc|libCgl|libOsi|libClp|libCoinUtils|liblapack|libblas|libbz2/ {print $3}' |
+# library dtensor-opt resolves from coinor-libcbc and LAPACK; and mimalloc,
+# the tools' allocator.
+ldd "$build/bin/dtensor-opt" | awk '/libCbc|libCgl|libOsi|libClp|libCoinUtils|liblapack|libblas|libbz2|libmimalloc/ {print $3}' |
   while read -r l; do cp -L "$l" "$out/stage/lib/"; done
 # libLLVM's one data reference into them is libxml2's xmlFree (a function
 # pointer; everything else goes through lazily bound PLT slots).
