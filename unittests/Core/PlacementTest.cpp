@@ -473,3 +473,37 @@ TEST(EnumeratePlacements, EverySpecAndOrderOnce) {
   EXPECT_EQ(enumeratePlacements(3, 2, ReduceKind::Sum, false).size(), 64u);
 }
 } // namespace
+
+namespace {
+// sameIgnoringDefaultOrders (no copies) agrees with comparing the copies
+// dropDefaultOrders makes, on every pair of specs with every order spelled
+// explicitly or left default; dropping is idempotent.
+TEST(DropDefaultOrders, SameIgnoringDefaultOrdersAgreesWithTheCopies) {
+  using namespace mlir::dtensor;
+  for (auto [meshRank, rank] : {std::pair<int64_t, int64_t>{2, 1}, {3, 2}}) {
+    std::vector<Placements> all =
+        enumeratePlacements(meshRank, rank, ReduceKind::Sum, /*withOrders=*/true);
+    // Also every default order written out: [S(0)[0], S(0)[1]].
+    size_t n = all.size();
+    for (size_t i = 0; i < n; ++i) {
+      Placements explicitOrders = all[i];
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t k = 0;
+        for (Placement &p : explicitOrders)
+          if (p.isShard(d) && p.order < 0)
+            p.order = k++;
+      }
+      all.push_back(explicitOrders);
+    }
+    for (const Placements &a : all) {
+      Placements dropped = dropDefaultOrders(a);
+      EXPECT_EQ(dropDefaultOrders(dropped), dropped) << formatPlacements(a);
+      EXPECT_TRUE(sameIgnoringDefaultOrders(a, dropped)) << formatPlacements(a);
+      for (const Placements &b : all)
+        EXPECT_EQ(sameIgnoringDefaultOrders(a, b),
+                  dropDefaultOrders(a) == dropDefaultOrders(b))
+            << formatPlacements(a) << " vs " << formatPlacements(b);
+    }
+  }
+}
+} // namespace
