@@ -499,7 +499,6 @@ private:
 /// eliminated in the order that makes the smallest table next. Returns
 /// nullopt when a table would exceed `maxEntries` or the work `maxWork`
 /// (then the other methods decide).
-using SmallStride = std::vector<size_t>;
 struct Eliminated {
   std::vector<int> choice;
   /// The minimum of the model eliminated (time + lambda * bytes): when
@@ -543,7 +542,7 @@ std::optional<Eliminated> eliminate(const FactorModel &built, size_t maxEntries,
       return std::nullopt;
     // Per table consumed: the stride of the eliminated node in it, and per
     // entry of the new table the index with that node's option 0.
-    SmallStride strides, bases;
+    std::vector<size_t> strides, bases;
     for (int f : used) {
       const Factor &u = factors[f];
       size_t at = size_t(std::find(u.scope.begin(), u.scope.end(), best) -

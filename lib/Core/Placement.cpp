@@ -322,8 +322,6 @@ int64_t effectiveOrder(const Placements &ps, size_t m) {
     return -1;
   return p.order;
 }
-} // namespace
-
 /// dropDefaultOrders in place: an order set to -1 keeps its dim's order
 /// default, so the later shards of that dim see the same answer.
 void dropDefaultOrdersInPlace(Placements &ps) {
@@ -331,6 +329,7 @@ void dropDefaultOrdersInPlace(Placements &ps) {
     if (p.isShard() && p.order >= 0 && defaultOrder(ps, p.dim))
       p.order = -1;
 }
+} // namespace
 
 Placements dropDefaultOrders(const Placements &ps) {
   Placements out = ps;

@@ -3577,71 +3577,71 @@ struct DTensorPropagatePass
         if (const auto &row = rowOf(d, f))
           legal[d].push_back({f, &*row});
     SmallVector<size_t, 4> at(meshRank, 0);
-    bool any = llvm::all_of(legal, [](const auto &l) { return !l.empty(); });
     // (Reserved: growing would copy the candidates, whose small vectors do
     // not move without throwing as far as std::vector can tell.)
     size_t combinations = 1;
     for (const auto &l : legal)
       combinations *= l.size();
     candidates.reserve(combinations);
-    while (any) {
-      for (int64_t d = 0; d < meshRank; ++d)
-        choice[d] = legal[d][at[d]].factor;
-      // The next combination (the last mesh dim fastest, as before).
-      auto advance = [&]() {
-        for (int64_t d = meshRank - 1; d >= 0; --d) {
-          if (++at[d] < legal[d].size())
-            return true;
-          at[d] = 0;
-        }
-        return false;
-      };
-      auto consider = [&]() {
-        if (!divisibilityHolds(rule, choice, view->shape, divisibilityError))
-          return;
-        Candidate c;
-        for (size_t o = 0; o < numPlaced + numResults; ++o) {
-          // One Partial kind per spec.
-          std::optional<ReduceKind> kind;
-          int64_t changed = 0;
-          for (int64_t d = 0; d < meshRank; ++d) {
-            const Placement &p = (*legal[d][at[d]].row)[o];
-            if (p.isPartial()) {
-              if (kind && *kind != p.reduce)
-                return;
-              kind = p.reduce;
-            }
-            if (o < numPlaced && p != canonical[o][d])
-              ++changed;
-          }
-          if (o >= numPlaced)
-            continue;
-          if (!annotated[o] && !rule.isInit(o) && kind)
-            return; // a plain input cannot become a Partial
-          if (changed && (pays[o] || !rule.isInit(o))) {
-            ++c.moves;
-            c.changedDims += changed;
-            c.moved = std::min(c.moved, annotated[o] ? held[o] : kNoPriority);
-          }
-        }
-        c.factors.assign(choice.begin(), choice.end());
-        // The largest local output: chunk 0 at every level.
-        SmallVector<int64_t, 4> sizes(outType.getShape().begin(),
-                                      outType.getShape().end());
+    // The combination `at` picks, as a candidate unless it is illegal.
+    auto consider = [&]() {
+      if (!divisibilityHolds(rule, choice, view->shape, divisibilityError))
+        return;
+      Candidate c;
+      for (size_t o = 0; o < numPlaced + numResults; ++o) {
+        // One Partial kind per spec.
+        std::optional<ReduceKind> kind;
+        int64_t changed = 0;
         for (int64_t d = 0; d < meshRank; ++d) {
-          const Placement &p = (*legal[d][at[d]].row)[numPlaced];
-          if (p.isShard())
-            sizes[p.dim] = (sizes[p.dim] + view->shape[d] - 1) / view->shape[d];
+          const Placement &p = (*legal[d][at[d]].row)[o];
+          if (p.isPartial()) {
+            if (kind && *kind != p.reduce)
+              return;
+            kind = p.reduce;
+          }
+          if (o < numPlaced && p != canonical[o][d])
+            ++changed;
         }
-        c.outputElements = 1;
-        for (int64_t v : sizes)
-          c.outputElements *= v;
-        c.index = int64_t(candidates.size());
-        candidates.push_back(std::move(c));
-      };
-      consider();
-      any = advance();
-    }
+        if (o >= numPlaced)
+          continue;
+        if (!annotated[o] && !rule.isInit(o) && kind)
+          return; // a plain input cannot become a Partial
+        if (changed && (pays[o] || !rule.isInit(o))) {
+          ++c.moves;
+          c.changedDims += changed;
+          c.moved = std::min(c.moved, annotated[o] ? held[o] : kNoPriority);
+        }
+      }
+      c.factors.assign(choice.begin(), choice.end());
+      // The largest local output: chunk 0 at every level.
+      SmallVector<int64_t, 4> sizes(outType.getShape().begin(),
+                                    outType.getShape().end());
+      for (int64_t d = 0; d < meshRank; ++d) {
+        const Placement &p = (*legal[d][at[d]].row)[numPlaced];
+        if (p.isShard())
+          sizes[p.dim] = (sizes[p.dim] + view->shape[d] - 1) / view->shape[d];
+      }
+      c.outputElements = 1;
+      for (int64_t v : sizes)
+        c.outputElements *= v;
+      c.index = int64_t(candidates.size());
+      candidates.push_back(std::move(c));
+    };
+    // The next combination (the last mesh dim fastest); false after the last.
+    auto advance = [&]() {
+      for (int64_t d = meshRank - 1; d >= 0; --d) {
+        if (++at[d] < legal[d].size())
+          return true;
+        at[d] = 0;
+      }
+      return false;
+    };
+    if (llvm::all_of(legal, [](const auto &l) { return !l.empty(); }))
+      do {
+        for (int64_t d = 0; d < meshRank; ++d)
+          choice[d] = legal[d][at[d]].factor;
+        consider();
+      } while (advance());
     // A candidate's placements, from its factors' rows.
     auto place = [&](Candidate &c) {
       if (!c.placed.empty())

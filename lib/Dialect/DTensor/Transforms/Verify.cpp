@@ -26,11 +26,11 @@ using namespace mlir::dtensor;
 LogicalResult mlir::dtensor::verifyDistributedTypes(Operation *root) {
   SymbolTableCollection symbols;
   bool failedAny = false;
-  // Types found valid once are valid everywhere (meshes are module-level
-  // symbols); a program's few distinct types are checked once each.
+  // What is found valid once is valid everywhere (meshes are module-level
+  // symbols): mesh handle types by type, and specs by (spec, rank), which
+  // is all a spec's validity depends on, so tensors of many shapes (every
+  // layer its own width) share one check.
   llvm::DenseSet<Type> valid;
-  // A spec's validity depends on the spec and the rank only: tensors of
-  // many shapes (every layer its own width) share the check.
   llvm::DenseSet<std::pair<Attribute, int64_t>> validSpecs;
   root->walk([&](Operation *op) {
     // Each distinct type once per op: one diagnostic per mistake.
