@@ -81,6 +81,10 @@ if shutil.which("mpirun") and os.path.exists(
     if "ASAN_OPTIONS" in os.environ:
         launcher = "env ASAN_OPTIONS=%s:detect_leaks=0 %s" % (
             os.environ["ASAN_OPTIONS"], launcher)
+    # Every job gets a TMPDIR of its own (see mpirun-private-tmp.sh): lit's
+    # workers share one, and Open MPI 4's session directories race in it.
+    launcher = "bash %s %s" % (
+        os.path.join(config.test_source_root, "mpirun-private-tmp.sh"), launcher)
     config.substitutions.append(("%mpirun", launcher))
     # Open MPI wants a home directory and, when run as root, says so.
     for var in ["HOME", "OMPI_ALLOW_RUN_AS_ROOT", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM",

@@ -44,6 +44,8 @@
 #include <random>
 #include <unistd.h>
 
+extern char **environ;
+
 using namespace mlir;
 using namespace mlir::dtensor;
 using namespace mlir::dtensor::interp;
@@ -359,15 +361,30 @@ static bool writeOutputs(const std::vector<MValue> &results, Interpreter &I,
 /// Runs `program` with `args`; its stdout and stderr go to `log`. Returns
 /// the exit code (-1 when it could not start or crashed), after `timeout`
 /// seconds at most.
+/// Runs `program` with `args`, stdout and stderr to `log`. With `tmpDir`, the
+/// child's TMPDIR is that directory instead of ours.
 static int runProgram(StringRef program, ArrayRef<std::string> args,
-                      StringRef log, unsigned timeout, std::string &error) {
+                      StringRef log, unsigned timeout, std::string &error,
+                      StringRef tmpDir = "") {
   SmallVector<StringRef> argv;
   argv.push_back(program);
   for (const std::string &a : args)
     argv.push_back(a);
+  std::optional<ArrayRef<StringRef>> env;
+  std::vector<std::string> envStrings;
+  SmallVector<StringRef> envRefs;
+  if (!tmpDir.empty()) {
+    for (char **e = environ; *e; ++e)
+      if (!StringRef(*e).starts_with("TMPDIR="))
+        envStrings.push_back(*e);
+    envStrings.push_back(("TMPDIR=" + tmpDir).str());
+    for (const std::string &e : envStrings)
+      envRefs.push_back(e);
+    env = envRefs;
+  }
   std::optional<StringRef> redirects[] = {std::nullopt, log, log};
   bool failedToRun = false;
-  int rc = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects,
+  int rc = llvm::sys::ExecuteAndWait(program, argv, env, redirects,
                                      timeout, 0, &error, &failedToRun);
   if (failedToRun)
     return -1;
@@ -564,7 +581,20 @@ static int runTargetJobs(ModuleOp compiled, std::vector<TargetJob> &jobs,
   // One thread per process unless the user chose: ranks share the cores.
   ::setenv("OMP_NUM_THREADS", "1", /*overwrite=*/0);
   ::setenv("OPENBLAS_NUM_THREADS", "1", /*overwrite=*/0);
-  rc = runProgram(*found, mpiArgs, joinPath(dir, "run.log"), 900, error);
+  // The job gets a TMPDIR of its own. Open MPI 4 makes its session directory
+  // there ($TMPDIR/ompi.<host>.<uid>) and fails with "File exists" when two
+  // jobs started at once (two test workers, two users' scripts) race to
+  // create the same one. A short path: Open MPI's sockets live under it.
+  SmallString<64> mpiTmp;
+  if (auto ec = llvm::sys::fs::createUniqueDirectory("dtensor-mpi", mpiTmp))
+    return all("cannot make a temporary directory for the mpirun job: " +
+               ec.message());
+  struct RemoveTmp {
+    std::string dir;
+    ~RemoveTmp() { llvm::sys::fs::remove_directories(dir); }
+  } removeTmp{std::string(mpiTmp)};
+  rc = runProgram(*found, mpiArgs, joinPath(dir, "run.log"), 900, error,
+                  mpiTmp);
   if (rc != 0)
     return all("the mpirun job failed (" +
                (error.empty() ? "exit " + std::to_string(rc) : error) +
