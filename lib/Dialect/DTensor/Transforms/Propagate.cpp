@@ -196,6 +196,56 @@ struct MoveKeyHash {
   }
 };
 
+/// A priced move's key in four words where it fits (the common case): the
+/// tensor type (uniqued: its shape and element type), the mesh view's sizes
+/// and the two placements, 16 bits per mesh dim each. Every field MoveKey
+/// holds is in it, so both keys tell the same moves apart.
+struct PackedMoveKey {
+  const void *type;
+  uint64_t view, from, to;
+  bool operator==(const PackedMoveKey &o) const {
+    return type == o.type && view == o.view && from == o.from && to == o.to;
+  }
+};
+struct PackedMoveKeyInfo {
+  static PackedMoveKey getEmptyKey() {
+    return {llvm::DenseMapInfo<const void *>::getEmptyKey(), 0, 0, 0};
+  }
+  static PackedMoveKey getTombstoneKey() {
+    return {llvm::DenseMapInfo<const void *>::getTombstoneKey(), 0, 0, 0};
+  }
+  static unsigned getHashValue(const PackedMoveKey &k) {
+    uint64_t h = uint64_t(reinterpret_cast<uintptr_t>(k.type));
+    for (uint64_t w : {k.view, k.from, k.to}) {
+      h ^= w + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+      h *= 0xbf58476d1ce4e5b9ULL;
+      h ^= h >> 31;
+    }
+    return unsigned(h ^ (h >> 32));
+  }
+  static bool isEqual(const PackedMoveKey &a, const PackedMoveKey &b) {
+    return a == b;
+  }
+};
+
+/// Packs `ps` 16 bits per mesh dim (kind 2, reduce 3, dim 5, order + 1 5,
+/// a set bit so that a Replicate is not 0); false when it does not fit.
+static bool packPlacements(const Placements &ps, uint64_t &out) {
+  if (ps.size() > 4)
+    return false;
+  out = 0;
+  for (const Placement &p : ps) {
+    if (p.dim < 0 || p.dim > 31 || p.order < -1 || p.order > 30 ||
+        uint64_t(p.reduce) > 7)
+      return false;
+    uint64_t word = (uint64_t(1) << 15) | (uint64_t(p.kind) << 13) |
+                    (uint64_t(p.reduce) << 10) | (uint64_t(p.dim) << 5) |
+                    uint64_t(p.order + 1);
+    out = (out << 16) | word;
+  }
+  return true;
+}
+
 /// The trip count of `loop` when its bounds and step are constants (at
 /// least 1, as propagation counts a loop's cost).
 std::optional<int64_t> constantTrips(scf::ForOp loop) {
@@ -324,6 +374,9 @@ struct DTensorPropagatePass
   /// Plans already priced in this run (time, bytes per rank): programs
   /// repeat their shapes.
   std::unordered_map<MoveKey, std::pair<double, double>, MoveKeyHash> prices;
+  /// The same answers by PackedMoveKey, asked first.
+  llvm::DenseMap<PackedMoveKey, std::pair<double, double>, PackedMoveKeyInfo>
+      packedPrices;
   /// The redistribution cost of the choices made since it was last reset
   /// (to compare the specs a loop could carry, or two analyses of a
   /// function).
@@ -708,7 +761,24 @@ struct DTensorPropagatePass
                                           const Placements &from,
                                           const Placements &to) {
     // The model asks for the same moves many times (every option pair of
-    // every edge): the key lives on the stack, and only a miss copies it.
+    // every edge): four words where they fit, else a key on the stack that
+    // only a miss copies.
+    PackedMoveKey packed{type.getAsOpaquePointer(), 0, 0, 0};
+    bool fits = view.shape.size() <= 4 && packPlacements(from, packed.from) &&
+                packPlacements(to, packed.to);
+    // (Sizes are at least 1, so the leading zeros give the mesh's rank.)
+    for (int64_t size : view.shape) {
+      if (size < 1 || size > 0xffff)
+        fits = false;
+      packed.view = (packed.view << 16) | uint64_t(size & 0xffff);
+    }
+    if (fits) {
+      if (auto it = packedPrices.find(packed); it != packedPrices.end())
+        return it->second;
+      std::pair<double, double> price = priceUncached(view, type, from, to);
+      packedPrices.try_emplace(packed, price);
+      return price;
+    }
     MoveKey key;
     moveKey(key, view, type, from, to);
     if (auto it = prices.find(key); it != prices.end())
