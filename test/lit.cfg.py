@@ -2,7 +2,9 @@
 # lit configuration for dtensor-mlir's regression tests.
 
 import os
+import platform
 import shutil
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -101,6 +103,24 @@ if os.path.exists(rt_env):
     with open(rt_env) as f:
         if "DTENSOR_RT_NVCC=" in f.read():
             config.available_features.add("cuda-build")
+# glibc's vector math (libmvec) for every function the runtime declares
+# simd: x86-64, glibc 2.35 or later, and emitted programs built by g++ (the
+# runtime's compiler; clang maps only some, see dtensor-build).
+libc, libc_version = platform.libc_ver()
+if platform.machine() == "x86_64" and libc == "glibc" and os.path.exists(rt_env):
+    with open(rt_env) as f:
+        rt_cxx = [l.split("=", 1)[1].strip().strip("'\"")
+                  for l in f if l.startswith("DTENSOR_RT_CXX=")]
+    try:
+        new_enough = tuple(int(p) for p in libc_version.split(".")[:2]) >= (2, 35)
+        gnu = bool(rt_cxx) and "Free Software Foundation" in subprocess.run(
+            [rt_cxx[0], "--version"], capture_output=True, text=True,
+            timeout=30).stdout
+        if new_enough and gnu:
+            config.available_features.add("libmvec")
+    except (ValueError, OSError, subprocess.TimeoutExpired):
+        pass
+
 if shutil.which("nvidia-smi"):
     import subprocess
     try:
