@@ -16,6 +16,7 @@
 #include "dtensor-c/Core.h"
 #include "dtensor-c/Dialects.h"
 #include "dtensor-c/Interpreter.h"
+#include "dtensor-c/Target.h"
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 
@@ -166,6 +167,19 @@ struct Module {
   std::string str() const {
     std::string text;
     mlirOperationPrint(mlirModuleGetOperation(module), appendTo, &text);
+    return text;
+  }
+
+  /// The compiled program as C++ over the runtime (or CUDA C++).
+  std::string toCpp(bool cuda) const {
+    std::string text;
+    context->diagnostics.clear();
+    if (mlirLogicalResultIsFailure(dtensorTranslateToCpp(
+            module, cuda ? DTensorCppFlavourCuda : DTensorCppFlavourHost,
+            appendTo, &text)))
+      context->fail(std::string("the module cannot be emitted as ") +
+                    (cuda ? "CUDA C++" : "C++") + " (the diagnostics say where)");
+    context->diagnostics.clear();
     return text;
   }
 };
@@ -448,6 +462,9 @@ NB_MODULE(_core, m) {
                   "Parses a module; raises DTensorError with the diagnostics.")
       .def("compile", &Module::compile, nb::arg("pipeline"),
            "A copy compiled with a textual pass pipeline.")
+      .def("to_cpp", &Module::toCpp, nb::arg("cuda") = false,
+           "The compiled program as C++ over the runtime (CUDA C++ with "
+           "cuda=True), as dtensor-translate --dtensor-to-cpp writes it.")
       .def("__str__", &Module::str);
 
   nb::class_<RunResult>(m, "RunResult")

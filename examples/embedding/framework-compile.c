@@ -1,14 +1,17 @@
 /*===- framework-compile.c - dtensor-mlir from C ---------------------------===*\
 |*                                                                            *|
-|* framework-compile prog.mlir [pipeline]: parses a global-view program,     *|
-|* compiles it (default pipeline: dtensor-compile), runs every rank of the   *|
-|* compiled program on the interpreter against the original with random      *|
-|* inputs, and prints the communication report. Errors come with locations.  *|
+|* framework-compile prog.mlir [pipeline [out.cpp]]: parses a global-view   *|
+|* program, compiles it (default pipeline: dtensor-compile), runs every rank *|
+|* of the compiled program on the interpreter against the original with      *|
+|* random inputs, and prints the communication report; with out.cpp, writes  *|
+|* the compiled program there as C++ for dtensor-build. Errors come with     *|
+|* locations.                                                                *|
 |*                                                                            *|
 \*===----------------------------------------------------------------------===*/
 
 #include "dtensor-c/Dialects.h"
 #include "dtensor-c/Interpreter.h"
+#include "dtensor-c/Target.h"
 #include "mlir-c/Diagnostics.h"
 #include "mlir-c/IR.h"
 
@@ -55,10 +58,11 @@ static char *readFile(const char *path) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fputs("usage: framework-compile prog.mlir [pipeline]\n", stderr);
+    fputs("usage: framework-compile prog.mlir [pipeline [out.cpp]]\n", stderr);
     return 2;
   }
   const char *pipeline = argc > 2 ? argv[2] : "dtensor-compile";
+  const char *cppPath = argc > 3 ? argv[3] : NULL;
   char *text = readFile(argv[1]);
   if (!text) {
     fprintf(stderr, "framework-compile: error: cannot read '%s'\n", argv[1]);
@@ -99,6 +103,19 @@ int main(int argc, char **argv) {
                       : "every output of the compiled program matches");
     dtensorRunPrintReport(run, false, print, stdout);
     rc = mismatches ? 1 : 0;
+  }
+  // The compiled program as C++ over the runtime, for dtensor-build.
+  if (rc == 0 && cppPath) {
+    FILE *out = fopen(cppPath, "w");
+    if (!out) {
+      fprintf(stderr, "framework-compile: error: cannot write '%s'\n", cppPath);
+      rc = 1;
+    } else {
+      if (mlirLogicalResultIsFailure(dtensorTranslateToCpp(
+              compiled, DTensorCppFlavourHost, print, out)))
+        rc = 1;
+      fclose(out);
+    }
   }
   dtensorRunDestroy(run);
 destroy:

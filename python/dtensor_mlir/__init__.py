@@ -225,6 +225,16 @@ class Module:
         `dtensor-compile` or `dtensor-propagate,dtensor-partition`."""
         return Module(self._native.compile(pipeline))
 
+    def to_cpp(self, cuda: bool = False) -> str:
+        """The compiled program (the output of `compile`) as one C++
+        translation unit over the runtime, as `dtensor-translate
+        --dtensor-to-cpp` writes it; with `cuda=True` the CUDA C++ of
+        `--dtensor-to-cuda`. Build it with `dtensor-build`. Raises
+        DTensorError at the op for a global-view module or an op the
+        emitter does not support (docs/CodeGen.md); the module is not
+        changed."""
+        return self._native.to_cpp(cuda)
+
     def __str__(self) -> str:
         return str(self._native)
 
