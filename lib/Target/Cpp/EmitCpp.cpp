@@ -1336,7 +1336,47 @@ LogicalResult CppEmitter::emitReduction(linalg::GenericOp op,
   emitUnflatten(outer);
   o << "p" << out << "[" << *outIndex << "] = acc;\n";
   o.unindent();
-  o << "});\n";
+  o << "}";
+  // Adjacent outputs adjacent in memory, one loop over them (column sums,
+  // a bias's gradient): a tile of `count` outputs from `flat0`, the
+  // reduction loops outside and the outputs inside, so a host reads its
+  // input row by row instead of one strided column per output (rt::reduce
+  // calls it on a host; a GPU runs the part function). Each output still
+  // adds its terms in the nested loops' order, from the same start: the
+  // numbers are those of the part function's single part.
+  if (!inner && outer.size() == 1) {
+    std::string v = vars[outer.front()];
+    o << ",\n";
+    o << "DTENSOR_KERNEL(int64_t flat0, int64_t count, " << ty << " *accs) {\n";
+    o.indent();
+    o << "for (int64_t k = 0; k < count; ++k) {\n";
+    o.indent();
+    o << "const int64_t " << v << " = flat0 + k;\n";
+    o << "accs[k] = p" << out << "[" << *outIndex << "];\n";
+    o.unindent();
+    o << "}\n";
+    for (int64_t l : nested) {
+      o << "for (int64_t i" << l << " = 0; i" << l << " < n" << l << "; ++i"
+        << l << ") {\n";
+      o.indent();
+    }
+    o << "for (int64_t k = 0; k < count; ++k) {\n";
+    o.indent();
+    o << "const int64_t " << v << " = flat0 + k;\n";
+    o << ty << " " << accName << " = accs[k];\n";
+    if (failed(emitTerm()))
+      return failure();
+    o << "accs[k] = " << accName << ";\n";
+    o.unindent();
+    o << "}\n";
+    for (size_t i = 0; i < nested.size(); ++i) {
+      o.unindent();
+      o << "}\n";
+    }
+    o.unindent();
+    o << "}";
+  }
+  o << ");\n";
   o.unindent();
   --kernelDepth;
   kernelTensors.clear();

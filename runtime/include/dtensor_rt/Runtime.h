@@ -588,6 +588,38 @@ void reduce(int64_t nout, int64_t nterms, ReduceLayout layout,
 #endif
 }
 
+/// The same reduction with `tile(flat0, count, accs)`, which computes
+/// outputs flat0 .. flat0 + count - 1 into accs[0 .. count) with the
+/// reduction loops outside and the outputs inside (the emitter gives it for
+/// an Outer layout over one output loop). A host runs tiles of 256 outputs
+/// (reading the input row by row; each output's terms in the order and from
+/// the start of a single part, so the numbers do not change); a GPU, or a
+/// forced split (DTENSOR_RT_REDUCTION_PARTS), runs the reduction above.
+template <typename T, typename Part, typename Combine, typename Store,
+          typename Tile>
+void reduce(int64_t nout, int64_t nterms, ReduceLayout layout,
+            const Part &part, const Combine &combine, const Store &store,
+            const Tile &tile) {
+#if !defined(DTENSOR_RT_CUDA)
+  if (layout == ReduceLayout::Outer && nout > 1 &&
+      !detail::forcedReductionParts()) {
+    constexpr int64_t kTile = 256;
+    parallel_for((nout + kTile - 1) / kTile, [&](int64_t t) {
+      T accs[kTile];
+      const int64_t flat0 = t * kTile;
+      const int64_t count = std::min(kTile, nout - flat0);
+      tile(flat0, count, accs);
+      for (int64_t k = 0; k < count; ++k)
+        store(flat0 + k, accs[k]);
+    });
+    return;
+  }
+#else
+  (void)tile;
+#endif
+  reduce<T>(nout, nterms, layout, part, combine, store);
+}
+
 /// tensor.extract_slice: `sizes` of the source (before dropping unit dims),
 /// `resultShape` after the rank reduction.
 Tensor extractSlice(const Tensor &source, const Shape &offsets,

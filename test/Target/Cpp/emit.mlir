@@ -178,6 +178,27 @@ func.func @rowsum(%x: tensor<4x8xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK:         i1 += d1 + carry;
 // CHECK:   DTENSOR_KERNEL(int32_t acc, int32_t pv) -> int32_t {
 // CHECK:     int32_t [[M:v[0-9]+]] = int32_t(std::max<int32_t>(pv, acc));
+// One output loop: a tile of outputs, the reduction loops outside and the
+// outputs inside (a host reads the input row by row), each output from the
+// part function's start and in its order.
+// CHECK:   DTENSOR_KERNEL(int64_t flat0, int64_t count, int32_t *accs) {
+// CHECK-NEXT:     for (int64_t k = 0; k < count; ++k) {
+// CHECK-NEXT:       const int64_t i0 = flat0 + k;
+// CHECK-NEXT:       accs[k] = p1[0 + i0 * s1_0];
+// CHECK-NEXT:     }
+// CHECK-NEXT:     for (int64_t i1 = 0; i1 < n1; ++i1) {
+// CHECK-NEXT:       for (int64_t i2 = 0; i2 < n2; ++i2) {
+// CHECK-NEXT:         for (int64_t k = 0; k < count; ++k) {
+// CHECK-NEXT:           const int64_t i0 = flat0 + k;
+// CHECK-NEXT:           int32_t acc = accs[k];
+// CHECK-NEXT:           int32_t [[T:v[0-9]+]] = p0[0 + i1 * s0_0 + i2 * s0_1 + i0 * s0_2];
+// CHECK-NEXT:           int32_t [[C:v[0-9]+]] = int32_t(std::max<int32_t>([[T]], acc));
+// CHECK-NEXT:           acc = [[C]];
+// CHECK-NEXT:           accs[k] = acc;
+// CHECK-NEXT:         }
+// CHECK-NEXT:       }
+// CHECK-NEXT:     }
+// CHECK-NEXT:   });
 func.func @colsum(%x: tensor<3x5x4xi32>, %init: tensor<4xi32>) -> tensor<4xi32> {
   %r = linalg.generic {indexing_maps = [#in3, #out3], iterator_types = ["parallel", "reduction", "reduction"]}
       ins(%x : tensor<3x5x4xi32>) outs(%init : tensor<4xi32>) {
