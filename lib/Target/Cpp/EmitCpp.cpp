@@ -1076,10 +1076,24 @@ LogicalResult CppEmitter::emitGeneric(linalg::GenericOp op) {
     o << " * n" << l;
   o << ";\n";
   // The last outer loop is the kernel's second index: an inner loop on the
-  // host (vectorized), one more dimension of threads on a GPU.
+  // host (vectorized), one more dimension of threads on a GPU. Where an
+  // operand is not contiguous along it (a transposed read or write), a host
+  // runs the pairs in blocks (parallel_for2_tiled), so that both the row
+  // and the column it steps through stay in cache.
+  // (A kernel with loops of its own inside reads runs in them: unblocked.)
+  bool strided = false;
+  if (lastOuter && nested.empty())
+    for (auto [k, map] : llvm::enumerate(maps)) {
+      if (tensorOf[k].empty() || !map.isFunctionOfDim(*lastOuter))
+        continue;
+      auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+      if (!last || static_cast<int64_t>(last.getPosition()) != *lastOuter)
+        strided = true;
+    }
   if (lastOuter)
-    o << "rt::parallel_for2(nflat, n" << *lastOuter
-      << ", DTENSOR_KERNEL(int64_t flat, int64_t i" << *lastOuter << ") {\n";
+    o << "rt::parallel_for2" << (strided ? "_tiled" : "") << "(nflat, n"
+      << *lastOuter << ", DTENSOR_KERNEL(int64_t flat, int64_t i" << *lastOuter
+      << ") {\n";
   else
     o << "rt::parallel_for(nflat, DTENSOR_KERNEL(int64_t flat) {\n";
   o.indent();

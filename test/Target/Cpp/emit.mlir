@@ -327,3 +327,35 @@ func.func @scalar(%t: tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
   %f = tensor.from_elements %x, %x : tensor<2xf32>
   return %u, %f : tensor<4xf32>, tensor<2xf32>
 }
+
+// -----
+
+// An operand read across its rows (a transpose) runs in blocks on a host
+// (rt::parallel_for2_tiled); a broadcast (stride 0 along the inner index)
+// and contiguous operands keep rt::parallel_for2.
+// CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static {{.*}} f_transposed(
+// CHECK: rt::parallel_for2_tiled(nflat, n1, DTENSOR_KERNEL(int64_t flat, int64_t i1) {
+// CHECK: float {{v[0-9]+}} = p0[0 + i1 * s0_0 + i0 * s0_1];
+// CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static {{.*}} f_broadcast(
+// CHECK: rt::parallel_for2(nflat, n1, DTENSOR_KERNEL(int64_t flat, int64_t i1) {
+func.func @transposed(%x: tensor<4x3xf32>) -> tensor<3x4xf32> {
+  %e = tensor.empty() : tensor<3x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x3xf32>) outs(%e : tensor<3x4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  } -> tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
+}
+func.func @broadcast(%x: tensor<3x4xf32>, %b: tensor<3xf32>) -> tensor<3x4xf32> {
+  %e = tensor.empty() : tensor<3x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : tensor<3x4xf32>, tensor<3xf32>) outs(%e : tensor<3x4xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
+}
