@@ -373,7 +373,7 @@ template <typename F> void parallel_for2(int64_t n, int64_t m, const F &body) {
 /// parallel_for2 in blocks of 16 i by 512 j, for a kernel with an operand
 /// that is not contiguous along j (a transposed read or write): a block's
 /// 16 rows of one operand and 512 of the other stay in cache (a 2048x2048
-/// transposed copy: 36.6 -> 12.7 ms on one core; contiguous kernels lose
+/// transposed copy: 33.5 -> 11.5 ms on one core; contiguous kernels lose
 /// 10-20 % in blocks, so they keep parallel_for2).
 template <typename F>
 void parallel_for2_tiled(int64_t n, int64_t m, const F &body) {
@@ -632,14 +632,18 @@ void reduce(int64_t nout, int64_t nterms, ReduceLayout layout,
   if (layout == ReduceLayout::Outer && nout > 1 &&
       !detail::forcedReductionParts()) {
     constexpr int64_t kTile = 256;
-    parallel_for((nout + kTile - 1) / kTile, [&](int64_t t) {
+    const int64_t tiles = (nout + kTile - 1) / kTile;
+    // (Threads when the whole reduction is worth them, as parallel_for
+    // decides for one output per iteration.)
+#pragma omp parallel for schedule(static) if (nout * nterms > 4096)
+    for (int64_t t = 0; t < tiles; ++t) {
       T accs[kTile];
       const int64_t flat0 = t * kTile;
       const int64_t count = std::min(kTile, nout - flat0);
       tile(flat0, count, accs);
       for (int64_t k = 0; k < count; ++k)
         store(flat0 + k, accs[k]);
-    });
+    }
     return;
   }
 #else
