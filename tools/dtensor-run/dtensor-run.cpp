@@ -360,9 +360,8 @@ static bool writeOutputs(const std::vector<MValue> &results, Interpreter &I,
 
 /// Runs `program` with `args`; its stdout and stderr go to `log`. Returns
 /// the exit code (-1 when it could not start or crashed), after `timeout`
-/// seconds at most.
-/// Runs `program` with `args`, stdout and stderr to `log`. With `tmpDir`, the
-/// child's TMPDIR is that directory instead of ours.
+/// seconds at most. With `tmpDir`, the child's TMPDIR is that directory
+/// instead of ours.
 static int runProgram(StringRef program, ArrayRef<std::string> args,
                       StringRef log, unsigned timeout, std::string &error,
                       StringRef tmpDir = "") {
