@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 //
 // mlir-translate with our translations: `--dtensor-to-cpp` emits a compiled
-// (local view) module as a C++ program over MPI (docs/CodeGen.md). The input
-// screen of dtensor-opt does not run here: the input is compiler output.
+// (local view) module as a C++ program over MPI (docs/CodeGen.md). The
+// translations screen their input as dtensor-opt does (InputScreen.h).
 //
 //===----------------------------------------------------------------------===//
 

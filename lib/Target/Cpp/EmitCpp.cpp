@@ -35,6 +35,7 @@
 #include "dtensor/Dialect/DTensor/Transforms/Contractions.h"
 #include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
 #include "dtensor/InitAll.h"
+#include "dtensor/Support/InputScreen.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
@@ -49,9 +50,12 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/IndentedOstream.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Tools/ParseUtilities.h"
 #include "mlir/Tools/mlir-translate/Translation.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/SourceMgr.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -2374,9 +2378,25 @@ LogicalResult mlir::dtensor::emitCpp(ModuleOp module, raw_ostream &os,
 }
 
 void mlir::dtensor::registerToCppTranslation() {
+  // Registered as whole translations rather than TranslateFromMLIRRegistration
+  // so that the source is screened before MLIR's parser reads it: a few
+  // malformed spellings of upstream ops crash that parser (InputScreen.h),
+  // and dtensor-translate, like dtensor-opt and dtensor-run, answers them
+  // with an error at the location. Each chunk of --split-input-file comes
+  // here with a source manager of its own, so each is screened.
   auto translate = [](CppFlavour flavour) {
-    return [flavour](Operation *op, raw_ostream &output) -> LogicalResult {
-      auto module = dyn_cast<ModuleOp>(op);
+    return [flavour](const std::shared_ptr<llvm::SourceMgr> &sourceMgr,
+                     raw_ostream &output, MLIRContext *context) -> LogicalResult {
+      DialectRegistry registry;
+      registerAllDialects(registry);
+      context->appendDialectRegistry(registry);
+      if (!screenSourceBuffer(*sourceMgr, sourceMgr->getMainFileID()))
+        return failure();
+      OwningOpRef<Operation *> op = parseSourceFileForTool(
+          sourceMgr, ParserConfig(context), /*insertImplicitModule=*/true);
+      if (!op || failed(verify(*op)))
+        return failure();
+      auto module = dyn_cast<ModuleOp>(*op);
       if (!module)
         return op->emitError("expected a module");
       if (failed(prepareForCpp(module)))
@@ -2384,17 +2404,14 @@ void mlir::dtensor::registerToCppTranslation() {
       return emitCpp(module, output, flavour);
     };
   };
-  auto dialects = [](DialectRegistry &registry) {
-    registerAllDialects(registry);
-  };
-  TranslateFromMLIRRegistration cpp(
+  TranslateRegistration cpp(
       "dtensor-to-cpp",
       "emit a compiled (local view) module as a C++ program over MPI "
       "(docs/CodeGen.md)",
-      translate(CppFlavour::Host), dialects);
-  TranslateFromMLIRRegistration cuda(
+      translate(CppFlavour::Host));
+  TranslateRegistration cuda(
       "dtensor-to-cuda",
       "emit a compiled (local view) module as a CUDA program over NCCL or "
       "host-staged MPI (docs/CodeGen.md)",
-      translate(CppFlavour::Cuda), dialects);
+      translate(CppFlavour::Cuda));
 }
