@@ -7,6 +7,7 @@
 #include "dtensor/Support/InputScreen.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/Twine.h"
 #include "llvm/Support/SMLoc.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -38,8 +39,13 @@ public:
         return std::nullopt;
       char c = text[pos];
       if (c == '"') {
+        size_t start = pos;
         skipString();
         afterRParen = false;
+        // The generic form of tensor.concat: its `dim` property.
+        if (text.slice(start, pos) == "\"tensor.concat\"")
+          if (auto finding = checkGenericConcatDim())
+            return finding;
         continue;
       }
       if (c == '%' || c == '^' || c == '#' || c == '!' || c == '@') {
@@ -62,6 +68,9 @@ public:
             return finding;
         } else if (id == "tensor.concat") {
           if (auto finding = checkConcatDim())
+            return finding;
+        } else if (id == "tensor.from_elements") {
+          if (auto finding = checkFromElements())
             return finding;
         }
         continue;
@@ -191,11 +200,161 @@ private:
     }
     skipTrivia();
     if (pos < text.size() && text[pos] == '-')
-      return ScreenFinding{
-          pos, "tensor.concat's dimension must be non-negative (MLIR 22's "
-               "verifier crashes on a negative one, so the input is rejected "
-               "before parsing)"};
+      return negativeConcatDim(pos);
     return std::nullopt;
+  }
+
+  static std::optional<ScreenFinding> negativeConcatDim(size_t at) {
+    return ScreenFinding{
+        at, "tensor.concat's dimension must be non-negative (MLIR 22's "
+            "verifier crashes on a negative one, so the input is rejected "
+            "before parsing)"};
+  }
+
+  /// Skips a balanced region that starts at `pos` with `open` (strings and
+  /// comments inside skipped); calls `f` at every identifier inside.
+  template <typename F>
+  std::optional<ScreenFinding> scanBalanced(char open, char close, F f) {
+    int depth = 0;
+    while (true) {
+      skipTrivia();
+      if (pos >= text.size())
+        return std::nullopt;
+      char c = text[pos];
+      if (c == '"') {
+        skipString();
+        continue;
+      }
+      if (isIdStart(c)) {
+        size_t start = pos;
+        while (pos < text.size() && isIdChar(text[pos]))
+          ++pos;
+        if (auto finding = f(text.slice(start, pos)))
+          return finding;
+        continue;
+      }
+      ++pos;
+      if (c == open)
+        ++depth;
+      else if (c == close && --depth <= 0)
+        return std::nullopt;
+    }
+  }
+
+  /// After the generic form's `"tensor.concat"`: its operand list, then a
+  /// properties dictionary `<{...}>` and/or an attribute dictionary `{...}`
+  /// (the parser takes `dim` from either) in which `dim = -N` makes the
+  /// verifier index the operand shape out of bounds.
+  std::optional<ScreenFinding> checkGenericConcatDim() {
+    auto dimIsNegative = [&](llvm::StringRef id) -> std::optional<ScreenFinding> {
+      if (id != "dim")
+        return std::nullopt;
+      size_t save = pos;
+      if (consume('=')) {
+        skipTrivia();
+        if (pos < text.size() && text[pos] == '-')
+          return negativeConcatDim(pos);
+      }
+      pos = save;
+      return std::nullopt;
+    };
+    skipTrivia();
+    if (pos < text.size() && text[pos] == '(')
+      (void)scanBalanced('(', ')', [](llvm::StringRef) {
+        return std::optional<ScreenFinding>();
+      });
+    for (int dict = 0; dict < 2; ++dict) {
+      skipTrivia();
+      if (pos + 1 < text.size() && text[pos] == '<' && text[pos + 1] == '{') {
+        ++pos; // then the braces
+        if (auto finding = scanBalanced('{', '}', dimIsNegative))
+          return finding;
+        (void)consume('>');
+      } else if (pos < text.size() && text[pos] == '{') {
+        if (auto finding = scanBalanced('{', '}', dimIsNegative))
+          return finding;
+      } else {
+        break;
+      }
+    }
+    return std::nullopt;
+  }
+
+  /// After the custom form of `tensor.from_elements`: its parser makes one
+  /// entry per element of the result type before it counts the operands, so
+  /// a static type of more elements than a SmallVector holds aborts the
+  /// process (and a billion allocates gigabytes). A type with more elements
+  /// than operands is a parse error anyway: rejected here.
+  std::optional<ScreenFinding> checkFromElements() {
+    // `$elements attr-dict : type($result)`.
+    int64_t operands = 0;
+    while (true) {
+      skipTrivia();
+      if (pos >= text.size())
+        return std::nullopt;
+      char c = text[pos];
+      if (c == '%') {
+        ++operands;
+        ++pos;
+        while (pos < text.size() && isSuffixIdChar(text[pos]))
+          ++pos;
+        continue;
+      }
+      if (c == '#') { // a result number, %x#1
+        ++pos;
+        while (pos < text.size() && isSuffixIdChar(text[pos]))
+          ++pos;
+        continue;
+      }
+      if (c == ',') {
+        ++pos;
+        continue;
+      }
+      if (c == '{') {
+        (void)scanBalanced('{', '}', [](llvm::StringRef) {
+          return std::optional<ScreenFinding>();
+        });
+        continue;
+      }
+      if (c == ':')
+        break;
+      return std::nullopt; // not the custom form: its parser reports it
+    }
+    ++pos;
+    skipTrivia();
+    size_t typeStart = pos;
+    if (!text.substr(pos).starts_with("tensor<"))
+      return std::nullopt;
+    pos += 7;
+    // Static dims `NxMx...x` before the element type; saturating product.
+    uint64_t elements = 1;
+    constexpr uint64_t kCap = uint64_t(1) << 62;
+    while (pos < text.size() && llvm::isDigit(text[pos])) {
+      size_t start = pos;
+      while (pos < text.size() && llvm::isDigit(text[pos]))
+        ++pos;
+      if (pos >= text.size() || text[pos] != 'x')
+        return std::nullopt;
+      uint64_t dim = 0;
+      if (text.slice(start, pos).getAsInteger(10, dim) || dim > kCap)
+        dim = kCap;
+      elements = dim == 0 ? 0
+                 : elements > kCap / dim ? kCap
+                                         : elements * dim;
+      ++pos; // the `x`
+    }
+    if (elements <= uint64_t(operands))
+      return std::nullopt;
+    return ScreenFinding{
+        typeStart,
+        ("tensor.from_elements lists " + llvm::Twine(operands) +
+         " element(s) but its type has " +
+         (elements >= kCap ? std::string("more than 2^62")
+                           : std::to_string(elements)) +
+         " (MLIR 22's parser allocates one entry per element of the type "
+         "before it counts, and aborts on a large one, so the input is "
+         "rejected before parsing)")
+            .str()};
   }
 
   llvm::StringRef text;

@@ -90,12 +90,61 @@ TEST(InputScreen, ConcatDimension) {
   EXPECT_FALSE(rejects("%c = tensor.concat dimension(-1)"));
 }
 
+TEST(InputScreen, GenericConcatDimension) {
+  // The generic form takes `dim` from its properties or its attributes.
+  EXPECT_TRUE(rejects("%c = \"tensor.concat\"(%a, %b) <{dim = -1 : i64}> : "
+                      "(t, t) -> t"));
+  EXPECT_TRUE(rejects("%c = \"tensor.concat\"(%a, %b) {dim = - 2 : i64} : "
+                      "(t, t) -> t"));
+  EXPECT_TRUE(rejects("%c = \"tensor.concat\"(%a) <{x = 1}> {y = \"}\", "
+                      "dim = -1 : i64} : (t) -> t"));
+  EXPECT_FALSE(rejects("%c = \"tensor.concat\"(%a) <{dim = 1 : i64}> "
+                       "{note = -1 : i64} : (t) -> t"));
+  EXPECT_FALSE(rejects("%c = \"tensor.concat\"(%a) {s = \"dim = -1\"} : t"));
+  // Another op's `dim`, or the name in a string elsewhere, is not concat's.
+  EXPECT_FALSE(rejects("%c = \"tensor.dim\"(%a) {dim = -1 : i64} : t"));
+  EXPECT_FALSE(rejects("foo.op {s = \"tensor.concat\"} {dim = -1}"));
+  // The operands come first: a `dim` among them is not the property.
+  EXPECT_FALSE(rejects("%c = \"tensor.concat\"(%dim) <{dim = 0 : i64}> : t"));
+}
+
+TEST(InputScreen, FromElementsCount) {
+  EXPECT_TRUE(rejects("%t = tensor.from_elements %a : tensor<100000000000xf32>"));
+  EXPECT_TRUE(rejects("%t = tensor.from_elements %a : "
+                      "tensor<99999999999999999999999x2xf32>"));
+  EXPECT_TRUE(rejects("%t = tensor.from_elements %a, %b : tensor<65536x65536xi8>"));
+  EXPECT_TRUE(rejects("%t = tensor.from_elements %a : tensor<3xf32>"));
+  auto finding = screenForParserCrashes(
+      "%t = tensor.from_elements %a : tensor<4294967296xf32>");
+  ASSERT_TRUE(finding.has_value());
+  EXPECT_EQ(finding->offset, std::string("%t = tensor.from_elements %a : ").size());
+  EXPECT_NE(finding->message.find("lists 1 element(s) but its type has "
+                                  "4294967296"),
+            std::string::npos);
+  EXPECT_FALSE(rejects("%t = tensor.from_elements %a, %b : tensor<2xf32>"));
+  EXPECT_FALSE(rejects("%t = tensor.from_elements %a, %b#1 {n = 1} : "
+                       "tensor<1x2xf32>"));
+  EXPECT_FALSE(rejects("%t = tensor.from_elements %a : tensor<f32>"));
+  EXPECT_FALSE(rejects("%t = tensor.from_elements : tensor<0x3xf32>"));
+  // Not the custom form, or not a static type: its parser answers.
+  EXPECT_FALSE(rejects("%t = \"tensor.from_elements\"(%a) : (f32) -> "
+                       "tensor<100000000000xf32>"));
+  EXPECT_FALSE(rejects("%t = tensor.from_elements %a : tensor<?x9999999999xf32>"));
+  EXPECT_FALSE(rejects("%t = tensor.from_elements %a : memref<99999999xf32>"));
+}
+
 TEST(InputScreen, TruncatedInputsDoNotOverrun) {
   std::string text = std::string(kTranspose) + "[1, 0]";
   for (size_t n = 0; n <= text.size(); ++n)
     (void)screenForParserCrashes(llvm::StringRef(text.data(), n));
   for (const char *t : {"\"", "\"\\", "//", "tensor.concat", "tensor.concat dim",
-                        "tensor.concat dim(", "f() dimensions =", "0x", "%"})
+                        "tensor.concat dim(", "f() dimensions =", "0x", "%",
+                        "\"tensor.concat\"", "\"tensor.concat\"(%a",
+                        "\"tensor.concat\"(%a) <{", "\"tensor.concat\"(%a) <{dim =",
+                        "\"tensor.concat\"(%a) {dim = \"", "tensor.from_elements",
+                        "tensor.from_elements %a,", "tensor.from_elements %a {",
+                        "tensor.from_elements %a :", "tensor.from_elements %a : tensor<",
+                        "tensor.from_elements %a : tensor<99"})
     (void)screenForParserCrashes(t);
   SUCCEED();
 }
