@@ -746,9 +746,13 @@ struct DTensorPropagatePass
     return slot.get();
   }
 
-  /// Plans by placement pattern and size class (see priceUncached).
-  /// (nullopt: the two placements are one state.)
-  std::unordered_map<MoveKey, std::optional<PricedPlan>, MoveKeyHash> patterns;
+  /// Plans by placement pattern and size class (see priceUncached): the
+  /// plans found for it, tried in the order found (nullopt: the two
+  /// placements are one state).
+  static constexpr size_t kPlansPerPattern = 4;
+  std::unordered_map<MoveKey, std::optional<SmallVector<PricedPlan, 1>>,
+                     MoveKeyHash>
+      patterns;
   /// The cost of redistributing `from` to `to` (0 when equal; infinite when
   /// illegal).
   double priceOf(const ResolvedMeshView &view, RankedTensorType type,
@@ -808,9 +812,11 @@ struct DTensorPropagatePass
     // One search per placement pattern and size class: a plan found for
     // one shape is replayed (re-priced exactly) on the others. Shapes
     // whose byte counts lie within a factor of two share the plan, so the
-    // latency / bandwidth trade-off that picks it is the same; a replay
-    // that is not legal on this shape (a merged step needs even pieces)
-    // plans afresh. The price is that of a legal plan for this shape
+    // latency / bandwidth trade-off that picks it is the same; where no
+    // plan found so far is legal on this shape (a merged step needs even
+    // pieces) it plans afresh and keeps that plan too (up to
+    // kPlansPerPattern), so that shapes of another evenness replay it
+    // rather than search again. The price is that of a legal plan for this shape
     // (never below the fastest one; it can differ a little from the plan
     // lowering picks, which also keeps within DTensor's greedy bytes);
     // insert-redistribute and lowering plan every move for its own shape.
@@ -825,23 +831,22 @@ struct DTensorPropagatePass
       patterns.emplace(std::move(key), std::nullopt);
       return {0, 0};
     }
-    if (it != patterns.end()) {
-      if (std::optional<std::pair<double, int64_t>> price = it->second->price(
-              Shape(type.getShape().begin(), type.getShape().end())))
-        return {price->first, double(price->second)};
-    }
+    Shape shape(type.getShape().begin(), type.getShape().end());
+    if (it != patterns.end())
+      for (const PricedPlan &known : *it->second)
+        if (std::optional<std::pair<double, int64_t>> price = known.price(shape))
+          return {price->first, double(price->second)};
     std::optional<Plan> plan = planFor(view, type, from, to);
     if (!plan)
       return {std::numeric_limits<double>::infinity(), 0};
     if (it == patterns.end())
-      patterns.emplace(
-          std::move(key),
-          PricedPlan(RedistributeRequest{view.shape,
-                                         Shape(type.getShape().begin(),
-                                               type.getShape().end()),
-                                         (type.getElementTypeBitWidth() + 7) / 8,
-                                         from, to},
-                     cost, plan->steps));
+      it = patterns.emplace(std::move(key), SmallVector<PricedPlan, 1>()).first;
+    if (it->second->size() < kPlansPerPattern)
+      it->second->push_back(PricedPlan(
+          RedistributeRequest{view.shape, shape,
+                              (type.getElementTypeBitWidth() + 7) / 8, from,
+                              to},
+          cost, plan->steps));
     return {plan->timeUs(), double(plan->bytesPerRank())};
   }
 
