@@ -69,6 +69,14 @@ public:
         } else if (id == "tensor.concat") {
           if (auto finding = checkConcatDim())
             return finding;
+        } else if (id == "linalg.transpose" || id == "linalg.broadcast" ||
+                   id == "linalg.reduce") {
+          // (A lookahead: the scan goes on from the op name either way.)
+          size_t save = pos;
+          std::optional<ScreenFinding> finding = checkLinalgListOp(id);
+          pos = save;
+          if (finding)
+            return finding;
         } else if (id == "tensor.from_elements") {
           if (auto finding = checkFromElements())
             return finding;
@@ -233,12 +241,57 @@ private:
           return finding;
         continue;
       }
+      if (c == '-' && pos + 1 < text.size() && text[pos + 1] == '>') {
+        pos += 2; // an arrow (affine maps, function types) closes nothing
+        continue;
+      }
       ++pos;
       if (c == open)
         ++depth;
       else if (c == close && --depth <= 0)
         return std::nullopt;
     }
+  }
+
+  /// After the custom form of linalg.transpose, linalg.broadcast or
+  /// linalg.reduce: their parsers read `{payload}`? (reduce only), then
+  /// `<properties>`? `{attributes}`? (`ins(...)`)? (`outs(...)`)?, all
+  /// optional, and then `permutation =` / `dimensions =` and a dense i64
+  /// array, storing whatever that parse returns (null on failure, which
+  /// crashes). The `) keyword =` rule of run() misses every form without
+  /// `outs(...)` right before the keyword.
+  std::optional<ScreenFinding> checkLinalgListOp(llvm::StringRef op) {
+    auto skip = [](llvm::StringRef) { return std::optional<ScreenFinding>(); };
+    auto peek = [&](char c) {
+      skipTrivia();
+      return pos < text.size() && text[pos] == c;
+    };
+    if (op == "linalg.reduce" && peek('{'))
+      (void)scanBalanced('{', '}', skip);
+    if (peek('<'))
+      (void)scanBalanced('<', '>', skip);
+    if (peek('{'))
+      (void)scanBalanced('{', '}', skip);
+    llvm::StringRef keyword =
+        op == "linalg.transpose" ? "permutation" : "dimensions";
+    auto word = [&]() {
+      skipTrivia();
+      size_t start = pos;
+      while (pos < text.size() && isIdChar(text[pos]))
+        ++pos;
+      return text.slice(start, pos);
+    };
+    llvm::StringRef id = word();
+    for (llvm::StringRef part : {"ins", "outs"}) {
+      if (id != part)
+        continue;
+      if (peek('('))
+        (void)scanBalanced('(', ')', skip);
+      id = word();
+    }
+    if (id == keyword)
+      return checkIntegerList(keyword);
+    return std::nullopt;
   }
 
   /// After the generic form's `"tensor.concat"`: its operand list, then a

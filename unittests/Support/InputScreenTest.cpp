@@ -90,6 +90,35 @@ TEST(InputScreen, ConcatDimension) {
   EXPECT_FALSE(rejects("%c = tensor.concat dimension(-1)"));
 }
 
+TEST(InputScreen, LinalgListsWithoutOperandLists) {
+  // ins(...) and outs(...) are optional, and properties and attributes may
+  // come before them: the list after the keyword is checked in every form.
+  for (const char *text :
+       {"linalg.transpose permutation = 1",
+        "linalg.transpose {x = 1} permutation = 1",
+        "linalg.transpose <{permutation = array<i64: 0>}> permutation = 1",
+        "linalg.transpose <{m = affine_map<(d0) -> (d0)>}> {y = \">\"} "
+        "permutation = 1",
+        "linalg.transpose ins(%a : t) permutation = [1",
+        "linalg.transpose outs(%a : t) permutation = x",
+        "linalg.broadcast dimensions = 1",
+        "linalg.broadcast {x} ins(%a : t) outs(%b : t) dimensions = [1.0]",
+        "linalg.reduce { arith.addf } dimensions = 1",
+        "linalg.reduce {arith.maximumf {fastmath = #arith.fastmath<fast>}} "
+        "dimensions = [a]"})
+    EXPECT_TRUE(rejects(text)) << text;
+  for (const char *text :
+       {"linalg.transpose permutation = [1, 0]",
+        "linalg.transpose ins(%a : t) outs(%b : t) permutation = [1, 0] {x}",
+        "linalg.reduce { arith.addf } ins(%a : t) outs(%b : t) dimensions = []",
+        "linalg.broadcast <{dimensions = array<i64: 1>}> ins(%a : t) "
+        "outs(%b : t) dimensions = [1]",
+        // Without the keyword the parser fails cleanly.
+        "linalg.transpose ins(%a : t) outs(%b : t) {x}",
+        "linalg.reduce { arith.addf } (%x: f32)"})
+    EXPECT_FALSE(rejects(text)) << text;
+}
+
 TEST(InputScreen, GenericConcatDimension) {
   // The generic form takes `dim` from its properties or its attributes.
   EXPECT_TRUE(rejects("%c = \"tensor.concat\"(%a, %b) <{dim = -1 : i64}> : "
@@ -144,7 +173,11 @@ TEST(InputScreen, TruncatedInputsDoNotOverrun) {
                         "\"tensor.concat\"(%a) {dim = \"", "tensor.from_elements",
                         "tensor.from_elements %a,", "tensor.from_elements %a {",
                         "tensor.from_elements %a :", "tensor.from_elements %a : tensor<",
-                        "tensor.from_elements %a : tensor<99"})
+                        "tensor.from_elements %a : tensor<99", "linalg.reduce {",
+                        "linalg.reduce { arith.addf", "linalg.transpose <",
+                        "linalg.transpose <{x = affine_map<(d0) -", "linalg.transpose ins(",
+                        "linalg.transpose ins(%a) outs(%b", "linalg.broadcast dimensions",
+                        "linalg.broadcast dimensions ="})
     (void)screenForParserCrashes(t);
   SUCCEED();
 }
