@@ -11,7 +11,7 @@
 #                                    upstream's (MLIR's parser or verifier
 #                                    alone); prints executions and crashes per
 #                                    target (docs/Robustness.md has figures)
-#   scripts/fuzz.sh ... TARGET...    only these targets (compile run npy placements)
+#   scripts/fuzz.sh ... TARGET...    only these targets (compile run translate npy placements)
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${DTENSOR_SAN_BUILD_DIR:-$root/build-san}"
@@ -19,7 +19,7 @@ mode="${1:---smoke}"; shift || true
 secs=60
 if [ "$mode" = "--campaign" ]; then secs="$1"; shift; fi
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(placements npy compile run)
+[ ${#targets[@]} -eq 0 ] && targets=(placements npy compile run translate)
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-allow_user_poisoning=0:detect_leaks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"

@@ -3,8 +3,10 @@
 
   fuzz_corpus.py ROOT OUT
 
-OUT/compile and OUT/run: every MLIR test and example, split into the chunks
-`-split-input-file` and `split-file` would make. OUT/placements: the mesh /
+OUT/compile, OUT/run and OUT/translate: every MLIR test and example, split
+into the chunks `-split-input-file` and `split-file` would make (the
+local-view programs among them, test/Target/Cpp's, seed the translate
+target). OUT/placements: the mesh /
 shape / placement arguments of the dtensor-plan tests, one request per file
 (the four lines dtensor-fuzz-placements reads). OUT/npy: small .npy files of
 every dtype the reader takes, in each header version.
@@ -39,7 +41,7 @@ for top in ("test", "examples"):
                 if "func.func" not in chunk and "dtensor." not in chunk:
                     continue
                 n += 1
-                for kind in ("compile", "run"):
+                for kind in ("compile", "run", "translate"):
                     write(kind, f"seed{n:04d}.mlir", chunk)
 
 requests = set()
