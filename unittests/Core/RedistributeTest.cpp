@@ -1109,6 +1109,11 @@ TEST(PlannerReplay, PricedPlanEqualsReplayPrice) {
   ASSERT_TRUE(plan) << error;
   PricedPlan compiled(request({2}, {8}, "[S(0)]", "[R]"), cost, plan->steps);
   EXPECT_FALSE(compiled.price({(int64_t(1) << 61) - 1}));
+  EXPECT_FALSE(compiled.price({-2}));
+  // Just below and above the bound that skips the shape checks.
+  EXPECT_TRUE(compiled.price({int64_t(1) << 50}));
+  EXPECT_TRUE(compiled.price({int64_t(1) << 59}));
+  EXPECT_FALSE(compiled.price({INT64_MAX - 1}));
   EXPECT_FALSE(replayPrice(request({2}, {(int64_t(1) << 61) - 1}, "[S(0)]",
                                    "[R]"),
                            cost, plan->steps, error));
