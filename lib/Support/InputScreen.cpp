@@ -43,9 +43,17 @@ public:
         skipString();
         afterRParen = false;
         // The generic form of tensor.concat: its `dim` property.
-        if (text.slice(start, pos) == "\"tensor.concat\"")
+        llvm::StringRef name = text.slice(start, pos);
+        if (name == "\"tensor.concat\"") {
           if (auto finding = checkGenericConcatDim())
             return finding;
+        } else if (name == "\"tensor.from_elements\"") {
+          size_t save = pos;
+          std::optional<ScreenFinding> finding = checkGenericFromElements();
+          pos = save;
+          if (finding)
+            return finding;
+        }
         continue;
       }
       if (c == '%' || c == '^' || c == '#' || c == '!' || c == '@') {
@@ -374,6 +382,59 @@ private:
       return std::nullopt; // not the custom form: its parser reports it
     }
     ++pos;
+    return checkElementCount(operands);
+  }
+
+  /// After the generic form's `"tensor.from_elements"`: the ODS verifier
+  /// builds one entry per element of the result type to compare with the
+  /// operands' types (the same abort). `(operands) <{...}>? {...}? :
+  /// (types) -> tensor<...>`.
+  std::optional<ScreenFinding> checkGenericFromElements() {
+    auto skip = [](llvm::StringRef) { return std::optional<ScreenFinding>(); };
+    auto peek = [&](char c) {
+      skipTrivia();
+      return pos < text.size() && text[pos] == c;
+    };
+    if (!peek('('))
+      return std::nullopt;
+    int64_t operands = 0;
+    (void)scanBalanced('(', ')', skip); // counts below, from the text
+    {
+      // Operands: the `%` names inside the list just skipped.
+      size_t end = pos, at = end;
+      int depth = 0;
+      while (at > 0) {
+        --at;
+        char c = text[at];
+        if (c == ')')
+          ++depth;
+        else if (c == '(' && --depth == 0)
+          break;
+      }
+      for (size_t i = at; i < end; ++i)
+        if (text[i] == '%')
+          ++operands;
+    }
+    if (peek('<'))
+      (void)scanBalanced('<', '>', skip);
+    if (peek('{'))
+      (void)scanBalanced('{', '}', skip);
+    if (!peek(':'))
+      return std::nullopt;
+    ++pos;
+    if (!peek('('))
+      return std::nullopt;
+    (void)scanBalanced('(', ')', skip);
+    skipTrivia();
+    if (!text.substr(pos).starts_with("->"))
+      return std::nullopt;
+    pos += 2;
+    return checkElementCount(operands);
+  }
+
+  /// At a result type `tensor<NxMx...>` of a from_elements of `operands`
+  /// elements: a finding when the type has more.
+  std::optional<ScreenFinding> checkElementCount(int64_t operands) {
     skipTrivia();
     size_t typeStart = pos;
     if (!text.substr(pos).starts_with("tensor<"))
@@ -404,8 +465,8 @@ private:
          " element(s) but its type has " +
          (elements >= kCap ? std::string("more than 2^62")
                            : std::to_string(elements)) +
-         " (MLIR 22's parser allocates one entry per element of the type "
-         "before it counts, and aborts on a large one, so the input is "
+         " (MLIR 22's parser and verifier make one entry per element of the "
+         "type before they count, and abort on a large one, so the input is "
          "rejected before parsing)")
             .str()};
   }

@@ -155,9 +155,16 @@ TEST(InputScreen, FromElementsCount) {
                        "tensor<1x2xf32>"));
   EXPECT_FALSE(rejects("%t = tensor.from_elements %a : tensor<f32>"));
   EXPECT_FALSE(rejects("%t = tensor.from_elements : tensor<0x3xf32>"));
-  // Not the custom form, or not a static type: its parser answers.
-  EXPECT_FALSE(rejects("%t = \"tensor.from_elements\"(%a) : (f32) -> "
-                       "tensor<100000000000xf32>"));
+  // The generic form: the ODS verifier builds the same list.
+  EXPECT_TRUE(rejects("%t = \"tensor.from_elements\"(%a) : (f32) -> "
+                      "tensor<100000000000xf32>"));
+  EXPECT_TRUE(rejects("%t = \"tensor.from_elements\"(%a, %b#1) <{}> {x = \")\"} : "
+                      "(f32, f32) -> tensor<3xf32>"));
+  EXPECT_FALSE(rejects("%t = \"tensor.from_elements\"(%a, %b) : (f32, f32) -> "
+                       "tensor<2x1xf32>"));
+  EXPECT_FALSE(rejects("%t = \"tensor.from_elements\"() : () -> tensor<0xf32>"));
+  EXPECT_FALSE(rejects("foo.op {s = \"tensor.from_elements\"} : () -> tensor<9xf32>"));
+  // Not a static type: its parser answers.
   EXPECT_FALSE(rejects("%t = tensor.from_elements %a : tensor<?x9999999999xf32>"));
   EXPECT_FALSE(rejects("%t = tensor.from_elements %a : memref<99999999xf32>"));
 }
@@ -177,7 +184,11 @@ TEST(InputScreen, TruncatedInputsDoNotOverrun) {
                         "linalg.reduce { arith.addf", "linalg.transpose <",
                         "linalg.transpose <{x = affine_map<(d0) -", "linalg.transpose ins(",
                         "linalg.transpose ins(%a) outs(%b", "linalg.broadcast dimensions",
-                        "linalg.broadcast dimensions ="})
+                        "linalg.broadcast dimensions =",
+                        "\"tensor.from_elements\"(", "\"tensor.from_elements\"(%a)",
+                        "\"tensor.from_elements\"(%a) :", "\"tensor.from_elements\"(%a) : (",
+                        "\"tensor.from_elements\"(%a) : (f32) -",
+                        "\"tensor.from_elements\"(%a) : (f32) -> tensor<9"})
     (void)screenForParserCrashes(t);
   SUCCEED();
 }

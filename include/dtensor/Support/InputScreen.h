@@ -16,9 +16,9 @@
 //     attribute a failed parse leaves (`NamedAttrList::set`);
 //   - `tensor.concat dim(-N)`, and `dim = -N` in the generic form's
 //     properties or attributes: the verifier indexes the shape with it;
-//   - `tensor.from_elements %a, ... : tensor<...>` whose static type has more
-//     elements than it lists: the parser allocates one entry per element of
-//     the type before counting (abort on a huge one).
+//   - `tensor.from_elements` (custom or generic form) whose static type has
+//     more elements than it lists: the parser or the verifier allocates one
+//     entry per element of the type before counting (abort on a huge one).
 //
 // The screen is a lexical scan (strings and comments skipped) and accepts
 // every spelling the parsers accept without crashing; anything it passes goes
