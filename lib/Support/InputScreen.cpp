@@ -261,6 +261,37 @@ private:
     }
   }
 
+  /// scanBalanced, looking at nothing inside.
+  void skipBalanced(char open, char close) {
+    (void)scanBalanced(open, close, [](llvm::StringRef) {
+      return std::optional<ScreenFinding>();
+    });
+  }
+
+  /// Whether the next token starts with `c` (trivia skipped).
+  bool peek(char c) {
+    skipTrivia();
+    return pos < text.size() && text[pos] == c;
+  }
+
+  /// The identifier at `pos` (trivia skipped), consumed; empty if none.
+  llvm::StringRef identifier() {
+    skipTrivia();
+    size_t start = pos;
+    if (pos < text.size() && isIdStart(text[pos]))
+      while (pos < text.size() && isIdChar(text[pos]))
+        ++pos;
+    return text.slice(start, pos);
+  }
+
+  /// An op's optional `<properties>` and `{attributes}`.
+  void skipDictionaries() {
+    if (peek('<'))
+      skipBalanced('<', '>');
+    if (peek('{'))
+      skipBalanced('{', '}');
+  }
+
   /// After the custom form of linalg.transpose, linalg.broadcast or
   /// linalg.reduce: their parsers read `{payload}`? (reduce only), then
   /// `<properties>`? `{attributes}`? (`ins(...)`)? (`outs(...)`)?, all
@@ -269,38 +300,24 @@ private:
   /// crashes). The `) keyword =` rule of run() misses every form without
   /// `outs(...)` right before the keyword.
   std::optional<ScreenFinding> checkLinalgListOp(llvm::StringRef op) {
-    auto skip = [](llvm::StringRef) { return std::optional<ScreenFinding>(); };
-    auto peek = [&](char c) {
-      skipTrivia();
-      return pos < text.size() && text[pos] == c;
-    };
     if (op == "linalg.reduce" && peek('{'))
-      (void)scanBalanced('{', '}', skip);
-    if (peek('<'))
-      (void)scanBalanced('<', '>', skip);
-    if (peek('{'))
-      (void)scanBalanced('{', '}', skip);
+      skipBalanced('{', '}');
+    skipDictionaries();
     llvm::StringRef keyword =
         op == "linalg.transpose" ? "permutation" : "dimensions";
-    auto word = [&]() {
-      skipTrivia();
-      size_t start = pos;
-      while (pos < text.size() && isIdChar(text[pos]))
-        ++pos;
-      return text.slice(start, pos);
-    };
-    llvm::StringRef id = word();
+    llvm::StringRef id = identifier();
     for (llvm::StringRef part : {"ins", "outs"}) {
       if (id != part)
         continue;
       if (peek('('))
-        (void)scanBalanced('(', ')', skip);
-      id = word();
+        skipBalanced('(', ')');
+      id = identifier();
     }
     if (id == keyword)
       return checkIntegerList(keyword);
     return std::nullopt;
   }
+
 
   /// After the generic form's `"tensor.concat"`: its operand list, then a
   /// properties dictionary `<{...}>` and/or an attribute dictionary `{...}`
@@ -319,11 +336,8 @@ private:
       pos = save;
       return std::nullopt;
     };
-    skipTrivia();
-    if (pos < text.size() && text[pos] == '(')
-      (void)scanBalanced('(', ')', [](llvm::StringRef) {
-        return std::optional<ScreenFinding>();
-      });
+    if (peek('('))
+      skipBalanced('(', ')');
     for (int dict = 0; dict < 2; ++dict) {
       skipTrivia();
       if (pos + 1 < text.size() && text[pos] == '<' && text[pos + 1] == '{') {
@@ -372,9 +386,7 @@ private:
         continue;
       }
       if (c == '{') {
-        (void)scanBalanced('{', '}', [](llvm::StringRef) {
-          return std::optional<ScreenFinding>();
-        });
+        skipBalanced('{', '}');
         continue;
       }
       if (c == ':')
@@ -390,47 +402,25 @@ private:
   /// operands' types (the same abort). `(operands) <{...}>? {...}? :
   /// (types) -> tensor<...>`.
   std::optional<ScreenFinding> checkGenericFromElements() {
-    auto skip = [](llvm::StringRef) { return std::optional<ScreenFinding>(); };
-    auto peek = [&](char c) {
-      skipTrivia();
-      return pos < text.size() && text[pos] == c;
-    };
     if (!peek('('))
       return std::nullopt;
-    int64_t operands = 0;
-    (void)scanBalanced('(', ')', skip); // counts below, from the text
-    {
-      // Operands: the `%` names inside the list just skipped.
-      size_t end = pos, at = end;
-      int depth = 0;
-      while (at > 0) {
-        --at;
-        char c = text[at];
-        if (c == ')')
-          ++depth;
-        else if (c == '(' && --depth == 0)
-          break;
-      }
-      for (size_t i = at; i < end; ++i)
-        if (text[i] == '%')
-          ++operands;
-    }
-    if (peek('<'))
-      (void)scanBalanced('<', '>', skip);
-    if (peek('{'))
-      (void)scanBalanced('{', '}', skip);
+    size_t operandsStart = pos;
+    skipBalanced('(', ')');
+    int64_t operands = text.slice(operandsStart, pos).count('%');
+    skipDictionaries();
     if (!peek(':'))
       return std::nullopt;
     ++pos;
     if (!peek('('))
       return std::nullopt;
-    (void)scanBalanced('(', ')', skip);
+    skipBalanced('(', ')');
     skipTrivia();
     if (!text.substr(pos).starts_with("->"))
       return std::nullopt;
     pos += 2;
     return checkElementCount(operands);
   }
+
 
   /// At a result type `tensor<NxMx...>` of a from_elements of `operands`
   /// elements: a finding when the type has more.
