@@ -1355,21 +1355,38 @@ LogicalResult CppEmitter::emitReduction(linalg::GenericOp op,
   o << "p" << out << "[" << *outIndex << "] = acc;\n";
   o.unindent();
   o << "}";
-  // Adjacent outputs adjacent in memory, one loop over them (column sums,
-  // a bias's gradient): a tile of `count` outputs from `flat0`, the
-  // reduction loops outside and the outputs inside, so a host reads its
-  // input row by row instead of one strided column per output (rt::reduce
-  // calls it on a host; a GPU runs the part function). Each output still
-  // adds its terms in the nested loops' order, from the same start: the
-  // numbers are those of the part function's single part.
-  if (!inner && outer.size() == 1) {
-    std::string v = vars[outer.front()];
+  // Several outputs: a tile of `count` outputs from `flat0`, the reduction
+  // loops outside and the outputs inside (rt::reduce calls it on a host; a
+  // GPU runs the part function). Each output still adds its terms in the
+  // nested loops' order, from the same start: the numbers are those of the
+  // part function's single part. Adjacent outputs adjacent in memory (an
+  // Outer layout: column sums, a bias's gradient): the host reads the input
+  // row by row instead of one strided column per output. An output's terms
+  // adjacent (Inner: row sums, a softmax's maxima and sums): the tile's
+  // outputs are independent chains of dependent adds that the host runs
+  // side by side, where one output at a time waits for each add. Outputs of
+  // a tile never depend on each other, so the output loop is `omp simd`
+  // (DTENSOR_RT_SIMD; its math calls go to their vector variants).
+  if (!outer.empty()) {
     o << ",\n";
     o << "DTENSOR_KERNEL(int64_t flat0, int64_t count, " << ty << " *accs) {\n";
     o.indent();
+    // One output loop: its index is the output's flat index. Several: each
+    // output's indices, unflattened once per tile.
+    bool single = outer.size() == 1;
+    if (!single)
+      for (int64_t l : outer)
+        o << "int64_t x" << l << "[rt::kReduceTile];\n";
     o << "for (int64_t k = 0; k < count; ++k) {\n";
     o.indent();
-    o << "const int64_t " << v << " = flat0 + k;\n";
+    if (single) {
+      o << "const int64_t " << vars[outer.front()] << " = flat0 + k;\n";
+    } else {
+      o << "int64_t flat = flat0 + k;\n";
+      emitUnflatten(outer);
+      for (int64_t l : outer)
+        o << "x" << l << "[k] = " << vars[l] << ";\n";
+    }
     o << "accs[k] = p" << out << "[" << *outIndex << "];\n";
     o.unindent();
     o << "}\n";
@@ -1378,9 +1395,15 @@ LogicalResult CppEmitter::emitReduction(linalg::GenericOp op,
         << l << ") {\n";
       o.indent();
     }
+    o << "DTENSOR_RT_SIMD\n";
     o << "for (int64_t k = 0; k < count; ++k) {\n";
     o.indent();
-    o << "const int64_t " << v << " = flat0 + k;\n";
+    if (single) {
+      o << "const int64_t " << vars[outer.front()] << " = flat0 + k;\n";
+    } else {
+      for (int64_t l : outer)
+        o << "const int64_t " << vars[l] << " = x" << l << "[k];\n";
+    }
     o << ty << " " << accName << " = accs[k];\n";
     if (failed(emitTerm()))
       return failure();

@@ -137,7 +137,26 @@ func.func @partial(%m: !dtensor.device_mesh<@mesh>,
 // CHECK:   DTENSOR_KERNEL(int64_t flat, float acc) {
 // CHECK:     const int64_t i0 = flat % n0;
 // CHECK:     p1[0 + i0 * s1_0] = acc;
-// CHECK:   });
+// CHECK:   },
+// A tile of outputs (a host runs their chains of adds side by side), each
+// from its start and adding its terms in order.
+// CHECK-NEXT:   DTENSOR_KERNEL(int64_t flat0, int64_t count, float *accs) {
+// CHECK-NEXT:     for (int64_t k = 0; k < count; ++k) {
+// CHECK-NEXT:       const int64_t i0 = flat0 + k;
+// CHECK-NEXT:       accs[k] = p1[0 + i0 * s1_0];
+// CHECK-NEXT:     }
+// CHECK-NEXT:     for (int64_t i1 = 0; i1 < n1; ++i1) {
+// CHECK-NEXT:       DTENSOR_RT_SIMD
+// CHECK-NEXT:       for (int64_t k = 0; k < count; ++k) {
+// CHECK-NEXT:         const int64_t i0 = flat0 + k;
+// CHECK-NEXT:         float acc = accs[k];
+// CHECK-NEXT:         float [[A3:v[0-9]+]] = p0[0 + i0 * s0_0 + i1 * s0_1];
+// CHECK-NEXT:         float [[S3:v[0-9]+]] = float([[A3]] + acc);
+// CHECK-NEXT:         acc = [[S3]];
+// CHECK-NEXT:         accs[k] = acc;
+// CHECK-NEXT:       }
+// CHECK-NEXT:     }
+// CHECK-NEXT:   });
 func.func @rowsum(%x: tensor<4x8xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
   %r = linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
       ins(%x : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
@@ -188,6 +207,7 @@ func.func @rowsum(%x: tensor<4x8xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT:     }
 // CHECK-NEXT:     for (int64_t i1 = 0; i1 < n1; ++i1) {
 // CHECK-NEXT:       for (int64_t i2 = 0; i2 < n2; ++i2) {
+// CHECK-NEXT:         DTENSOR_RT_SIMD
 // CHECK-NEXT:         for (int64_t k = 0; k < count; ++k) {
 // CHECK-NEXT:           const int64_t i0 = flat0 + k;
 // CHECK-NEXT:           int32_t acc = accs[k];
@@ -207,6 +227,49 @@ func.func @colsum(%x: tensor<3x5x4xi32>, %init: tensor<4xi32>) -> tensor<4xi32> 
     linalg.yield %s : i32
   } -> tensor<4xi32>
   return %r : tensor<4xi32>
+}
+
+// -----
+
+// Two output loops: the tile unflattens each output's indices once, into
+// arrays the term loop reads.
+#in4 = affine_map<(d0, d1, d2) -> (d0, d2, d1)>
+#out4 = affine_map<(d0, d1, d2) -> (d0, d1)>
+// CHECK-LABEL: {{^\[\[maybe_unused\]\]}} static {{.*}} f_sum2(
+// CHECK: rt::reduce<double>(nflat, nterms, rt::ReduceLayout::Outer,
+// CHECK:   DTENSOR_KERNEL(int64_t flat0, int64_t count, double *accs) {
+// CHECK-NEXT:     int64_t x0[rt::kReduceTile];
+// CHECK-NEXT:     int64_t x1[rt::kReduceTile];
+// CHECK-NEXT:     for (int64_t k = 0; k < count; ++k) {
+// CHECK-NEXT:       int64_t flat = flat0 + k;
+// CHECK-NEXT:       const int64_t i1 = flat % n1;
+// CHECK-NEXT:       flat /= n1;
+// CHECK-NEXT:       const int64_t i0 = flat % n0;
+// CHECK-NEXT:       x0[k] = i0;
+// CHECK-NEXT:       x1[k] = i1;
+// CHECK-NEXT:       accs[k] = p1[0 + i0 * s1_0 + i1 * s1_1];
+// CHECK-NEXT:     }
+// CHECK-NEXT:     for (int64_t i2 = 0; i2 < n2; ++i2) {
+// CHECK-NEXT:       DTENSOR_RT_SIMD
+// CHECK-NEXT:       for (int64_t k = 0; k < count; ++k) {
+// CHECK-NEXT:         const int64_t i0 = x0[k];
+// CHECK-NEXT:         const int64_t i1 = x1[k];
+// CHECK-NEXT:         double acc = accs[k];
+// CHECK-NEXT:         double [[T:v[0-9]+]] = p0[0 + i0 * s0_0 + i2 * s0_1 + i1 * s0_2];
+// CHECK-NEXT:         double [[C:v[0-9]+]] = double([[T]] + acc);
+// CHECK-NEXT:         acc = [[C]];
+// CHECK-NEXT:         accs[k] = acc;
+// CHECK-NEXT:       }
+// CHECK-NEXT:     }
+// CHECK-NEXT:   });
+func.func @sum2(%x: tensor<3x5x4xf64>, %init: tensor<3x4xf64>) -> tensor<3x4xf64> {
+  %r = linalg.generic {indexing_maps = [#in4, #out4], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x : tensor<3x5x4xf64>) outs(%init : tensor<3x4xf64>) {
+  ^bb0(%a: f64, %b: f64):
+    %s = arith.addf %a, %b : f64
+    linalg.yield %s : f64
+  } -> tensor<3x4xf64>
+  return %r : tensor<3x4xf64>
 }
 
 // -----
