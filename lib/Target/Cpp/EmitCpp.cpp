@@ -776,8 +776,8 @@ LogicalResult CppEmitter::emitScalar(Operation *op, raw_indented_ostream &o) {
       .Case([&](arith::NegFOp) { return def("-" + operand(0)); })
       .Case([&](arith::MaximumFOp) { return call("rt_maximum"); })
       .Case([&](arith::MinimumFOp) { return call("rt_minimum"); })
-      .Case([&](arith::MaxNumFOp) { return call("std::fmax"); })
-      .Case([&](arith::MinNumFOp) { return call("std::fmin"); })
+      .Case([&](arith::MaxNumFOp) { return call("rt_maxnum"); })
+      .Case([&](arith::MinNumFOp) { return call("rt_minnum"); })
       .Case([&](arith::AddIOp) { return wrap("+"); })
       .Case([&](arith::SubIOp) { return wrap("-"); })
       .Case([&](arith::MulIOp) { return wrap("*"); })
@@ -2366,6 +2366,14 @@ LogicalResult CppEmitter::emit(raw_ostream &out, CppFlavour flavour) {
       << "  if (std::isnan(a) || std::isnan(b)) return T(a + b);\n"
       << "  if (a == 0 && b == 0) return std::signbit(a) ? a : b;\n"
       << "  return a < b ? a : b;\n}\n"
+      // std::fmax and std::fmin as glibc computes them on x86-64 (the one
+      // not a NaN; y where they compare equal, so fmax(-0, +0) is +0), but
+      // inline: g++ calls libm's fmaxf for each element (a row max was a
+      // third of a softmax) and cannot vectorize the call.
+      << "template <typename T> DTENSOR_HD T rt_maxnum(T a, T b) {\n"
+      << "  return (a > b || b != b) ? a : b;\n}\n"
+      << "template <typename T> DTENSOR_HD T rt_minnum(T a, T b) {\n"
+      << "  return (a < b || b != b) ? a : b;\n}\n"
       << "template <typename T> DTENSOR_HD T rt_absi(T a) { return a < 0 ? T(-a) : a; }\n"
       << "template <typename To, typename From> DTENSOR_HD To rt_bitcast(From f) {\n"
       << "  To t;\n  memcpy(&t, &f, sizeof(t));\n  return t;\n}\n\n";

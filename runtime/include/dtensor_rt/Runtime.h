@@ -634,11 +634,12 @@ constexpr int64_t kReduceTile = 256;
 /// (EmitCpp.cpp, emitReduction). A host runs tiles, each output's terms in
 /// the order and from the start of a single part, so the numbers do not
 /// change: of 256 outputs for an Outer layout (reading the input row by row
-/// rather than a strided column per output: 4096x4096 column sums of
-/// squares, 57 -> 15 ms on one core); of 16 for an Inner one, whose
-/// outputs' chains of dependent adds then run side by side (4096x4096 row
-/// sums, 28 -> 7 ms: one output at a time waits for each add). A GPU, or a
-/// forced split (DTENSOR_RT_REDUCTION_PARTS), runs the reduction above.
+/// rather than a strided column per output); of 8 for an Inner one, whose
+/// outputs' chains of dependent adds then run side by side where one output
+/// at a time waits for each add (more rows than 8 thrash an 8-way L1 set
+/// when the row stride is a multiple of 4 KiB). docs/CodeGen.md
+/// ("Reductions on a host") has the figures. A GPU, or a forced split
+/// (DTENSOR_RT_REDUCTION_PARTS), runs the reduction above.
 template <typename T, typename Part, typename Combine, typename Store,
           typename Tile>
 void reduce(int64_t nout, int64_t nterms, ReduceLayout layout,

@@ -579,6 +579,9 @@ FailureOr<FactorSharding> analyzeRule(Operation *raw, const ShardingRule &rule,
             if (auto c = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>())
               if (auto f = llvm::dyn_cast<FloatAttr>(c.getValue()))
                 v = f.getValueAsDouble();
+              else if (auto n = llvm::dyn_cast<IntegerAttr>(c.getValue());
+                       n && (n.getValue().isZero() || n.getValue().isOne()))
+                v = n.getValue().isZero() ? 0.0 : 1.0;
           if (!v || (*v != 0.0 && *v != 1.0))
             return raw->emitOpError()
                    << "cannot fill a P(product) value with anything but the "

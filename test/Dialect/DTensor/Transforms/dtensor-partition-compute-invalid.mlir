@@ -177,6 +177,15 @@ func.func @product_fill(%m: !dtensor.device_mesh<@mesh>) -> tensor<4xf32, #dtens
   return %f : tensor<4xf32, #dtensor.spec<@mesh, [R, P(product)]>>
 }
 
+// An integer 2 is no better.
+func.func @product_fill_int(%m: !dtensor.device_mesh<@mesh>) -> tensor<4xi64, #dtensor.spec<@mesh, [R, P(product)]>> {
+  %two = arith.constant 2 : i64
+  %e = tensor.empty() : tensor<4xi64, #dtensor.spec<@mesh, [R, P(product)]>>
+  // expected-error@+1 {{cannot fill a P(product) value with anything but the constants 0 or 1}}
+  %f = linalg.fill ins(%two : i64) outs(%e : tensor<4xi64, #dtensor.spec<@mesh, [R, P(product)]>>) -> tensor<4xi64, #dtensor.spec<@mesh, [R, P(product)]>>
+  return %f : tensor<4xi64, #dtensor.spec<@mesh, [R, P(product)]>>
+}
+
 // -----
 
 dtensor.mesh @mesh shape = [2, 2]

@@ -301,3 +301,16 @@ func.func @pad_shared(%m: !dtensor.device_mesh<@mesh>, %a: tensor<16xf32, #dtens
   } -> tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>
   return %r, %p : tensor<16xf32, #dtensor.spec<@mesh, [R, S(0)]>>, tensor<18xf32, #dtensor.spec<@mesh, [R, S(0)]>>
 }
+
+// An integer product's fill of 1 (or 0) is each rank's share exactly, as a
+// float's is: every rank fills it (it was rejected as an n-th root).
+dtensor.mesh @mesh2x2 shape = [2, 2]
+// CHECK-LABEL: func.func @product_fill_int_one(
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK: linalg.fill ins(%[[ONE]] : i64) outs({{.*}} : tensor<4xi64>) -> tensor<4xi64>
+func.func @product_fill_int_one(%m: !dtensor.device_mesh<@mesh2x2>) -> tensor<4xi64, #dtensor.spec<@mesh2x2, [R, P(product)]>> {
+  %one = arith.constant 1 : i64
+  %e = tensor.empty() : tensor<4xi64, #dtensor.spec<@mesh2x2, [R, P(product)]>>
+  %f = linalg.fill ins(%one : i64) outs(%e : tensor<4xi64, #dtensor.spec<@mesh2x2, [R, P(product)]>>) -> tensor<4xi64, #dtensor.spec<@mesh2x2, [R, P(product)]>>
+  return %f : tensor<4xi64, #dtensor.spec<@mesh2x2, [R, P(product)]>>
+}
