@@ -47,6 +47,19 @@ double unsignedToDouble(int64_t v, int bits) {
 int64_t truncateInt(int64_t v, int bits) {
   return bits == 1 ? (v & 1) : signExtend(v, bits);
 }
+/// arith.divsi / remsi: division by zero and the one overflow (the least
+/// value divided by -1) are undefined in MLIR; here they give 0 and the
+/// wrapped quotient instead of trapping (x86's idiv faults on both).
+int64_t divideSigned(int64_t a, int64_t b) {
+  if (b == 0)
+    return 0;
+  if (b == -1)
+    return int64_t(0 - uint64_t(a));
+  return a / b;
+}
+int64_t remainderSigned(int64_t a, int64_t b) {
+  return b == 0 || b == -1 ? 0 : a % b;
+}
 /// Shifts of a `bits`-wide integer; a shift by `bits` or more is poison in
 /// MLIR, 0 here (or the sign for an arithmetic shift right).
 int64_t shiftLeft(int64_t v, int64_t s, int bits) {
@@ -72,7 +85,7 @@ enum Op : uint16_t {
   FTrunc, FRoundEven, FLog1p, FExpM1, FLog2,
   FTan, FAtan, FAsin, FAcos, FSinh, FCosh, FAsinh, FAcosh, FAtanh, FExp2, FLog10, FCbrt, FAtan2,
   FPow, FCmp, FRound,
-  IAdd, ISub, IMul, IDivS, IRemS, IMinS, IMaxS, IAnd, IOr, IXor, ICmp,
+  IAdd, ISub, IMul, IDivS, IRemS, IMinS, IMaxS, IAnd, IOr, IXor, ICmp, IAbs,
   IShL, IShRU, IShRS, // c: the bit width
   Select, SIToFP, FPToSI, Copy, Index, Extract,
   ZExt, SExt, TruncInt, UIToFP, // c: the source's (ZExt, SExt, UIToFP,
@@ -284,6 +297,7 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
             .Case([](arith::ShRUIOp) { return IShRU; })
             .Case([](arith::ShRSIOp) { return IShRS; })
             .Case([](arith::CmpIOp) { return ICmp; })
+            .Case([](math::AbsIOp) { return IAbs; })
             .Case([](arith::SelectOp) { return Select; })
             .Case([](arith::SIToFPOp) { return SIToFP; })
             .Case([](arith::UIToFPOp) { return UIToFP; })
@@ -326,6 +340,11 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
       in.c = t.isIndex() ? 64 : int(t.getIntOrFloatBitWidth());
     }
     in.f32 = op.getResult(0).getType().isF32();
+    if (llvm::isa<arith::AddIOp, arith::SubIOp, arith::MulIOp,
+                  arith::DivSIOp, math::AbsIOp>(op))
+      if (auto it = llvm::dyn_cast<IntegerType>(op.getResult(0).getType());
+          it && it.getWidth() < 64)
+        in.wrapBits = uint8_t(it.getWidth());
     // The result's register comes after any captured operand's.
     in.dst = p.registers;
     regOf[op.getResult(0)] = p.registers++;
@@ -416,10 +435,11 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
     case IAdd: d.i = int64_t(uint64_t(a.i) + uint64_t(b.i)); break;
     case ISub: d.i = int64_t(uint64_t(a.i) - uint64_t(b.i)); break;
     case IMul: d.i = int64_t(uint64_t(a.i) * uint64_t(b.i)); break;
-    case IDivS: d.i = b.i ? a.i / b.i : 0; break;
-    case IRemS: d.i = b.i ? a.i % b.i : 0; break;
+    case IDivS: d.i = divideSigned(a.i, b.i); break;
+    case IRemS: d.i = remainderSigned(a.i, b.i); break;
     case IMinS: d.i = std::min(a.i, b.i); break;
     case IMaxS: d.i = std::max(a.i, b.i); break;
+    case IAbs: d.i = a.i < 0 ? int64_t(0 - uint64_t(a.i)) : a.i; break;
     case IAnd: d.i = a.i & b.i; break;
     case IOr: d.i = a.i | b.i; break;
     case IXor: d.i = a.i ^ b.i; break;
@@ -442,6 +462,8 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
     }
     if (in.f32 && in.op <= FPow)
       d.f = double(float(d.f));
+    if (in.wrapBits)
+      d.i = truncateInt(d.i, in.wrapBits);
   }
 }
 
@@ -514,10 +536,12 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     case IAdd: COLUMN(d[i].i = int64_t(uint64_t(a[i].i) + uint64_t(b[i].i)))
     case ISub: COLUMN(d[i].i = int64_t(uint64_t(a[i].i) - uint64_t(b[i].i)))
     case IMul: COLUMN(d[i].i = int64_t(uint64_t(a[i].i) * uint64_t(b[i].i)))
-    case IDivS: COLUMN(d[i].i = b[i].i ? a[i].i / b[i].i : 0)
-    case IRemS: COLUMN(d[i].i = b[i].i ? a[i].i % b[i].i : 0)
+    case IDivS: COLUMN(d[i].i = divideSigned(a[i].i, b[i].i))
+    case IRemS: COLUMN(d[i].i = remainderSigned(a[i].i, b[i].i))
     case IMinS: COLUMN(d[i].i = std::min(a[i].i, b[i].i))
     case IMaxS: COLUMN(d[i].i = std::max(a[i].i, b[i].i))
+    case IAbs:
+      COLUMN(d[i].i = a[i].i < 0 ? int64_t(0 - uint64_t(a[i].i)) : a[i].i)
     case IAnd: COLUMN(d[i].i = a[i].i & b[i].i)
     case IOr: COLUMN(d[i].i = a[i].i | b[i].i)
     case IXor: COLUMN(d[i].i = a[i].i ^ b[i].i)
@@ -548,5 +572,8 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     if (in.f32 && in.op <= FPow)
       for (int64_t i = 0; i < w; ++i)
         d[i].f = double(float(d[i].f));
+    if (in.wrapBits)
+      for (int64_t i = 0; i < w; ++i)
+        d[i].i = truncateInt(d[i].i, in.wrapBits);
   }
 }

@@ -74,6 +74,11 @@ public:
     uint16_t op;
     bool f32;
     int32_t dst, a, b, c;
+    /// For addi, subi, muli, divsi and absi of an integer narrower than 64 bits:
+    /// its width, to which the result wraps (0 otherwise). A register holds
+    /// a 64-bit integer; without the wrap an i32 sum that overflows would
+    /// stay above 2^31 for the next op (a maxsi) to read.
+    uint8_t wrapBits = 0;
   };
 
   /// Whether a `tensor.extract` in the body read out of bounds since the

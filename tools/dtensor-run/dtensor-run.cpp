@@ -240,7 +240,15 @@ static void printValuesOf(llvm::raw_ostream &os, const Tensor &t) {
     strides[d - 1] = strides[d] * t.shape()[d];
   std::function<void(int64_t, int64_t)> rec = [&](int64_t dim, int64_t base) {
     if (dim == t.rank()) {
-      os << llvm::format("%g", t.at(base));
+      // Integers exactly (an i64 above 2^53 has no double).
+      if (isFloat(t.dtype()))
+        os << llvm::format("%g", t.at(base));
+      else
+        dispatch(t.dtype(), [&](auto v) {
+          using T = decltype(v);
+          if constexpr (std::is_integral_v<T>)
+            os << int64_t(t.data<T>()[base]);
+        });
       return;
     }
     os << "[";

@@ -781,8 +781,8 @@ LogicalResult CppEmitter::emitScalar(Operation *op, raw_indented_ostream &o) {
       .Case([&](arith::AddIOp) { return wrap("+"); })
       .Case([&](arith::SubIOp) { return wrap("-"); })
       .Case([&](arith::MulIOp) { return wrap("*"); })
-      .Case([&](arith::DivSIOp) { return bin("/"); })
-      .Case([&](arith::RemSIOp) { return bin("%"); })
+      .Case([&](arith::DivSIOp) { return call("rt_divsi"); })
+      .Case([&](arith::RemSIOp) { return call("rt_remsi"); })
       .Case([&](arith::DivUIOp) {
         return def((ty + "(" + unsignedOf(0) + " / " + unsignedOf(1) + ")").str());
       })
@@ -2358,6 +2358,15 @@ LogicalResult CppEmitter::emit(raw_ostream &out, CppFlavour flavour) {
       << "  T q = a / b;\n  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;\n}\n"
       << "template <typename T> DTENSOR_HD T rt_mod(T a, T b) {\n"
       << "  T r = a % b;\n  return r < 0 ? r + (b < 0 ? -b : b) : r;\n}\n"
+      // arith.divsi / remsi as the interpreter computes them where MLIR
+      // leaves them undefined (division by zero: 0; the least value over
+      // -1: the wrapped quotient, remainder 0) instead of a SIGFPE.
+      << "template <typename T> DTENSOR_HD T rt_divsi(T a, T b) {\n"
+      << "  if (b == 0) return T(0);\n"
+      << "  if (b == T(-1)) return T(0 - uint64_t(int64_t(a)));\n"
+      << "  return T(a / b);\n}\n"
+      << "template <typename T> DTENSOR_HD T rt_remsi(T a, T b) {\n"
+      << "  return (b == 0 || b == T(-1)) ? T(0) : T(a % b);\n}\n"
       << "template <typename T> DTENSOR_HD T rt_maximum(T a, T b) {\n"
       << "  if (std::isnan(a) || std::isnan(b)) return T(a + b);\n"
       << "  if (a == 0 && b == 0) return std::signbit(a) ? b : a;\n"
