@@ -47,6 +47,20 @@ double unsignedToDouble(int64_t v, int bits) {
 int64_t truncateInt(int64_t v, int bits) {
   return bits == 1 ? (v & 1) : signExtend(v, bits);
 }
+/// A float op's result rounded to its type (through float for the 16-bit
+/// types, as the emitted C++ computes them).
+double roundTo(uint8_t round, double x) {
+  switch (round) {
+  case BodyProgram::RoundF32:
+    return double(float(x));
+  case BodyProgram::RoundF16:
+    return double(float(Half(float(x))));
+  case BodyProgram::RoundBF16:
+    return double(float(BFloat16(float(x))));
+  default:
+    return x;
+  }
+}
 /// arith.divsi / remsi: division by zero and the one overflow (the least
 /// value divided by -1) are undefined in MLIR; here they give 0 and the
 /// wrapped quotient instead of trapping (x86's idiv faults on both).
@@ -207,7 +221,7 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
                                      "compute in a body";
         info.indices.push_back(r);
       }
-      Instr in{Extract, extract.getType().isF32(), p.registers,
+      Instr in{Extract, RoundNone, p.registers,
                int32_t(p.extracts.size()), -1, -1};
       p.extracts.push_back(std::move(info));
       regOf[extract.getResult()] = p.registers++;
@@ -313,7 +327,7 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
     if (!code || op.getNumResults() != 1)
       return op.emitOpError()
              << "cannot be compiled into a linalg body by the interpreter";
-    Instr in{*code, false, p.registers, -1, -1, -1};
+    Instr in{*code, RoundNone, p.registers, -1, -1, -1};
     if (auto index = llvm::dyn_cast<linalg::IndexOp>(op)) {
       in.a = index.getDim();
     } else {
@@ -339,7 +353,11 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
       Type t = op.getResult(0).getType();
       in.c = t.isIndex() ? 64 : int(t.getIntOrFloatBitWidth());
     }
-    in.f32 = op.getResult(0).getType().isF32();
+    Type resultType = op.getResult(0).getType();
+    in.round = resultType.isF32()    ? RoundF32
+               : resultType.isF16()  ? RoundF16
+               : resultType.isBF16() ? RoundBF16
+                                     : RoundNone;
     if (llvm::isa<arith::AddIOp, arith::SubIOp, arith::MulIOp,
                   arith::DivSIOp, math::AbsIOp>(op))
       if (auto it = llvm::dyn_cast<IntegerType>(op.getResult(0).getType());
@@ -431,7 +449,7 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
     case FAtan2: d.f = std::atan2(a.f, b.f); break;
     case FPow: d.f = std::pow(a.f, b.f); break;
     case FCmp: d.i = compareFloats(in.c, a.f, b.f); break;
-    case FRound: d.f = double(float(a.f)); break;
+    case FRound: d.f = a.f; break; // rounded to the result type below
     case IAdd: d.i = int64_t(uint64_t(a.i) + uint64_t(b.i)); break;
     case ISub: d.i = int64_t(uint64_t(a.i) - uint64_t(b.i)); break;
     case IMul: d.i = int64_t(uint64_t(a.i) * uint64_t(b.i)); break;
@@ -460,8 +478,9 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
       d = extractAt(extracts[in.a], [&](int k) { return r[k]; });
       break;
     }
-    if (in.f32 && in.op <= FPow)
-      d.f = double(float(d.f));
+    if (in.round && (in.op <= FPow || in.op == FRound || in.op == SIToFP ||
+                     in.op == UIToFP))
+      d.f = roundTo(in.round, d.f);
     if (in.wrapBits)
       d.i = truncateInt(d.i, in.wrapBits);
   }
@@ -532,7 +551,7 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     case FPow: COLUMN(d[i].f = std::pow(a[i].f, b[i].f))
     case FCmp:
       COLUMN(d[i].i = compareFloats(in.c, a[i].f, b[i].f))
-    case FRound: COLUMN(d[i].f = double(float(a[i].f)))
+    case FRound: COLUMN(d[i].f = a[i].f) // rounded below
     case IAdd: COLUMN(d[i].i = int64_t(uint64_t(a[i].i) + uint64_t(b[i].i)))
     case ISub: COLUMN(d[i].i = int64_t(uint64_t(a[i].i) - uint64_t(b[i].i)))
     case IMul: COLUMN(d[i].i = int64_t(uint64_t(a[i].i) * uint64_t(b[i].i)))
@@ -569,9 +588,10 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
       COLUMN(d[i].i = index[in.a] + (in.a == innerLoop ? i : 0))
     }
 #undef COLUMN
-    if (in.f32 && in.op <= FPow)
+    if (in.round && (in.op <= FPow || in.op == FRound || in.op == SIToFP ||
+                     in.op == UIToFP))
       for (int64_t i = 0; i < w; ++i)
-        d[i].f = double(float(d[i].f));
+        d[i].f = roundTo(in.round, d[i].f);
     if (in.wrapBits)
       for (int64_t i = 0; i < w; ++i)
         d[i].i = truncateInt(d[i].i, in.wrapBits);

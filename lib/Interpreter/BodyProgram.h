@@ -70,9 +70,13 @@ public:
     return captured;
   }
 
+  /// What a float result rounds to after each op (MLIR rounds every op's
+  /// result to its type; a register holds a double).
+  enum Rounding : uint8_t { RoundNone, RoundF32, RoundF16, RoundBF16 };
+
   struct Instr {
     uint16_t op;
-    bool f32;
+    uint8_t round;
     int32_t dst, a, b, c;
     /// For addi, subi, muli, divsi and absi of an integer narrower than 64 bits:
     /// its width, to which the result wraps (0 otherwise). A register holds

@@ -31,3 +31,56 @@ func.func @main() -> (tensor<2xf16>, tensor<2xbf16>, tensor<2xbf16>, tensor<2xf1
 // CHECK-NEXT: [1, 1]
 // CHECK:      output 3: same on every rank, 2 f16
 // CHECK-NEXT: [inf, inf]
+
+// RUN: dtensor-run %s --entry in_body --print-values | FileCheck %s --check-prefix=BODY
+// RUN: %if mpi %{ dtensor-run %s --entry in_body --verify --target=mpi | FileCheck %s --check-prefix=MPI %}
+// Inside one linalg body too, each op's result rounds to its type before the
+// next op reads it (the interpreter rounded f16 and bf16 only on the store):
+// (x + 1000) - 1000 is x to the nearest 0.5 in f16 and 4 in bf16; sitofp of
+// 2049 to f16 is 2048; an f32 1/3 truncated to f16 then extended and tripled
+// in f32 is 0.999756. The emitted C++ computes the same (MPI).
+// BODY:      output 0: same on every rank, 4 f16
+// BODY-NEXT: [0.5, 1.5, -0.5, 2048]
+// BODY:      output 1: same on every rank, 4 bf16
+// BODY-NEXT: [0, 0, 0, 2048]
+// BODY:      output 2: same on every rank, 4 f32
+// BODY-NEXT: [0.999756, 0.999756, 0.999756, 0.999756]
+// MPI: verified @in_body on target mpi: 3 output(s)
+func.func @in_body() -> (tensor<4xf16>, tensor<4xbf16>, tensor<4xf32>) {
+  %x = arith.constant dense<[0.3, 1.3, -0.3, 0.0]> : tensor<4xf32>
+  %n = arith.constant dense<[0, 0, 0, 2049]> : tensor<4xi32>
+  %eh = tensor.empty() : tensor<4xf16>
+  %eb = tensor.empty() : tensor<4xbf16>
+  %ef = tensor.empty() : tensor<4xf32>
+  %h = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%x, %n : tensor<4xf32>, tensor<4xi32>) outs(%eh : tensor<4xf16>) {
+  ^bb0(%a: f32, %i: i32, %o: f16):
+    %big = arith.constant 1000.0 : f16
+    %t = arith.truncf %a : f32 to f16
+    %s = arith.addf %t, %big : f16
+    %d = arith.subf %s, %big : f16
+    %c = arith.sitofp %i : i32 to f16
+    %r = arith.addf %d, %c : f16
+    linalg.yield %r : f16
+  } -> tensor<4xf16>
+  %b = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]} ins(%x, %n : tensor<4xf32>, tensor<4xi32>) outs(%eb : tensor<4xbf16>) {
+  ^bb0(%a: f32, %i: i32, %o: bf16):
+    %big = arith.constant 1000.0 : bf16
+    %t = arith.truncf %a : f32 to bf16
+    %s = arith.addf %t, %big : bf16
+    %d = arith.subf %s, %big : bf16
+    %c = arith.sitofp %i : i32 to bf16
+    %r = arith.addf %d, %c : bf16
+    linalg.yield %r : bf16
+  } -> tensor<4xbf16>
+  %f = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%x : tensor<4xf32>) outs(%ef : tensor<4xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %one = arith.constant 1.0 : f32
+    %three = arith.constant 3.0 : f32
+    %third = arith.divf %one, %three : f32
+    %t = arith.truncf %third : f32 to f16
+    %w = arith.extf %t : f16 to f32
+    %r = arith.mulf %w, %three : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  return %h, %b, %f : tensor<4xf16>, tensor<4xbf16>, tensor<4xf32>
+}
