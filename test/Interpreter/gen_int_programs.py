@@ -4,7 +4,7 @@
     gen_int_programs.py MESH COUNT SEED
 
 MESH is like 2x2 or 2x3. Each of the COUNT functions works on one integer
-element type (i32 or i64) and takes arguments with random specs (R, S(0),
+element type (i8, i16, i32 or i64) and takes arguments with random specs (R, S(0),
 S(1), and P(sum), P(max) or P(min); sizes chosen so that many shards are
 uneven or empty). It chains random ops: matmul (a new weight argument each),
 element-wise addi / subi / muli / maxsi / minsi (with a new argument or a
@@ -26,16 +26,19 @@ import random
 import sys
 
 SIZES = [1, 2, 3, 4, 5, 7]
+BITS = {"i8": 8, "i16": 16, "i32": 32, "i64": 64}
 COMBINERS = {
-    # name: (op, identity for i32, identity for i64, Partial it may keep)
-    "sum": ("arith.addi", "0", "0", "P(sum)"),
-    "product": ("arith.muli", "1", "1", None),
-    "max": ("arith.maxsi", "-2147483648", "-9223372036854775808", "P(max)"),
-    "min": ("arith.minsi", "2147483647", "9223372036854775807", "P(min)"),
-    "and": ("arith.andi", "-1", "-1", None),
-    "or": ("arith.ori", "0", "0", None),
-    "xor": ("arith.xori", "0", "0", None),
+    # name: (op, identity of a BITS-wide integer)
+    "sum": ("arith.addi", lambda b: "0"),
+    "product": ("arith.muli", lambda b: "1"),
+    "max": ("arith.maxsi", lambda b: str(-(1 << (b - 1)))),
+    "min": ("arith.minsi", lambda b: str((1 << (b - 1)) - 1)),
+    "and": ("arith.andi", lambda b: "-1"),
+    "or": ("arith.ori", lambda b: "0"),
+    "xor": ("arith.xori", lambda b: "0"),
 }
+# A factor that overflows every type when multiplied by most values.
+LARGE_FACTOR = {"i8": "77", "i16": "12345", "i32": "123456789", "i64": "3037000493"}
 
 
 def ty(shape, elem, s=None):
@@ -50,7 +53,7 @@ class Function:
         self.rng = rng
         self.name = name
         self.mesh_rank = mesh_rank
-        self.elem = rng.choice(["i32", "i64"])
+        self.elem = rng.choice(["i8", "i16", "i32", "i32", "i64", "i64"])
         self.args = []  # (name, type)
         self.body = []
         self.values = []  # (ssa, shape)
@@ -164,7 +167,7 @@ class Function:
             # A product that overflows, read by a comparison in the same
             # body: the product must wrap at the type's width first.
             init = self.filled(shape, "0")
-            k = "123456789" if e == "i32" else "3037000493"
+            k = LARGE_FACTOR[e]
             op = rng.choice(["arith.maxsi", "arith.minsi"])
             self.generic([(a, at)], init, shape, [ident2] * 2,
                          ["parallel", "parallel"],
@@ -182,10 +185,10 @@ class Function:
             self.values.append((v, out, t))
         else:
             name = rng.choice(sorted(COMBINERS))
-            op, i32, i64, _ = COMBINERS[name]
+            op, identity = COMBINERS[name]
             dim = rng.randrange(2)
             out = [shape[1 - dim]]
-            init = self.filled(out, i32 if e == "i32" else i64)
+            init = self.filled(out, identity(BITS[e]))
             omap = "affine_map<(d0, d1) -> (d1)>" if dim == 0 else "affine_map<(d0, d1) -> (d0)>"
             iters = ["reduction", "parallel"] if dim == 0 else ["parallel", "reduction"]
             r = self.generic([(a, at)], init, out, [ident2, omap], iters,
