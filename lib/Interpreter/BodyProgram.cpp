@@ -108,6 +108,22 @@ enum Op : uint16_t {
 
 } // namespace
 
+// (std::max returned its first operand for -0 and +0.)
+double mlir::dtensor::interp::maximumF(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return NAN;
+  if (a == 0 && b == 0)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+double mlir::dtensor::interp::minimumF(double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return NAN;
+  if (a == 0 && b == 0)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
 bool mlir::dtensor::interp::compareFloats(unsigned predicate, double a,
                                           double b) {
   auto p = arith::CmpFPredicate(predicate);
@@ -409,12 +425,8 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
     case FMul: d.f = a.f * b.f; break;
     case FDiv: d.f = a.f / b.f; break;
     case FRem: d.f = std::fmod(a.f, b.f); break;
-    case FMaximum:
-      d.f = std::isnan(a.f) || std::isnan(b.f) ? NAN : std::max(a.f, b.f);
-      break;
-    case FMinimum:
-      d.f = std::isnan(a.f) || std::isnan(b.f) ? NAN : std::min(a.f, b.f);
-      break;
+    case FMaximum: d.f = maximumF(a.f, b.f); break;
+    case FMinimum: d.f = minimumF(a.f, b.f); break;
     case FMaxNum: d.f = std::fmax(a.f, b.f); break;
     case FMinNum: d.f = std::fmin(a.f, b.f); break;
     case FNeg: d.f = -a.f; break;
@@ -508,14 +520,8 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     case FMul: COLUMN(d[i].f = a[i].f * b[i].f)
     case FDiv: COLUMN(d[i].f = a[i].f / b[i].f)
     case FRem: COLUMN(d[i].f = std::fmod(a[i].f, b[i].f))
-    case FMaximum:
-      COLUMN(d[i].f = std::isnan(a[i].f) || std::isnan(b[i].f)
-                          ? NAN
-                          : std::max(a[i].f, b[i].f))
-    case FMinimum:
-      COLUMN(d[i].f = std::isnan(a[i].f) || std::isnan(b[i].f)
-                          ? NAN
-                          : std::min(a[i].f, b[i].f))
+    case FMaximum: COLUMN(d[i].f = maximumF(a[i].f, b[i].f))
+    case FMinimum: COLUMN(d[i].f = minimumF(a[i].f, b[i].f))
     case FMaxNum: COLUMN(d[i].f = std::fmax(a[i].f, b[i].f))
     case FMinNum: COLUMN(d[i].f = std::fmin(a[i].f, b[i].f))
     case FNeg: COLUMN(d[i].f = -a[i].f)

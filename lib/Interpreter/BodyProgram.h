@@ -35,6 +35,9 @@ union Reg {
 /// scalar kernels.
 bool compareInts(unsigned predicate, int64_t a, int64_t b);
 bool compareFloats(unsigned predicate, double a, double b);
+/// arith.maximumf / minimumf: NaN if either operand is, -0 below +0.
+double maximumF(double a, double b);
+double minimumF(double a, double b);
 
 class BodyProgram {
 public:

@@ -480,12 +480,8 @@ void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
   registerFloatBinary(k, "arith.subf", [](double a, double b) { return a - b; });
   registerFloatBinary(k, "arith.mulf", [](double a, double b) { return a * b; });
   registerFloatBinary(k, "arith.divf", [](double a, double b) { return a / b; });
-  registerFloatBinary(k, "arith.maximumf", [](double a, double b) {
-    return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b);
-  });
-  registerFloatBinary(k, "arith.minimumf", [](double a, double b) {
-    return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b);
-  });
+  registerFloatBinary(k, "arith.maximumf", maximumF);
+  registerFloatBinary(k, "arith.minimumf", minimumF);
   registerFloatBinary(k, "arith.maxnumf",
                       [](double a, double b) { return std::fmax(a, b); });
   registerFloatBinary(k, "arith.minnumf",
