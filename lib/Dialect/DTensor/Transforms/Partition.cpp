@@ -575,13 +575,16 @@ FailureOr<FactorSharding> analyzeRule(Operation *raw, const ShardingRule &rule,
         if (have.reduce == ReduceKind::Product) {
           auto fill = llvm::dyn_cast<linalg::FillOp>(raw);
           std::optional<double> v;
-          if (fill)
-            if (auto c = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>())
+          if (fill) {
+            if (auto c =
+                    fill.getInputs()[0].getDefiningOp<arith::ConstantOp>()) {
               if (auto f = llvm::dyn_cast<FloatAttr>(c.getValue()))
                 v = f.getValueAsDouble();
               else if (auto n = llvm::dyn_cast<IntegerAttr>(c.getValue());
                        n && (n.getValue().isZero() || n.getValue().isOne()))
                 v = n.getValue().isZero() ? 0.0 : 1.0;
+            }
+          }
           if (!v || (*v != 0.0 && *v != 1.0))
             return raw->emitOpError()
                    << "cannot fill a P(product) value with anything but the "
