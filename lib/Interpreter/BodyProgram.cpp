@@ -595,9 +595,15 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     }
 #undef COLUMN
     if (in.round && (in.op <= FPow || in.op == FRound || in.op == SIToFP ||
-                     in.op == UIToFP))
-      for (int64_t i = 0; i < w; ++i)
-        d[i].f = roundTo(in.round, d[i].f);
+                     in.op == UIToFP)) {
+      if (in.round == RoundF32) // (the common case: a loop the compiler
+                                // vectorizes)
+        for (int64_t i = 0; i < w; ++i)
+          d[i].f = double(float(d[i].f));
+      else
+        for (int64_t i = 0; i < w; ++i)
+          d[i].f = roundTo(in.round, d[i].f);
+    }
     if (in.wrapBits)
       for (int64_t i = 0; i < w; ++i)
         d[i].i = truncateInt(d[i].i, in.wrapBits);
