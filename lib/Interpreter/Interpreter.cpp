@@ -323,11 +323,21 @@ std::optional<Tensor> mapBinary(const Tensor &a, const Tensor &b, DType out,
 using IntFn = int64_t (*)(int64_t, int64_t);
 using FloatFn = double (*)(double, double);
 
+// Divisions by -1 negate (wrapping): the least int64 over -1 is undefined in
+// MLIR and traps x86's idiv, which would take the whole interpreter down.
+int64_t divideSigned(int64_t a, int64_t b) {
+  return b == -1 ? int64_t(0 - uint64_t(a)) : a / b;
+}
+int64_t remainderSigned(int64_t a, int64_t b) { return b == -1 ? 0 : a % b; }
 int64_t floorDiv(int64_t a, int64_t b) {
+  if (b == -1)
+    return divideSigned(a, b);
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 int64_t ceilDiv(int64_t a, int64_t b) {
+  if (b == -1)
+    return divideSigned(a, b);
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;
 }
@@ -460,10 +470,8 @@ void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
   registerIntBinary(k, "arith.muli", [](int64_t a, int64_t b) {
     return int64_t(uint64_t(a) * uint64_t(b));
   }, false);
-  registerIntBinary(k, "arith.divsi", [](int64_t a, int64_t b) { return a / b; },
-                    true);
-  registerIntBinary(k, "arith.remsi", [](int64_t a, int64_t b) { return a % b; },
-                    true);
+  registerIntBinary(k, "arith.divsi", divideSigned, true);
+  registerIntBinary(k, "arith.remsi", remainderSigned, true);
   registerIntBinary(k, "arith.ceildivsi", ceilDiv, true);
   registerIntBinary(k, "arith.floordivsi", floorDiv, true);
   registerIntBinary(k, "arith.minsi",

@@ -81,3 +81,24 @@ func.func @divide(%m: !dtensor.device_mesh<@mesh>) -> (tensor<4xi64, #dtensor.sp
   %dq = dtensor.distribute_tensor %q, %m : tensor<4xi64>, !dtensor.device_mesh<@mesh> -> tensor<4xi64, #dtensor.spec<@mesh, [S(0)]>>
   return %dr, %dq : tensor<4xi64, #dtensor.spec<@mesh, [S(0)]>>, tensor<4xi64, #dtensor.spec<@mesh, [S(0)]>>
 }
+
+// The same on whole tensors (arith on tensor operands), and floordivsi /
+// ceildivsi by -1: no trap.
+// CHECK-LABEL: ran @divide_tensors
+// CHECK: output 0: same on every rank, 3 i64
+// CHECK-NEXT: [-9223372036854775808, 3, -3]
+// CHECK: output 1: same on every rank, 3 i64
+// CHECK-NEXT: [0, 1, -1]
+// CHECK: output 2: same on every rank, 3 i64
+// CHECK-NEXT: [-9223372036854775808, 3, -4]
+// CHECK: output 3: same on every rank, 3 i64
+// CHECK-NEXT: [-9223372036854775808, 4, -3]
+func.func @divide_tensors() -> (tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>) {
+  %v = arith.constant dense<[-9223372036854775808, 7, -7]> : tensor<3xi64>
+  %w = arith.constant dense<[-1, 2, 2]> : tensor<3xi64>
+  %d = arith.divsi %v, %w : tensor<3xi64>
+  %r = arith.remsi %v, %w : tensor<3xi64>
+  %f = arith.floordivsi %v, %w : tensor<3xi64>
+  %c = arith.ceildivsi %v, %w : tensor<3xi64>
+  return %d, %r, %f, %c : tensor<3xi64>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>
+}
