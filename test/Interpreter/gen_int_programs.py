@@ -4,16 +4,15 @@
     gen_int_programs.py MESH COUNT SEED
 
 MESH is like 2x2 or 2x3. Each of the COUNT functions works on one integer
-element type (i8, i16, i32 or i64) and takes arguments with random specs (R, S(0),
-S(1), and P(sum), P(max) or P(min); sizes chosen so that many shards are
-uneven or empty). It chains random ops: matmul (a new weight argument each),
-element-wise addi / subi / muli / maxsi / minsi (with a new argument or a
-value of the same shape), a scaling by a constant, math.absi, a product by
-a large constant (it overflows) compared with its operand in the same body,
-transpose,
-and row or column reductions with every integer combiner (addi, muli, maxsi,
-minsi, andi, ori, xori, each from its identity), sometimes added back to
-the value as a broadcast. Its result is returned plain or distributed to a
+element type (i8, i16, i32 or i64) and takes arguments with random specs
+(R, S(0), S(1), and P(sum), P(max) or P(min); sizes chosen so that many
+shards are uneven or empty). It chains random ops: matmul (a new weight
+argument each), element-wise addi / subi / muli / maxsi / minsi (with a new
+argument or a value of the same shape), a scaling by a constant, math.absi,
+a product by a large constant (it overflows) compared with its operand in
+the same body, transpose, and row or column reductions with every integer
+combiner (addi, muli, maxsi, minsi, andi, ori, xori, each from its
+identity), sometimes added back to the value as a broadcast. Its result is returned plain or distributed to a
 random spec. Integer arithmetic wraps, so every rank's result must equal the
 global program's bit for bit: `dtensor-run --verify --all-entries` (the
 interpreter) and `--target=mpi` (the emitted C++) check it. The float
