@@ -114,17 +114,34 @@ std::vector<int64_t> dimsOfKind(const Placements &ps, PlacementKind kind) {
   return dims;
 }
 
+/// a + b and a * b, wrapping for integers (a signed overflow is undefined in
+/// C++; MLIR's integers wrap).
+template <typename T> T addWrapping(T a, T b) {
+  if constexpr (std::is_integral_v<T> && sizeof(T) >= sizeof(int))
+    return T(std::make_unsigned_t<T>(a) + std::make_unsigned_t<T>(b));
+  else
+    return T(a + b);
+}
+template <typename T> T mulWrapping(T a, T b) {
+  if constexpr (std::is_integral_v<T> && sizeof(T) >= sizeof(int))
+    return T(std::make_unsigned_t<T>(a) * std::make_unsigned_t<T>(b));
+  else if constexpr (std::is_integral_v<T>)
+    return T(unsigned(a) * unsigned(b)); // (int8/int16 promote to int)
+  else
+    return T(a * b);
+}
+
 template <typename T> T combine(Reduction r, T a, T b) {
   switch (r) {
   case Reduction::Sum:
   case Reduction::Avg:
-    return T(a + b);
+    return addWrapping(a, b);
   case Reduction::Max:
     return std::max(a, b);
   case Reduction::Min:
     return std::min(a, b);
   case Reduction::Product:
-    return T(a * b);
+    return mulWrapping(a, b);
   }
   return a;
 }
@@ -155,7 +172,7 @@ std::optional<Tensor> reduceAll(const std::vector<const Tensor *> &terms,
         switch (r) {
         case Reduction::Sum:
         case Reduction::Avg:
-          each([](T a, T b) { return T(a + b); });
+          each([](T a, T b) { return addWrapping(a, b); });
           break;
         default:
           each([r](T a, T b) { return combine(r, a, b); });

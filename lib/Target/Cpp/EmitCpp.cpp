@@ -2385,7 +2385,8 @@ LogicalResult CppEmitter::emit(raw_ostream &out, CppFlavour flavour) {
       << "  return (a > b || b != b) ? a : b;\n}\n"
       << "template <typename T> DTENSOR_HD T rt_minnum(T a, T b) {\n"
       << "  return (a < b || b != b) ? a : b;\n}\n"
-      << "template <typename T> DTENSOR_HD T rt_absi(T a) { return a < 0 ? T(-a) : a; }\n"
+      << "template <typename T> DTENSOR_HD T rt_absi(T a) {\n"
+      << "  return a < 0 ? T(0 - uint64_t(int64_t(a))) : a;\n}\n"
       << "template <typename To, typename From> DTENSOR_HD To rt_bitcast(From f) {\n"
       << "  To t;\n  memcpy(&t, &f, sizeof(t));\n  return t;\n}\n\n";
   for (const std::string &t : tables)
