@@ -752,12 +752,15 @@ namespace {
 /// their own type, wrapping; f16 / bf16 in float, as cuBLAS does on a GPU).
 template <typename T, typename Acc = T>
 void gemmLoop(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k) {
+  // Integers multiply and add as unsigned 64-bit numbers and keep the low
+  // bits (a signed overflow is undefined in C++; MLIR's integers wrap).
+  using Work = std::conditional_t<std::is_integral_v<Acc>, uint64_t, Acc>;
   parallel_for(m * n, DTENSOR_KERNEL(int64_t o) {
     int64_t i = o / n, j = o % n;
-    Acc acc = Acc(c[o]);
+    Work acc = Work(c[o]);
     for (int64_t p = 0; p < k; ++p)
-      acc = Acc(acc + Acc(a[i * k + p]) * Acc(b[p * n + j]));
-    c[o] = T(acc);
+      acc = Work(acc + Work(a[i * k + p]) * Work(b[p * n + j]));
+    c[o] = T(Acc(acc));
   });
 }
 
