@@ -745,7 +745,10 @@ LogicalResult CppEmitter::emitScalar(Operation *op, raw_indented_ostream &o) {
         return def(operand(0) + " != " + operand(1));
       return def(operand(0) + " && " + operand(1));
     }
-    std::string u = unsignedType(it).str();
+    // At least unsigned int: two uint16_t promote to int, whose product
+    // can overflow (undefined); the low bits are the same either way.
+    std::string u =
+        it.isInteger(8) || it.isInteger(16) ? "uint32_t" : unsignedType(it).str();
     return def((ty + "(" + u + "(" + operand(0) + ") " + sym + " " + u + "(" +
                 operand(1) + "))")
                    .str());
