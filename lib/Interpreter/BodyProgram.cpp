@@ -61,19 +61,6 @@ double roundTo(uint8_t round, double x) {
     return x;
   }
 }
-/// arith.divsi / remsi: division by zero and the one overflow (the least
-/// value divided by -1) are undefined in MLIR; here they give 0 and the
-/// wrapped quotient instead of trapping (x86's idiv faults on both).
-int64_t divideSigned(int64_t a, int64_t b) {
-  if (b == 0)
-    return 0;
-  if (b == -1)
-    return int64_t(0 - uint64_t(a));
-  return a / b;
-}
-int64_t remainderSigned(int64_t a, int64_t b) {
-  return b == 0 || b == -1 ? 0 : a % b;
-}
 /// Shifts of a `bits`-wide integer; a shift by `bits` or more is poison in
 /// MLIR, 0 here (or the sign for an arithmetic shift right).
 int64_t shiftLeft(int64_t v, int64_t s, int bits) {
@@ -108,6 +95,19 @@ enum Op : uint16_t {
 
 } // namespace
 
+/// arith.divsi / remsi: division by zero and the one overflow (the least
+/// value divided by -1) are undefined in MLIR; here they give 0 and the
+/// wrapped quotient instead of trapping (x86's idiv faults on both).
+int64_t mlir::dtensor::interp::divideSigned(int64_t a, int64_t b) {
+  if (b == 0)
+    return 0;
+  if (b == -1)
+    return int64_t(0 - uint64_t(a));
+  return a / b;
+}
+int64_t mlir::dtensor::interp::remainderSigned(int64_t a, int64_t b) {
+  return b == 0 || b == -1 ? 0 : a % b;
+}
 // (std::max returned its first operand for -0 and +0.)
 double mlir::dtensor::interp::maximumF(double a, double b) {
   if (std::isnan(a) || std::isnan(b))

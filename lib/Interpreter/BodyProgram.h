@@ -38,6 +38,10 @@ bool compareFloats(unsigned predicate, double a, double b);
 /// arith.maximumf / minimumf: NaN if either operand is, -0 below +0.
 double maximumF(double a, double b);
 double minimumF(double a, double b);
+/// arith.divsi / remsi: by 0 give 0, by -1 the wrapped negation and 0 (both
+/// undefined in MLIR; x86's idiv traps on the least value over -1).
+int64_t divideSigned(int64_t a, int64_t b);
+int64_t remainderSigned(int64_t a, int64_t b);
 
 class BodyProgram {
 public:

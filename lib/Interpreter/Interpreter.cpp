@@ -323,12 +323,6 @@ std::optional<Tensor> mapBinary(const Tensor &a, const Tensor &b, DType out,
 using IntFn = int64_t (*)(int64_t, int64_t);
 using FloatFn = double (*)(double, double);
 
-// Divisions by -1 negate (wrapping): the least int64 over -1 is undefined in
-// MLIR and traps x86's idiv, which would take the whole interpreter down.
-int64_t divideSigned(int64_t a, int64_t b) {
-  return b == -1 ? int64_t(0 - uint64_t(a)) : a / b;
-}
-int64_t remainderSigned(int64_t a, int64_t b) { return b == -1 ? 0 : a % b; }
 int64_t floorDiv(int64_t a, int64_t b) {
   if (b == -1)
     return divideSigned(a, b);
