@@ -500,10 +500,8 @@ struct DTensorPropagatePass
   /// Everything a choice depends on, as bytes: the op (name, attributes,
   /// properties, body structure), its operands' types, chosen specs,
   /// strengths and freshness, its results' types and targets.
-  std::string decisionKey(Operation *op, SpecAttr like) {
-    int64_t meshRank = like.getPlacements().size();
-    // The structural part does not change between analyses (it leaves out
-    // the specs they record): built once per op.
+  llvm::DenseMap<Operation *, std::string>::iterator
+  structuralKeyOf(Operation *op) {
     auto [cached, fresh] = structuralKeys.try_emplace(op);
     if (fresh) {
       std::string structure;
@@ -513,6 +511,21 @@ struct DTensorPropagatePass
               .first->second;
       cached->second.assign(reinterpret_cast<const char *>(&id), 8);
     }
+    return cached;
+  }
+  /// The number naming `op`'s structure (appendStructuralKey): equal for
+  /// ops alike but for their properties' hash colliding, which
+  /// sameProperties tells apart.
+  int64_t structuralId(Operation *op) {
+    int64_t id;
+    std::memcpy(&id, structuralKeyOf(op)->second.data(), 8);
+    return id;
+  }
+  std::string decisionKey(Operation *op, SpecAttr like) {
+    int64_t meshRank = like.getPlacements().size();
+    // The structural part does not change between analyses (it leaves out
+    // the specs they record): built once per op.
+    auto cached = structuralKeyOf(op);
     SmallVector<int64_t, 32> words;
     auto put = [&](int64_t v) { words.push_back(v); };
     for (Value v : op->getOperands()) {
@@ -1888,6 +1901,37 @@ struct DTensorPropagatePass
     // Options: every factor per mesh dim, with the rows the operands' possible
     // states give (Partials pass through only where an operand can be one).
     constexpr size_t kMaxOptions = 512, kMaxStates = 64;
+    // Nodes of one kind (below) have the same options: per node its kind
+    // (-1: one of its own), per kind its first node.
+    std::vector<int> nodeClass(nodes.size(), -1);
+    std::vector<int> classFirst;
+    std::map<std::vector<int64_t>, int> classOf;
+    // The states a value can be in (statesOf) as a number: equal lists,
+    // equal numbers (-1: plain).
+    std::map<std::vector<int64_t>, int64_t> stateLists;
+    llvm::DenseMap<Value, int64_t> stateListOf;
+    auto stateListId = [&](Value v) -> int64_t {
+      auto [known, fresh] = stateListOf.try_emplace(v, -1);
+      if (!fresh)
+        return known->second;
+      std::vector<Placements> states = statesOf(v);
+      if (states.empty())
+        return -1;
+      std::vector<int64_t> words;
+      for (const Placements &ps : states) {
+        words.push_back(-1 - int64_t(ps.size()));
+        for (const Placement &p : ps)
+          words.push_back(
+              (int64_t(p.kind) << 56) |
+              (p.isPartial() ? int64_t(p.reduce) << 48 : 0) |
+              (p.isShard() ? ((p.dim & 0xffffff) << 24) | (p.order & 0xffffff)
+                           : 0));
+      }
+      int64_t id = stateLists.try_emplace(std::move(words), stateLists.size())
+                       .first->second;
+      stateListOf[v] = id;
+      return id;
+    };
     for (WholeNode &n : nodes) {
       if (n.carry) {
         // A carried value's states: its init's (a branch result's: both
@@ -1930,6 +1974,33 @@ struct DTensorPropagatePass
       const ShardingRule &rule = n.rule;
       size_t numPlaced = rule.numOperands(), numResults = rule.numResults();
       int64_t meshRank = n.view.shape.size();
+      // Ops alike (structure, types, mesh view) whose operands can be in
+      // the same states have the same options: a chain of equal layers
+      // enumerates one layer's.
+      int index = int(&n - nodes.data());
+      std::vector<int64_t> classKey;
+      classKey.push_back(structuralId(n.op));
+      classKey.push_back(
+          reinterpret_cast<intptr_t>(n.view.mesh.getOperation()));
+      for (int64_t size : n.view.shape)
+        classKey.push_back(size);
+      for (const SmallVector<int64_t> &dims : n.view.meshDims) {
+        classKey.push_back(-1 - int64_t(dims.size()));
+        llvm::append_range(classKey, dims);
+      }
+      for (size_t o = 0; o < numPlaced; ++o)
+        classKey.push_back(
+            stateListId(resolve(n.op->getOperand(rule.operands[o]))));
+      auto [known, fresh] =
+          classOf.try_emplace(std::move(classKey), int(classFirst.size()));
+      if (fresh) {
+        classFirst.push_back(index);
+        nodeClass[index] = known->second;
+      } else if (sameProperties(nodes[classFirst[known->second]].op, n.op)) {
+        n.options = nodes[classFirst[known->second]].options;
+        nodeClass[index] = known->second;
+        continue;
+      }
       std::vector<std::vector<Placements>> states(numPlaced);
       std::vector<bool> distributed(numPlaced);
       for (size_t o = 0; o < numPlaced; ++o) {
@@ -2014,8 +2085,19 @@ struct DTensorPropagatePass
       if (n.options.empty())
         return;
     }
+    std::vector<size_t> optionCounts;
+    for (const WholeNode &n : nodes)
+      optionCounts.push_back(n.options.size());
     if (!keepHintDecisions(nodes, hints, resolve, producerOf, autoArgs, why))
       return note(why);
+    // A node whose options a hint narrowed is a kind of its own.
+    for (auto [i, n] : llvm::enumerate(nodes))
+      if (n.options.size() != optionCounts[i])
+        nodeClass[i] = -1;
+    stateListOf.clear(); // (the hints may have narrowed some)
+    // Per kind, each option's own work (time, bytes), built by its first
+    // node and read by the others.
+    std::vector<std::vector<std::pair<double, double>>> ownOf(classFirst.size());
 
     // The problem: node costs (results moved to annotations, returns and
     // distribute_tensors) and one demand per value the nodes read.
@@ -2122,6 +2204,10 @@ struct DTensorPropagatePass
       }
       // What happens at the op happens once per run of its block.
       double runs = multiplicity(n.op->getBlock());
+      // (Halo prices are the op's own.)
+      int kind = nodeClass[&n - nodes.data()];
+      std::vector<std::pair<double, double>> *ownRow =
+          kind >= 0 && n.rule.windows.empty() ? &ownOf[kind] : nullptr;
       for (const WholeOption &opt : n.options) {
         double time = 0, bytes = 0;
         auto add = [&](Value res, const Placements &from, const Placements &to,
@@ -2147,6 +2233,15 @@ struct DTensorPropagatePass
           });
         }
         double own = 0, ownBytes = 0;
+        size_t k = size_t(&opt - n.options.data());
+        if (ownRow && k < ownRow->size()) {
+          std::tie(own, ownBytes) = (*ownRow)[k];
+          time += runs * own;
+          bytes += runs * ownBytes;
+          pn.cost.push_back(time);
+          pn.bytes.push_back(autoArgs ? 0 : bytes);
+          continue;
+        }
         // The op's own work per rank. Planning a given program: as memory
         // traffic (the local pieces of its operands and results, at
         // kMemoryBytesPerUs) weighted kComputeWeight, a tie-breaker: where
@@ -2181,6 +2276,8 @@ struct DTensorPropagatePass
           own += t;
           ownBytes += b;
         }
+        if (ownRow)
+          ownRow->push_back({own, ownBytes});
         time += runs * own;
         bytes += runs * ownBytes;
         pn.cost.push_back(time);
@@ -2193,61 +2290,103 @@ struct DTensorPropagatePass
     // (A value read in a callee and in its caller moves in each: the
     // analysis redistributes per block.)
     llvm::MapVector<std::pair<Value, Block *>, int> demandOf;
+    // What a consumer's options need of an operand and the prices from
+    // each of its producer's states: the same for every consumer of a kind
+    // reading a producer of a kind (per consumer kind, operand and
+    // producer: `rowsOf`).
+    struct DemandRows {
+      /// Per consumer option, its target among `wants`.
+      std::vector<int> localOf;
+      /// The distinct targets in the order the options first need them,
+      /// each as the option that needs it first.
+      std::vector<int> wants;
+      /// Per producer state and target: the price of one move.
+      std::vector<std::vector<std::pair<double, double>>> price;
+    };
+    std::map<std::vector<int64_t>, DemandRows> rowsOf;
     for (auto [ni, n] : llvm::enumerate(nodes)) {
       for (size_t o = 0; o < n.rule.numOperands(); ++o) {
         Value v = resolve(n.op->getOperand(n.rule.operands[o]));
-        std::vector<Placements> from = statesOf(v);
-        if (from.empty())
+        int64_t r = 0;
+        int p = producerOf(v, r);
+        SpecAttr fixed = p < 0 ? specOf(v) : SpecAttr();
+        if (p < 0 && !fixed)
           continue; // plain: each rank slices it
         if (n.rule.isInit(o) && isFreshTensor(v))
           continue; // made fresh in any spec
         auto type = llvm::cast<RankedTensorType>(v.getType());
+        auto buildRows = [&](DemandRows &rows) {
+          std::vector<Placements> from = statesOf(v);
+          std::vector<size_t> firstOf(from.size());
+          for (size_t a = 0; a < from.size(); ++a)
+            firstOf[a] = size_t(llvm::find(from, from[a]) - from.begin());
+          rows.price.resize(from.size());
+          for (auto [k, opt] : llvm::enumerate(n.options)) {
+            const Placements &want = opt.placed[o];
+            auto t = llvm::find_if(rows.wants, [&](int w) {
+              return n.options[w].placed[o] == want;
+            });
+            rows.localOf.push_back(int(t - rows.wants.begin()));
+            if (t != rows.wants.end())
+              continue;
+            rows.wants.push_back(int(k));
+            // Producer options that give the same state share its price.
+            for (size_t a = 0; a < from.size(); ++a)
+              rows.price[a].push_back(
+                  firstOf[a] < a ? rows.price[firstOf[a]].back()
+                                 : movePrice(n.view, type, from[a], want));
+          }
+        };
+        DemandRows own;
+        DemandRows *rows = &own;
+        if (int kind = nodeClass[ni]; kind >= 0) {
+          std::vector<int64_t> key{kind, int64_t(o), stateListId(v)};
+          auto [at, first] = rowsOf.try_emplace(std::move(key));
+          rows = &at->second;
+          if (first)
+            buildRows(*rows);
+        } else {
+          buildRows(own);
+        }
+        size_t numFrom = rows->price.size();
         auto [it, fresh] = demandOf.try_emplace({v, n.op->getBlock()},
                                                 int(problem.demands.size()));
         if (fresh) {
           AssignmentProblem::Demand d;
-          int64_t r = 0;
-          d.producer = producerOf(v, r);
-          d.cost.resize(from.size());
-          d.bytes.resize(from.size());
+          d.producer = p;
+          d.cost.resize(numFrom);
+          d.bytes.resize(numFrom);
           problem.demands.push_back(std::move(d));
           demandStates.push_back({});
         }
         AssignmentProblem::Demand &d = problem.demands[it->second];
         std::vector<Placements> &targets = demandStates[it->second];
-        std::vector<int> need;
         double runs = multiplicity(n.op->getBlock());
-        std::vector<size_t> firstOf(from.size());
-        for (size_t a = 0; a < from.size(); ++a) {
-          firstOf[a] = size_t(llvm::find(from, from[a]) - from.begin());
+        for (size_t a = 0; a < numFrom; ++a)
           for (std::vector<double> *row : {&d.cost[a], &d.bytes[a]})
-            if (row->capacity() < row->size() + n.options.size())
+            if (row->capacity() < row->size() + rows->wants.size())
               row->reserve(std::max(2 * row->capacity(),
-                                    row->size() + n.options.size()));
-        }
-        for (const WholeOption &opt : n.options) {
-          const Placements &want = opt.placed[o];
+                                    row->size() + rows->wants.size()));
+        // The rows' targets among the demand's (other consumers of the
+        // value may have added some).
+        std::vector<int> global;
+        for (auto [l, w] : llvm::enumerate(rows->wants)) {
+          const Placements &want = n.options[w].placed[o];
           auto t = llvm::find(targets, want);
-          int index = int(t - targets.begin());
-          if (t == targets.end()) {
-            targets.push_back(want);
-            // Producer options that give the same state share its price.
-            for (size_t a = 0; a < from.size(); ++a) {
-              size_t same = firstOf[a];
-              auto [time, bytes] =
-                  same < a ? std::make_pair(d.cost[same].back(),
-                                            d.bytes[same].back())
-                           : movePrice(n.view, type, from[a], want);
-              if (same >= a) {
-                time *= runs;
-                bytes *= runs;
-              }
-              d.cost[a].push_back(time);
-              d.bytes[a].push_back(bytes);
-            }
+          global.push_back(int(t - targets.begin()));
+          if (t != targets.end())
+            continue;
+          targets.push_back(want);
+          for (size_t a = 0; a < numFrom; ++a) {
+            auto [time, bytes] = rows->price[a][l];
+            d.cost[a].push_back(time * runs);
+            d.bytes[a].push_back(bytes * runs);
           }
-          need.push_back(index);
         }
+        std::vector<int> need;
+        need.reserve(rows->localOf.size());
+        for (int l : rows->localOf)
+          need.push_back(global[l]);
         d.consumers.push_back({int(ni), std::move(need)});
       }
     }
