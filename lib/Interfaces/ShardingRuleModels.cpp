@@ -45,9 +45,13 @@ std::optional<ReduceKind> combinerOf(Block &body, BlockArgument outArg) {
     return ReduceKind::Sum;
   if (llvm::isa<arith::MulFOp, arith::MulIOp>(def))
     return ReduceKind::Product;
-  if (llvm::isa<arith::MaximumFOp, arith::MaxNumFOp, arith::MaxSIOp>(def))
+  // A Partial max / min combines as torch.maximum / minimum: a NaN term
+  // gives NaN, as arith.maximumf / minimumf do. maxnumf / minnumf ignore a
+  // NaN, which a rank whose terms are all NaN would pass on: they are no
+  // Partial kind (their reduction dims are gathered first).
+  if (llvm::isa<arith::MaximumFOp, arith::MaxSIOp>(def))
     return ReduceKind::Max;
-  if (llvm::isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(def))
+  if (llvm::isa<arith::MinimumFOp, arith::MinSIOp>(def))
     return ReduceKind::Min;
   return std::nullopt;
 }

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BodyProgram.h"
 #include "dtensor/Core/Redistribute.h"
 #include "dtensor/Interpreter/Interpreter.h"
 
@@ -131,15 +132,30 @@ template <typename T> T mulWrapping(T a, T b) {
     return T(a * b);
 }
 
+/// A Partial max or min of floats combines as torch.maximum / minimum (what
+/// LocalTensor's collectives do) and arith.maximumf / minimumf: a NaN term
+/// makes the result NaN whichever rank holds it (std::max kept or dropped
+/// it by the order of its operands), and -0 orders below +0.
+template <typename T> T maxOrMin(bool max, T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    return max ? std::max(a, b) : std::min(a, b);
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return T(max ? interp::maximumF(a, b) : interp::minimumF(a, b));
+  } else { // Half, BFloat16: either operand, exactly
+    return T(float(max ? interp::maximumF(float(a), float(b))
+                       : interp::minimumF(float(a), float(b))));
+  }
+}
+
 template <typename T> T combine(Reduction r, T a, T b) {
   switch (r) {
   case Reduction::Sum:
   case Reduction::Avg:
     return addWrapping(a, b);
   case Reduction::Max:
-    return std::max(a, b);
+    return maxOrMin(true, a, b);
   case Reduction::Min:
-    return std::min(a, b);
+    return maxOrMin(false, a, b);
   case Reduction::Product:
     return mulWrapping(a, b);
   }

@@ -24,6 +24,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <functional>
+#include <limits>
 #include <vector>
 
 namespace dtensor_rt {
@@ -72,6 +73,26 @@ template <typename F> void forChunks(size_t total, F f) {
 
 MPI_Comm commOf(void *comm) { return *static_cast<MPI_Comm *>(comm); }
 
+/// A Partial max / min of floats: torch.maximum / minimum (LocalTensor's
+/// collectives) and arith.maximumf / minimumf, so that a NaN term gives NaN
+/// whichever rank holds it (MPI_MAX keeps or drops it by the order it
+/// combines in) and -0 orders below +0. The interpreter combines the same.
+template <typename T> T ieeeMaxMin(bool max, T a, T b) {
+  if (std::isnan(a) || std::isnan(b))
+    return std::numeric_limits<T>::quiet_NaN();
+  if (a == 0 && b == 0)
+    return std::signbit(a) == max ? b : a;
+  return (a > b) == max ? a : b;
+}
+
+template <typename T, bool Max>
+void reduceFloat(void *in, void *inout, int *len, MPI_Datatype *) {
+  auto *a = static_cast<const T *>(in);
+  auto *b = static_cast<T *>(inout);
+  for (int i = 0; i < *len; ++i)
+    b[i] = ieeeMaxMin(Max, a[i], b[i]);
+}
+
 template <bool BF, int Kind>
 void reduce16(void *in, void *inout, int *len, MPI_Datatype *) {
   auto *a = static_cast<uint16_t *>(in);
@@ -79,8 +100,10 @@ void reduce16(void *in, void *inout, int *len, MPI_Datatype *) {
   for (int i = 0; i < *len; ++i) {
     float x = BF ? bf16ToFloat(a[i]) : halfToFloat(a[i]);
     float y = BF ? bf16ToFloat(b[i]) : halfToFloat(b[i]);
-    float r = Kind == 0 ? x + y : Kind == 1 ? std::max(x, y)
-                        : Kind == 2 ? std::min(x, y) : x * y;
+    float r = Kind == 0   ? x + y
+              : Kind == 1 ? ieeeMaxMin(true, x, y)
+              : Kind == 2 ? ieeeMaxMin(false, x, y)
+                          : x * y;
     b[i] = BF ? floatToBf16(r) : floatToHalf(r);
   }
 }
@@ -121,6 +144,19 @@ void reductionOf(DType t, Reduction r, MPI_Datatype &type, MPI_Op &op) {
   if (t == DType::I1) {
     // bool(a + b) is a logical or, bool(a * b) a logical and.
     op = kind == 0 || kind == 1 ? MPI_MAX : MPI_MIN;
+    return;
+  }
+  if ((t == DType::F32 || t == DType::F64) && (kind == 1 || kind == 2)) {
+    static MPI_Op ops[2][2];
+    static bool made = false;
+    if (!made) {
+      MPI_Op_create(&reduceFloat<float, true>, 1, &ops[0][0]);
+      MPI_Op_create(&reduceFloat<float, false>, 1, &ops[0][1]);
+      MPI_Op_create(&reduceFloat<double, true>, 1, &ops[1][0]);
+      MPI_Op_create(&reduceFloat<double, false>, 1, &ops[1][1]);
+      made = true;
+    }
+    op = ops[t == DType::F64][kind - 1];
     return;
   }
   static const MPI_Op byKind[4] = {MPI_SUM, MPI_MAX, MPI_MIN, MPI_PROD};
