@@ -1045,6 +1045,25 @@ LogicalResult Interpreter::run(func::FuncOp entry, std::vector<MValue> args,
       names.push_back(mesh.getDimName(d));
   }
   events.clear();
+  // A distributed argument takes a distributed value (one kind of value per
+  // type: the kernels of the DTensor API read a distributed value's layout).
+  for (auto [i, value] : llvm::enumerate(args)) {
+    if (i >= entry.getNumArguments() || value.values.empty())
+      break;
+    bool distributed = bool(getSpec(entry.getArgument(i).getType()));
+    bool given = llvm::all_of(value.values, [](const RValue &v) {
+      return v.kind == RValue::Kind::Dist;
+    });
+    bool plain = llvm::none_of(value.values, [](const RValue &v) {
+      return v.kind == RValue::Kind::Dist;
+    });
+    if (distributed ? !given : !plain)
+      return entry.emitError()
+             << "argument " << i << " of @" << entry.getSymName() << " is "
+             << (distributed ? "a distributed tensor (global view), given a "
+                               "rank's local tensor"
+                             : "a local tensor, given a distributed value");
+  }
   return callFunction(entry, std::move(args), results);
 }
 
