@@ -18,6 +18,7 @@
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -45,6 +46,40 @@ mlir::dtensor::resolveDistributedType(RankedTensorType type, Operation *from,
   if (failed(layout))
     return failure();
   return DistributedType{type, spec, *view, *layout};
+}
+
+static bool hasStaticZeroDim(Value v) {
+  auto t = llvm::dyn_cast<RankedTensorType>(v.getType());
+  return t && llvm::is_contained(t.getShape(), 0);
+}
+
+Value mlir::dtensor::createExtractSlice(OpBuilder &b, Location loc,
+                                        RankedTensorType resultType,
+                                        Value source,
+                                        ArrayRef<OpFoldResult> offsets,
+                                        ArrayRef<OpFoldResult> sizes,
+                                        ArrayRef<OpFoldResult> strides) {
+  if (hasStaticZeroDim(source) &&
+      resultType.getRank() == int64_t(sizes.size())) {
+    SmallVector<Value> dynamic;
+    for (int64_t d = 0; d < resultType.getRank(); ++d)
+      if (resultType.isDynamicDim(d))
+        dynamic.push_back(getValueOrCreateConstantIndexOp(b, loc, sizes[d]));
+    return tensor::EmptyOp::create(b, loc, resultType, dynamic);
+  }
+  return tensor::ExtractSliceOp::create(b, loc, resultType, source, offsets,
+                                        sizes, strides);
+}
+
+Value mlir::dtensor::createInsertSlice(OpBuilder &b, Location loc, Value piece,
+                                       Value dest,
+                                       ArrayRef<OpFoldResult> offsets,
+                                       ArrayRef<OpFoldResult> sizes,
+                                       ArrayRef<OpFoldResult> strides) {
+  if (hasStaticZeroDim(piece) || hasStaticZeroDim(dest))
+    return dest;
+  return tensor::InsertSliceOp::create(b, loc, piece, dest, offsets, sizes,
+                                       strides);
 }
 
 Value mlir::dtensor::findMeshHandle(Operation *op, const MeshViewRef &view) {
@@ -141,8 +176,7 @@ struct Emitter {
       shape.push_back(c ? *c : ShapedType::kDynamic);
     }
     auto resultType = RankedTensorType::get(shape, t.getElementType());
-    return tensor::ExtractSliceOp::create(b, loc, resultType, v, offsets, sizes,
-                                          strides);
+    return createExtractSlice(b, loc, resultType, v, offsets, sizes, strides);
   }
 
   /// `dest` with `piece` written at `offsets` (0 in dims not listed).
@@ -155,8 +189,7 @@ struct Emitter {
                            t.getDimSize(d)));
     for (auto &[d, off] : at)
       offsets[d] = off;
-    return tensor::InsertSliceOp::create(b, loc, piece, dest, offsets, sizes,
-                                         strides);
+    return createInsertSlice(b, loc, piece, dest, offsets, sizes, strides);
   }
 
   /// Zeros of `type`; dynamic dims come from `sizeOf(dim)`.
@@ -568,10 +601,9 @@ FailureOr<Value> mlir::dtensor::emitWindow(OpBuilder &b, Location loc,
       shape.push_back(c ? *c : ShapedType::kDynamic);
     }
     offsets[dim] = offset;
-    return tensor::ExtractSliceOp::create(
-               b, loc, RankedTensorType::get(shape, localType.getElementType()),
-               src, offsets, sizes, strides)
-        .getResult();
+    return createExtractSlice(
+        b, loc, RankedTensorType::get(shape, localType.getElementType()), src,
+        offsets, sizes, strides);
   };
 
   SmallVector<int64_t> meshDims = type.meshDimsOf({viewDim});

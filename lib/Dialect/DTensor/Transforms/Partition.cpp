@@ -267,8 +267,8 @@ lowerDistributeTensor(DistributeTensorOp op, OpBuilder &b, Context &c) {
     else
       sizes.push_back(b.getIndexAttr(localType.getDimSize(d)));
   }
-  Value slice = tensor::ExtractSliceOp::create(b, loc, localType, v, offsets,
-                                               sizes, strides);
+  Value slice =
+      createExtractSlice(b, loc, localType, v, offsets, sizes, strides);
   // Partial placements (DTensor 2.15): R -> P's terms. avg, max and min keep
   // the value; a float sum divides it by the size of its Partial group.
   int64_t n = 1;

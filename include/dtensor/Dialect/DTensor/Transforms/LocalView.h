@@ -72,6 +72,22 @@ FailureOr<Value> lowerRedistribute(OpBuilder &b, Location loc, Value local,
                                    const CostModel &cost,
                                    PlanCache *cache = nullptr);
 
+/// tensor.extract_slice of `source`, or, where `source` has a static
+/// zero-size dim, a tensor.empty of the result (MLIR 22's verifier rejects
+/// every static offset into a zero-size dim, 0 included, so a slice of an
+/// empty tensor, which is empty, is built without one).
+Value createExtractSlice(OpBuilder &b, Location loc,
+                         RankedTensorType resultType, Value source,
+                         ArrayRef<OpFoldResult> offsets,
+                         ArrayRef<OpFoldResult> sizes,
+                         ArrayRef<OpFoldResult> strides);
+/// tensor.insert_slice of `piece` into `dest`, or `dest` itself where either
+/// has a static zero-size dim (nothing is written).
+Value createInsertSlice(OpBuilder &b, Location loc, Value piece, Value dest,
+                        ArrayRef<OpFoldResult> offsets,
+                        ArrayRef<OpFoldResult> sizes,
+                        ArrayRef<OpFoldResult> strides);
+
 /// This rank's offset and size of tensor dim `dim` of length `length`
 /// (global) under `layout`: torch.chunk over each mesh dim of the dim's shard
 /// order in turn, as index arithmetic on `dtensor.mesh_coord`.
