@@ -33,6 +33,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/DenseSet.h"
@@ -63,6 +64,30 @@ bool mlir::dtensor::isFreshTensor(Value v) {
   if (auto fill = v.getDefiningOp<linalg::FillOp>())
     return fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>() != nullptr;
   return false;
+}
+
+/// Whether partitioning can make the init `v` (a plain value or a fresh
+/// tensor, not one a redistribution moves) a Partial of `kind`: R -> P keeps
+/// the value for avg, max and min and divides it by the group size for a
+/// float sum; a fill fills each rank's share. An integer sum's share of a
+/// value is exact only for 0, a product's (an n-th root) for 0 and 1.
+static bool initTakesPartial(Value v, ReduceKind kind) {
+  if (kind != ReduceKind::Sum && kind != ReduceKind::Product)
+    return true;
+  if (v.getDefiningOp<tensor::EmptyOp>())
+    return true; // undefined values in any spec
+  auto type = llvm::cast<RankedTensorType>(v.getType());
+  bool isFloat = llvm::isa<FloatType>(type.getElementType());
+  if (kind == ReduceKind::Sum && isFloat)
+    return true;
+  auto fill = v.getDefiningOp<linalg::FillOp>();
+  if (!fill)
+    return false;
+  Value c = fill.getInputs()[0];
+  if (matchPattern(c, m_Zero()) || matchPattern(c, m_AnyZeroFloat()))
+    return true;
+  return kind == ReduceKind::Product &&
+         (matchPattern(c, m_One()) || matchPattern(c, m_OneFloat()));
 }
 
 std::optional<ShardingRule>
@@ -833,6 +858,14 @@ struct DTensorPropagatePass
     // (never below the fastest one; it can differ a little from the plan
     // lowering picks, which also keeps within DTensor's greedy bytes);
     // insert-redistribute and lowering plan every move for its own shape.
+    // An integer value cannot become a Partial sum it was not (R -> P(sum)
+    // divides by the group size; lowering refuses it): illegal.
+    if (!llvm::isa<FloatType>(type.getElementType()))
+      for (auto [a, b] : llvm::zip(from, to))
+        if (b.isPartial() && b.reduce == ReduceKind::Sum &&
+            !(a.isPartial() && a.reduce == ReduceKind::Sum))
+          return {std::numeric_limits<double>::infinity(),
+                  std::numeric_limits<double>::infinity()};
     MoveKey key = patternKey(view, type, from, to);
     // Whether the two are one state depends on the mesh and rank only: an
     // empty plan records it per pattern.
@@ -2065,6 +2098,12 @@ struct DTensorPropagatePass
               }
             if (o < numPlaced && kind && !distributed[o] && !rule.isInit(o))
               return true; // a plain input cannot become a Partial
+            if (o < numPlaced && kind && rule.isInit(o)) {
+              Value init = n.op->getOperand(rule.operands[o]);
+              if ((!distributed[o] || isFreshTensor(init)) &&
+                  !initTakesPartial(init, *kind))
+                return true; // an init whose terms partitioning cannot make
+            }
           }
           for (WholeOption &other : n.options)
             if (other.placed == opt.placed)
@@ -3820,6 +3859,9 @@ struct DTensorPropagatePass
           continue;
         if (!annotated[o] && !rule.isInit(o) && kind)
           return; // a plain input cannot become a Partial
+        if (kind && rule.isInit(o) && !pays[o] &&
+            !initTakesPartial(op->getOperand(rule.operands[o]), *kind))
+          return; // an init whose terms partitioning cannot make
         if (changed && (pays[o] || !rule.isInit(o))) {
           ++c.moves;
           c.changedDims += changed;
