@@ -199,6 +199,18 @@ bool hasDistributeUser(Value v) {
   });
 }
 
+/// A hash of a list of words (the whole-function model's keys).
+struct WordsHash {
+  size_t operator()(const std::vector<int64_t> &words) const {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ words.size();
+    for (int64_t w : words) {
+      h ^= uint64_t(w) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+      h *= 0xff51afd7ed558ccdull;
+    }
+    return size_t(h ^ (h >> 33));
+  }
+};
+
 /// A candidate: the placements of every placed operand, then every result.
 /// A priced move's key: shapes, element width, mesh and placements as words
 /// (inline, so a lookup allocates nothing).
@@ -1506,7 +1518,20 @@ struct DTensorPropagatePass
       return fail("calls nest deeper than " + Twine(kMaxDepth));
     if (!callee.getBody().hasOneBlock())
       return fail("@" + call.getCallee() + " has several blocks");
+    for (Value v : call.getOperands())
+      if (SpecAttr s = specOf(v); s && !hasHandle(callee, s.getView()))
+        return fail("@" + call.getCallee() +
+                    " takes a distributed value without its mesh's handle");
     return callee;
+  }
+
+  /// Whether `fn` takes a handle of `view` (what it needs to compute on
+  /// values distributed over it).
+  static bool hasHandle(func::FuncOp fn, const MeshViewRef &view) {
+    return llvm::any_of(fn.getArguments(), [&](BlockArgument a) {
+      auto handle = llvm::dyn_cast<DeviceMeshType>(a.getType());
+      return handle && handle.getView() == view;
+    });
   }
 
   /// Bytes of the largest shard a rank holds of a `type` tensor placed as
@@ -1938,20 +1963,18 @@ struct DTensorPropagatePass
     // (-1: one of its own), per kind its first node.
     std::vector<int> nodeClass(nodes.size(), -1);
     std::vector<int> classFirst;
-    std::map<std::vector<int64_t>, int> classOf;
+    std::unordered_map<std::vector<int64_t>, int, WordsHash> classOf;
     // The states a value can be in (statesOf) as a number: equal lists,
     // equal numbers (-1: plain).
-    std::map<std::vector<int64_t>, int64_t> stateLists;
+    std::unordered_map<std::vector<int64_t>, int64_t, WordsHash> stateLists;
     llvm::DenseMap<Value, int64_t> stateListOf;
     auto stateListId = [&](Value v) -> int64_t {
       auto [known, fresh] = stateListOf.try_emplace(v, -1);
       if (!fresh)
         return known->second;
-      std::vector<Placements> states = statesOf(v);
-      if (states.empty())
-        return -1;
+      // (statesOf's lists, read in place.)
       std::vector<int64_t> words;
-      for (const Placements &ps : states) {
+      auto encode = [&](const Placements &ps) {
         words.push_back(-1 - int64_t(ps.size()));
         for (const Placement &p : ps)
           words.push_back(
@@ -1959,7 +1982,19 @@ struct DTensorPropagatePass
               (p.isPartial() ? int64_t(p.reduce) << 48 : 0) |
               (p.isShard() ? ((p.dim & 0xffffff) << 24) | (p.order & 0xffffff)
                            : 0));
+      };
+      Value at = resolve(v);
+      int64_t r = 0;
+      if (int p = producerOf(at, r); p >= 0) {
+        const WholeNode &n = nodes[p];
+        for (const WholeOption &o : n.options)
+          encode(o.placed[n.rule.numOperands() + r]);
+      } else if (SpecAttr s = specOf(at)) {
+        encode(s.getNormalizedPlacements(
+            llvm::cast<RankedTensorType>(at.getType()).getRank()));
       }
+      if (words.empty())
+        return -1;
       int64_t id = stateLists.try_emplace(std::move(words), stateLists.size())
                        .first->second;
       stateListOf[v] = id;
@@ -2342,7 +2377,7 @@ struct DTensorPropagatePass
       /// Per producer state and target: the price of one move.
       std::vector<std::vector<std::pair<double, double>>> price;
     };
-    std::map<std::vector<int64_t>, DemandRows> rowsOf;
+    std::unordered_map<std::vector<int64_t>, DemandRows, WordsHash> rowsOf;
     for (auto [ni, n] : llvm::enumerate(nodes)) {
       for (size_t o = 0; o < n.rule.numOperands(); ++o) {
         Value v = resolve(n.op->getOperand(n.rule.operands[o]));
@@ -3248,8 +3283,14 @@ struct DTensorPropagatePass
     }
     if (!done.contains(callee)) {
       if (callee.isPrivate()) {
-        for (auto [arg, v] : llvm::zip(callee.getArguments(), call.getOperands()))
-          choose(arg, argumentSpec(v), strengthOf(v));
+        // A callee without the mesh's handle cannot communicate: it takes
+        // the value whole (gathered at the call).
+        for (auto [arg, v] : llvm::zip(callee.getArguments(), call.getOperands())) {
+          SpecAttr s = argumentSpec(v);
+          if (s && !hasHandle(callee, s.getView()))
+            s = SpecAttr();
+          choose(arg, s, strengthOf(v));
+        }
         started.push_back(callee);
         if (calleeLookahead)
           returnDemands[callee] = returnDemandsOf(call);
