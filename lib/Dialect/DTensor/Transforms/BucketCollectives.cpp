@@ -50,7 +50,7 @@ struct Key {
 
 int64_t bytesOf(RankedTensorType t) {
   return t.getNumElements() *
-         int64_t((t.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+         getElementByteSize(t.getElementType()).value_or(8);
 }
 
 struct DTensorBucketCollectivesPass

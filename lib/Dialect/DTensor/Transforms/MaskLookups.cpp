@@ -179,8 +179,8 @@ std::optional<int64_t> staticBytes(Type t) {
   auto tensor = llvm::dyn_cast<RankedTensorType>(t);
   if (!tensor || !tensor.hasStaticShape())
     return std::nullopt;
-  unsigned bits = tensor.getElementType().getIntOrFloatBitWidth();
-  return tensor.getNumElements() * int64_t((bits + 7) / 8);
+  return tensor.getNumElements() *
+         getElementByteSize(tensor.getElementType()).value_or(8);
 }
 
 struct DTensorMaskLookupsPass

@@ -634,9 +634,11 @@ struct DTensorPropagatePass
       }
       if (args.empty())
         continue;
+      // (A handle of the whole mesh: the specs chosen are on it; a handle
+      // of a sub-mesh cannot communicate over the others.)
       bool hasHandle = llvm::any_of(fn.getArgumentTypes(), [&](Type t) {
         auto mesh = llvm::dyn_cast<DeviceMeshType>(t);
-        return mesh && mesh.getMesh() == meshRef;
+        return mesh && mesh.getView() == MeshViewRef{meshRef, {}, false};
       });
       if (!hasHandle)
         return fn.emitError()
@@ -760,7 +762,7 @@ struct DTensorPropagatePass
   static void appendMoveKey(MoveKey &key, RankedTensorType type,
                             const ResolvedMeshView &view, const Placements &from,
                             const Placements &to) {
-    key.push_back(type.getElementTypeBitWidth());
+    key.push_back(getElementByteSize(type.getElementType()).value_or(8));
     key.append(view.shape.begin(), view.shape.end());
     key.push_back(-2);
     for (const Placements *ps : {&from, &to})
@@ -902,7 +904,7 @@ struct DTensorPropagatePass
     if (it->second->size() < kPlansPerPattern)
       it->second->push_back(PricedPlan(
           RedistributeRequest{view.shape, shape,
-                              (type.getElementTypeBitWidth() + 7) / 8, from,
+                              getElementByteSize(type.getElementType()).value_or(8), from,
                               to},
           cost, plan->steps));
     return {plan->timeUs(), double(plan->bytesPerRank())};
@@ -1022,7 +1024,7 @@ struct DTensorPropagatePass
                               const Placements &from, const Placements &to) {
     RedistributeRequest req{view.shape,
                             Shape(type.getShape().begin(), type.getShape().end()),
-                            (type.getElementTypeBitWidth() + 7) / 8, from, to};
+                            getElementByteSize(type.getElementType()).value_or(8), from, to};
     std::string error;
     return planRedistribute(req, cost, error);
   }
@@ -1546,7 +1548,7 @@ struct DTensorPropagatePass
           size = std::ceil(size / double(view.shape[m]));
       elements *= size;
     }
-    return elements * double((type.getElementTypeBitWidth() + 7) / 8);
+    return elements * double(getElementByteSize(type.getElementType()).value_or(8));
   }
 
   /// The price and bytes per rank of a move, as the integer program sees
@@ -3512,7 +3514,7 @@ struct DTensorPropagatePass
           continue;
         }
         // The rest of the largest local shard, in bytes.
-        double row = (type.getElementTypeBitWidth() + 7) / 8;
+        double row = getElementByteSize(type.getElementType()).value_or(8);
         for (int64_t d = 0; d < type.getRank(); ++d) {
           if (d == w.dim)
             continue;

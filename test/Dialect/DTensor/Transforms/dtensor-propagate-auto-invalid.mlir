@@ -23,6 +23,22 @@ func.func @no_handle(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
 
 // -----
 
+dtensor.mesh @mesh shape = [2, 2]
+
+// A handle of a sub-mesh is not the mesh's (the specs chosen are on the whole
+// mesh): the same error, at the function (it was an error at the matmul,
+// "its function needs that mesh's handle", after the specs were chosen).
+// expected-error@+1 {{auto-sharding @sub_handle over @mesh needs the mesh's handle as an argument (!dtensor.device_mesh<@mesh>)}}
+func.func @sub_handle(%m: !dtensor.device_mesh<@mesh[1]>, %x: tensor<8x8xf32>, %w: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %h = linalg.matmul ins(%x, %w : tensor<8x8xf32>, tensor<8x8xf32>) outs(%z : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %h : tensor<8x8xf32>
+}
+
+// -----
+
 dtensor.mesh @mesh shape = [4]
 
 // A caller passes its operands as they are.
