@@ -557,7 +557,10 @@ Interpreter::plannedTerms(const DistTensor &d, const Layout &target,
       cur.layout = std::move(*next);
       cur.terms = std::move(*made);
     }
-    if (replayed && cur.layout.placements() == target.placements())
+    // (The plan may end in another spelling of the target: a shard order
+    // through a mesh dim of size 1.)
+    if (replayed && sameState(cur.layout.placements(), target.placements(),
+                              mesh, d.global.rank()))
       return cur.terms;
   }
   return redistributeTerms(d, target, error);
