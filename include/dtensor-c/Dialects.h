@@ -52,8 +52,10 @@ MLIR_CAPI_EXPORTED MlirModule dtensorParseModule(MlirContext context,
                                                  MlirStringRef sourceName);
 
 /// Runs the textual pass pipeline `pipeline` (e.g. `dtensor-compile` or
-/// `dtensor-propagate,dtensor-partition`) on `module` in place. A pipeline
-/// that does not parse is reported through `error`; failures of passes go
+/// `dtensor-propagate,dtensor-partition`, with or without the module's own
+/// anchor `builtin.module(...)`) on `module` in place. A pipeline that does
+/// not parse, or nests a pass under another op than the one it runs on, is
+/// reported through `error`; failures of passes go
 /// to the context's diagnostic handlers (mlirContextAttachDiagnosticHandler),
 /// with their locations, and `error` says which pipeline failed.
 MLIR_CAPI_EXPORTED MlirLogicalResult

@@ -78,14 +78,14 @@ MLIR_CAPI_EXPORTED MlirLogicalResult dtensorRunExecute(DTensorRun run,
 MLIR_CAPI_EXPORTED intptr_t dtensorRunGetNumOutputs(DTensorRun run);
 /// Output `index` on `deviceRank` (its local shard when distributed), or its
 /// global value with deviceRank = -1 (fails when ranks hold different values
-/// that no spec relates). `compiled` picks the compiled program's outputs.
+/// that no spec relates). A scalar output is a 0-d view of its type (an
+/// index as i64). `compiled` picks the compiled program's outputs.
 MLIR_CAPI_EXPORTED MlirLogicalResult
 dtensorRunGetOutput(DTensorRun run, intptr_t index, int64_t deviceRank,
                     bool compiled, DTensorTensorView *view);
 /// The spec of output `index` (`#dtensor.spec<@mesh, [S(0), R]>`) when it
 /// is distributed or, in the compiled program, a shard of a distributed
-/// value; nothing is printed otherwise (and for scalar outputs, which
-/// dtensorRunGetOutput does not give).
+/// value; nothing is printed otherwise (scalar outputs included).
 MLIR_CAPI_EXPORTED void dtensorRunPrintOutputSpec(DTensorRun run,
                                                   intptr_t index,
                                                   bool compiled,

@@ -6,6 +6,7 @@
 
 #include "dtensor-c/Dialects.h"
 #include "dtensor/InitAll.h"
+#include "dtensor/Dialect/DTensor/Transforms/Passes.h"
 #include "dtensor/Support/InputScreen.h"
 
 #include "mlir/CAPI/IR.h"
@@ -51,8 +52,8 @@ MlirLogicalResult dtensorRunPassPipeline(MlirModule module,
     if (error)
       error(mlirStringRefCreate(message.data(), message.size()), userData);
   };
-  if (failed(parsePassPipeline(text, pm, os))) {
-    report("'" + text.str() + "' is not a pass pipeline: " +
+  if (failed(dtensor::parseModulePassPipeline(text, pm, os))) {
+    report("'" + unwrap(pipeline).str() + "' is not a pass pipeline: " +
            llvm::StringRef(parseError).trim().str());
     return mlirLogicalResultFailure();
   }

@@ -6,6 +6,7 @@
 
 #include "dtensor-c/Interpreter.h"
 #include "dtensor/Interpreter/Driver.h"
+#include "dtensor/Dialect/DTensor/IR/DTensor.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Support.h"
@@ -20,6 +21,9 @@ namespace {
 
 struct RunState {
   ModuleOp program, compiled;
+  /// Copies of the given modules where their dtensor.reshard ops had to be
+  /// lowered (a run leaves the caller's modules as they are).
+  OwningOpRef<ModuleOp> ownProgram, ownCompiled;
   func::FuncOp entry;
   int64_t ranks = 0;
   std::map<unsigned, ArgumentInput> inputs;
@@ -93,8 +97,20 @@ DTensorRun dtensorRunCreate(MlirModule program, MlirModule compiled,
     return {nullptr};
   }
   auto state = std::make_unique<RunState>();
-  state->program = unwrap(program);
-  state->compiled = mlirModuleIsNull(compiled) ? ModuleOp() : unwrap(compiled);
+  // The interpreter runs reshards lowered: on a copy, where there are any.
+  auto runnable = [&](ModuleOp m, OwningOpRef<ModuleOp> &own) -> ModuleOp {
+    bool reshards = m.walk([](dtensor::ReshardOp) {
+                       return WalkResult::interrupt();
+                     }).wasInterrupted();
+    if (!reshards)
+      return m;
+    own = m.clone();
+    return *own;
+  };
+  state->program = runnable(unwrap(program), state->ownProgram);
+  state->compiled = mlirModuleIsNull(compiled)
+                        ? ModuleOp()
+                        : runnable(unwrap(compiled), state->ownCompiled);
   llvm::StringRef name = unwrap(entry);
   state->entry = findEntry(state->program, name);
   if (!state->entry) {
@@ -245,8 +261,8 @@ MlirLogicalResult dtensorRunGetOutput(DTensorRun run, intptr_t index,
   if (index < 0 || index >= intptr_t(views.size()))
     return mlirLogicalResultFailure();
   const OutputView &v = views[index];
-  if (v.kind != OutputView::Kind::Tensor)
-    return mlirLogicalResultFailure();
+  if (v.kind != OutputView::Kind::Tensor && v.perRank.empty())
+    return mlirLogicalResultFailure(); // (a scalar of no tensor type)
   if (deviceRank == -1)
     return v.global && viewOf(*v.global, view) ? mlirLogicalResultSuccess()
                                                : mlirLogicalResultFailure();

@@ -208,7 +208,7 @@ interp::compileModule(ModuleOp module, llvm::StringRef pipeline,
   PassManager pm(module.getContext());
   std::string parseError;
   llvm::raw_string_ostream parseOs(parseError);
-  if (failed(parsePassPipeline(pipeline, pm, parseOs))) {
+  if (failed(parseModulePassPipeline(pipeline, pm, parseOs))) {
     error = "'" + pipeline.str() + "' is not a pass pipeline";
     if (!parseError.empty())
       error += ": " + llvm::StringRef(parseError).trim().str();
@@ -507,6 +507,34 @@ std::optional<OutputView> interp::viewOutput(Interpreter &I,
       view.ints.push_back(v.i);
       view.floats.push_back(v.kind == RValue::Kind::Int ? double(v.i) : v.f);
       view.uniform &= v.i == first.i && v.f == first.f;
+    }
+    // Each rank's scalar as a 0-d tensor of the result's type too (an index
+    // as i64), for readers of tensors (the C API, Python).
+    Type type = index < entry.getNumResults() ? entry.getResultTypes()[index]
+                                              : Type();
+    std::optional<DType> dtype =
+        type && llvm::isa<IndexType>(type) ? std::optional(DType::I64)
+        : type                            ? dtypeOf(type)
+                                          : std::nullopt;
+    if (dtype) {
+      for (int64_t r = 0; r < ranks; ++r) {
+        std::string ignored;
+        std::optional<Tensor> t = Tensor::create(*dtype, Shape{}, ignored);
+        if (!t)
+          return view;
+        dispatch(*dtype, [&](auto zero) {
+          using T = decltype(zero);
+          T *out = t->mutableData<T>();
+          if constexpr (std::is_integral_v<T>)
+            *out = T(view.ints[r]);
+          else
+            *out = T(view.kind == OutputView::Kind::Int ? double(view.ints[r])
+                                                        : view.floats[r]);
+        });
+        view.perRank.push_back(std::move(*t));
+      }
+      if (view.uniform)
+        view.global = view.perRank.front();
     }
     return view;
   }

@@ -257,10 +257,15 @@ class LocalTensor:
         """The one array every rank holds; raises DTensorError when ranks
         differ."""
         ranks = sorted(self.local_tensors)
-        first = self.local_tensors[ranks[0]]
+        if not ranks:
+            raise DTensorError("cannot reconcile: the LocalTensor holds no rank")
+        first = np.asarray(self.local_tensors[ranks[0]])
+        # (NaNs at the same places are the same value.)
+        nan = first.dtype.kind in "fc"
         for r in ranks[1:]:
-            other = self.local_tensors[r]
-            if other.shape != first.shape or not np.array_equal(other, first):
+            other = np.asarray(self.local_tensors[r])
+            if other.shape != first.shape or other.dtype != first.dtype or \
+                    not np.array_equal(other, first, equal_nan=nan):
                 raise DTensorError(
                     f"cannot reconcile: rank {r} holds another value than rank {ranks[0]}")
         return first
@@ -356,16 +361,35 @@ def run(program: Union[str, Module], *, compiled: Optional[Module] = None,
         program = Module.parse(program)
     if compiled is None and pipeline:
         compiled = program.compile(pipeline)
+    if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**32:
+        raise DTensorError(f"seed must be an integer in [0, 2**32), got {seed!r}")
+
+    def array(index, value):
+        # What the native run takes: a C-ordered, writable array in the
+        # machine's byte order (it only reads it); object arrays are no tensor.
+        a = np.asarray(value, order="C")
+        if a.dtype.kind == "O":
+            raise DTensorError(f"input {index}: an array of Python objects is no tensor "
+                               "(give a numeric dtype)")
+        if not a.dtype.isnative:
+            a = a.astype(a.dtype.newbyteorder("="))
+        if not a.flags.writeable:
+            a = a.copy()
+        return a
+
     globals_, per_rank = {}, {}
     for index, value in (inputs or {}).items():
+        if not isinstance(index, (int, np.integer)) or not 0 <= int(index) < 2**31:
+            raise DTensorError(f"input {index!r}: not an argument position")
         if isinstance(value, LocalTensor):
             ranks = sorted(value.local_tensors)
+            if not ranks:
+                raise DTensorError(f"input {index}: a LocalTensor holds no rank")
             if ranks != list(range(len(ranks))):
                 raise DTensorError(f"input {index}: a LocalTensor needs ranks 0..n-1")
-            per_rank[int(index)] = [np.asarray(value.local_tensors[r], order="C")
-                                    for r in ranks]
+            per_rank[int(index)] = [array(index, value.local_tensors[r]) for r in ranks]
         else:
-            globals_[int(index)] = np.asarray(value, order="C")  # (ascontiguousarray makes 0-d arrays 1-d)
+            globals_[int(index)] = array(index, value)  # (ascontiguousarray makes 0-d arrays 1-d)
     native = _core.run(program._native, compiled._native if compiled else None,
                        entry, globals_, per_rank, int(seed))
     return RunResult(native)

@@ -10,6 +10,11 @@
 // RUN: dtensor-run %s --entry row_max --verify --pipeline=dtensor-normalize-specs,dtensor-propagate | FileCheck %s --check-prefix=ROWMAX
 // RUN: dtensor-run %s --entry row_max --verify --pipeline=dtensor-normalize-specs,dtensor-propagate,dtensor-insert-redistribute | FileCheck %s --check-prefix=ROWMAX
 // RUN: dtensor-run %s --entry row_max --verify | FileCheck %s --check-prefix=ROWMAX
+// --pipeline in --pass-pipeline's form (the module's anchor) compiles; a
+// module pass nested under func.func is an error (MLIR's parser aborted):
+// RUN: dtensor-run %s --entry row_max --verify --pipeline='builtin.module(dtensor-compile)' | FileCheck %s --check-prefix=ROWMAX
+// RUN: not dtensor-run %s --entry row_max --verify --pipeline='func.func(dtensor-compile)' 2>&1 | FileCheck %s --check-prefix=NEST
+// NEST: error: --pipeline 'func.func(dtensor-compile)' is not a pass pipeline: 'dtensor-compile' runs on 'builtin.module' ops and cannot be nested in 'func.func(...)'
 // A global-view stage cannot be emitted as C++ (a clear error, no crash):
 // RUN: %if mpi %{ not dtensor-run %s --entry gather --verify --pipeline=canonicalize --target=mpi 2>&1 | FileCheck %s --check-prefix=EMIT %}
 

@@ -102,6 +102,84 @@ func.func @f(%m: !dtensor.device_mesh<@g>, %a: tensor<3xf32, #dtensor.spec<@g, [
 }""", "v.mlir")
 
 
+def test_pipeline_forms():
+    # The module's own anchor, as --pass-pipeline writes it, compiles the
+    # same (it ran nothing: a pass manager nested on modules inside the
+    # module, and `verified` was still true).
+    prog = dm.Module.parse(MLP)
+    plain = str(prog.compile("dtensor-compile"))
+    assert str(prog.compile("builtin.module(dtensor-compile)")) == plain
+    assert str(prog.compile(" builtin.module(dtensor-compile, canonicalize) ")).count("dtensor.all_reduce") == 1
+    # A module pass nested under func.func aborted the process (LLVM ERROR
+    # in MLIR's parser); passes that run on functions still nest.
+    with pytest.raises(dm.DTensorError, match=r"'dtensor-compile' runs on 'builtin.module' ops and cannot be nested in 'func.func\(...\)'"):
+        prog.compile("func.func(dtensor-compile)")
+    with pytest.raises(dm.DTensorError, match=r"'dtensor-partition' runs on 'builtin.module' ops"):
+        prog.compile("dtensor-propagate,func.func(canonicalize,dtensor-partition)")
+    assert str(prog.compile("dtensor-compile,func.func(canonicalize,cse)")).count("dtensor.all_reduce") == 1
+    with pytest.raises(dm.DTensorError, match="unbalanced parentheses"):
+        prog.compile("builtin.module(dtensor-compile")
+
+
+def test_misuse_found_by_probing():
+    # Scalar results read as 0-d arrays (full_tensor said the ranks differed,
+    # to_local was empty).
+    scalar = dm.Module.parse("""
+func.func @f(%a: tensor<4xf32>) -> (f32, index, tensor<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c3 = arith.constant 3 : index
+  %x = tensor.extract %a[%c0] : tensor<4xf32>
+  return %x, %c3, %a : f32, index, tensor<4xf32>
+}""")
+    r = dm.run(scalar, inputs={0: np.array([1.5, 2, 3, 4], np.float32)})
+    assert r.outputs[0].full_tensor() == np.float32(1.5)
+    assert r.outputs[0].full_tensor().shape == ()
+    assert r.outputs[1].full_tensor() == 3
+    assert r.outputs[0].to_local().reconcile() == np.float32(1.5)
+    # An empty LocalTensor was taken as no input (random values instead).
+    per_rank = dm.Module.parse("""
+dtensor.mesh @mesh shape = [2]
+func.func @f(%m: !dtensor.device_mesh<@mesh>, %a: tensor<2xf32>) -> tensor<2xf32> {
+  return %a : tensor<2xf32>
+}""")
+    with pytest.raises(dm.DTensorError, match="a LocalTensor holds no rank"):
+        dm.run(per_rank, inputs={1: dm.LocalTensor({})})
+    with pytest.raises(dm.DTensorError, match="holds no rank"):
+        dm.LocalTensor({}).reconcile()
+    # NaNs at the same places reconcile.
+    same = dm.LocalTensor({0: np.array([np.nan, 1], np.float32),
+                           1: np.array([np.nan, 1], np.float32)})
+    assert np.isnan(same.reconcile()[0])
+    # A run leaves the modules it is given as they are (it lowered their
+    # dtensor.reshard ops in place).
+    moved = dm.Module.parse("""
+dtensor.mesh @mesh shape = [2]
+func.func @f(%m: !dtensor.device_mesh<@mesh>, %a: tensor<4xf32, #dtensor.spec<@mesh, [S(0)]>>)
+    -> tensor<4xf32, #dtensor.spec<@mesh, [R]>> {
+  %r = dtensor.redistribute %a, %m : tensor<4xf32, #dtensor.spec<@mesh, [S(0)]>>, !dtensor.device_mesh<@mesh> -> tensor<4xf32, #dtensor.spec<@mesh, [R]>>
+  return %r : tensor<4xf32, #dtensor.spec<@mesh, [R]>>
+}""")
+    stage = moved.compile("dtensor-partition")
+    before = str(stage)
+    assert "dtensor.reshard" in before
+    assert dm.run(moved, compiled=stage).verified
+    assert str(stage) == before
+    prog = dm.Module.parse(MLP)
+    # Read-only and big-endian arrays are inputs (nanobind's TypeError listed
+    # the binding's signature); a bad seed or an object array is an error.
+    x = np.arange(24, dtype=np.float32).reshape(4, 6)
+    ro = x.copy()
+    ro.setflags(write=False)
+    a = dm.run(prog, inputs={1: ro}).outputs[0].full_tensor()
+    b = dm.run(prog, inputs={1: x.astype(">f4")}).outputs[0].full_tensor()
+    assert np.array_equal(a, dm.run(prog, inputs={1: x}).outputs[0].full_tensor())
+    assert np.array_equal(a, b)
+    with pytest.raises(dm.DTensorError, match="seed must be an integer"):
+        dm.run(prog, seed=-1)
+    with pytest.raises(dm.DTensorError, match="Python objects"):
+        dm.run(prog, inputs={1: np.array([[1, None]] * 4, dtype=object)})
+
+
 def test_compile_and_verify_mlp():
     prog = dm.Module.parse(MLP, "mlp.mlir")
     compiled = prog.compile("dtensor-compile")

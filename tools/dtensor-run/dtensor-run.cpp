@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dtensor/Dialect/DTensor/Transforms/Passes.h"
 #include "dtensor/InitAll.h"
 #include "dtensor/Support/InputScreen.h"
 #include "dtensor/Interpreter/Driver.h"
@@ -935,8 +936,11 @@ int main(int argc, char **argv) {
     } else {
       compiled = module->clone();
       PassManager pm(&context);
-      if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
-        return fail("--pipeline '" + pipeline + "' is not a pass pipeline");
+      std::string why;
+      llvm::raw_string_ostream whyOs(why);
+      if (failed(dtensor::parseModulePassPipeline(pipeline, pm, whyOs)))
+        return fail("--pipeline '" + pipeline + "' is not a pass pipeline: " +
+                    llvm::StringRef(why).trim().str());
       // The default pipeline partitions programs whose every tensor has a
       // layout. One that leaves layouts to propagation fails there; then,
       // unless the user chose the pipeline, it is compiled with

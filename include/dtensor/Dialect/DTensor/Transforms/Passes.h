@@ -32,6 +32,14 @@ LogicalResult verifyDistributedTypes(Operation *root);
 /// spec valid for that value. Written by hand they are input too.
 LogicalResult verifyPropagationAttrs(Operation *root);
 
+/// parsePassPipeline for a pipeline run on a module: `text` may carry the
+/// module's own anchor (`builtin.module(...)`, as --pass-pipeline writes
+/// it), and a pass nested under another op's anchor than the one it runs on
+/// (a module pass in `func.func(...)`, which MLIR's parser aborts the
+/// process on) is an error written to `errors`.
+LogicalResult parseModulePassPipeline(llvm::StringRef text, OpPassManager &pm,
+                                      llvm::raw_ostream &errors);
+
 #define GEN_PASS_REGISTRATION
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h.inc"
 
