@@ -84,8 +84,11 @@ Value mlir::dtensor::createInsertSlice(OpBuilder &b, Location loc, Value piece,
 
 Value mlir::dtensor::findMeshHandle(Operation *op, const MeshViewRef &view) {
   auto fn = op->getParentOfType<FunctionOpInterface>();
-  if (!fn)
-    return {};
+  return fn ? findMeshHandleIn(fn, view) : Value();
+}
+
+Value mlir::dtensor::findMeshHandleIn(FunctionOpInterface fn,
+                                      const MeshViewRef &view) {
   for (BlockArgument arg : fn.getArguments())
     if (auto handle = llvm::dyn_cast<DeviceMeshType>(arg.getType()))
       if (handle.getView() == view)

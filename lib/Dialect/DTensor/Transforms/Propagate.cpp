@@ -636,11 +636,7 @@ struct DTensorPropagatePass
         continue;
       // (A handle of the whole mesh: the specs chosen are on it; a handle
       // of a sub-mesh cannot communicate over the others.)
-      bool hasHandle = llvm::any_of(fn.getArgumentTypes(), [&](Type t) {
-        auto mesh = llvm::dyn_cast<DeviceMeshType>(t);
-        return mesh && mesh.getView() == MeshViewRef{meshRef, {}, false};
-      });
-      if (!hasHandle)
+      if (!findMeshHandleIn(fn, MeshViewRef{meshRef, {}, false}))
         return fn.emitError()
                << "auto-sharding @" << fn.getSymName()
                << " over @" << autoShard
@@ -1521,20 +1517,12 @@ struct DTensorPropagatePass
     if (!callee.getBody().hasOneBlock())
       return fail("@" + call.getCallee() + " has several blocks");
     for (Value v : call.getOperands())
-      if (SpecAttr s = specOf(v); s && !hasHandle(callee, s.getView()))
+      if (SpecAttr s = specOf(v); s && !findMeshHandleIn(callee, s.getView()))
         return fail("@" + call.getCallee() +
                     " takes a distributed value without its mesh's handle");
     return callee;
   }
 
-  /// Whether `fn` takes a handle of `view` (what it needs to compute on
-  /// values distributed over it).
-  static bool hasHandle(func::FuncOp fn, const MeshViewRef &view) {
-    return llvm::any_of(fn.getArguments(), [&](BlockArgument a) {
-      auto handle = llvm::dyn_cast<DeviceMeshType>(a.getType());
-      return handle && handle.getView() == view;
-    });
-  }
 
   /// Bytes of the largest shard a rank holds of a `type` tensor placed as
   /// `placed` on `view`.
@@ -3289,7 +3277,7 @@ struct DTensorPropagatePass
         // the value whole (gathered at the call).
         for (auto [arg, v] : llvm::zip(callee.getArguments(), call.getOperands())) {
           SpecAttr s = argumentSpec(v);
-          if (s && !hasHandle(callee, s.getView()))
+          if (s && !findMeshHandleIn(callee, s.getView()))
             s = SpecAttr();
           choose(arg, s, strengthOf(v));
         }

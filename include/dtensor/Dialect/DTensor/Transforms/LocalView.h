@@ -20,6 +20,7 @@
 #include "dtensor/Dialect/DTensor/IR/DTensor.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include <string>
 #include <unordered_map>
@@ -42,6 +43,8 @@ struct DistributedType {
 /// The handle of mesh view `view` among the arguments of the function
 /// around `op`, or null when the function takes none.
 Value findMeshHandle(Operation *op, const MeshViewRef &view);
+/// The handle of mesh view `view` among `fn`'s arguments, or null.
+Value findMeshHandleIn(FunctionOpInterface fn, const MeshViewRef &view);
 
 /// Resolves `type` (a tensor with a spec) from `from`. Emits and fails when
 /// the spec does not fit its mesh.
