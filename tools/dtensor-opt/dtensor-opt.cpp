@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dtensor/Dialect/DTensor/Transforms/Passes.h"
 #include "dtensor/InitAll.h"
 #include "dtensor/Support/InputScreen.h"
 #include "dtensor/Support/ToolOptions.h"
@@ -34,6 +35,31 @@ int main(int rawArgc, char **rawArgv) {
   mlir::DialectRegistry registry;
   mlir::dtensor::registerAllDialects(registry);
   mlir::dtensor::registerAllPasses();
+
+  // MLIR's driver aborts the process (LLVM ERROR) on a pass nested under an
+  // anchor it cannot run on, as `--pass-pipeline='builtin.module(func.func(
+  // dtensor-compile))'`: the same text is checked here first, as the C API,
+  // Python and dtensor-run check theirs.
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg(argv[i]);
+    if (!arg.consume_front("--pass-pipeline") &&
+        !arg.consume_front("-pass-pipeline"))
+      continue;
+    std::optional<llvm::StringRef> text;
+    if (arg.consume_front("="))
+      text = arg;
+    else if (arg.empty() && i + 1 < argc)
+      text = llvm::StringRef(argv[i + 1]);
+    if (!text)
+      continue;
+    if (std::optional<std::string> why =
+            mlir::dtensor::findMisnestedPass(*text)) {
+      llvm::errs() << "error: --pass-pipeline: " << *why
+                   << "; a pass on 'builtin.module' ops goes at the top level, "
+                      "as --pass-pipeline='builtin.module(dtensor-compile)'\n";
+      return 1;
+    }
+  }
 
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "dtensor-mlir optimizer driver\n", registry);

@@ -59,6 +59,8 @@ struct DTensorBucketCollectivesPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(verifyDistributedTypes(getOperation())))
+      return signalPassFailure();
     SmallVector<Block *> blocks;
     getOperation().walk([&](Block *b) { blocks.push_back(b); });
     for (Block *b : blocks)

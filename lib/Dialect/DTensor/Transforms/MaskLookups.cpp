@@ -188,6 +188,8 @@ struct DTensorMaskLookupsPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(verifyDistributedTypes(getOperation())))
+      return signalPassFailure();
     SmallVector<std::pair<linalg::GenericOp, tensor::ExtractOp>> candidates;
     getOperation().walk([&](linalg::GenericOp op) {
       if (tensor::ExtractOp e = lookupOf(op))

@@ -281,6 +281,8 @@ struct DTensorNarrowMovesPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(verifyDistributedTypes(getOperation())))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     CostModel cost;
     if (devicesPerHost > 0)

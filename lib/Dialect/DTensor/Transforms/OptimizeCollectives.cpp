@@ -59,6 +59,8 @@ struct DTensorOptimizeCollectivesPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (failed(verifyDistributedTypes(getOperation())))
+      return signalPassFailure();
     ModuleOp module = getOperation();
     if (hoist)
       module.walk([&](LoopLikeOpInterface loop) { hoistFrom(loop); });

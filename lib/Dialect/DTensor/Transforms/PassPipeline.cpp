@@ -74,6 +74,8 @@ static std::optional<std::string> misnestedPass(llvm::StringRef text) {
           return failure();
         })))
       continue; // bad options: the parser says so
+    if (anchors.back() == OpPassManager::getAnyOpAnchorName())
+      continue; // an op-agnostic manager takes any pass
     for (Pass &pass : probe.getPasses())
       if (std::optional<llvm::StringRef> on = pass.getOpName();
           on && *on != anchors.back())
@@ -84,6 +86,10 @@ static std::optional<std::string> misnestedPass(llvm::StringRef text) {
   return std::nullopt;
 }
 
+std::optional<std::string>
+dtensor::findMisnestedPass(llvm::StringRef anchoredPipeline) {
+  return misnestedPass(anchoredPipeline.trim());
+}
 
 LogicalResult dtensor::parseModulePassPipeline(llvm::StringRef text,
                                                OpPassManager &pm,

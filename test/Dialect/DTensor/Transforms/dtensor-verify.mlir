@@ -10,6 +10,11 @@
 // RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-print-layout -verify-diagnostics
 // RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-comm-report -verify-diagnostics
 // RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-compile -verify-diagnostics
+// RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-narrow-moves -verify-diagnostics
+// RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-mask-lookups -verify-diagnostics
+// RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-optimize-collectives -verify-diagnostics
+// RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-bucket-collectives -verify-diagnostics
+// RUN: dtensor-opt %t/invalid.mlir -split-input-file --dtensor-schedule-async -verify-diagnostics
 // RUN: dtensor-opt %t/attrs.mlir -split-input-file --dtensor-insert-redistribute -verify-diagnostics
 // RUN: dtensor-opt %t/valid.mlir --dtensor-verify | FileCheck %t/valid.mlir
 // RUN: dtensor-opt %t/valid.mlir --dtensor-verify --mlir-print-op-generic | dtensor-opt --dtensor-verify | FileCheck %t/valid.mlir

@@ -40,6 +40,12 @@ LogicalResult verifyPropagationAttrs(Operation *root);
 LogicalResult parseModulePassPipeline(llvm::StringRef text, OpPassManager &pm,
                                       llvm::raw_ostream &errors);
 
+/// The check parseModulePassPipeline makes, on a whole `--pass-pipeline`
+/// text (`builtin.module(func.func(dtensor-compile))`): why a pass sits under
+/// an anchor it cannot run on, or nothing. dtensor-opt asks it before MLIR's
+/// own driver parses the option, which aborts the process on that case.
+std::optional<std::string> findMisnestedPass(llvm::StringRef anchoredPipeline);
+
 #define GEN_PASS_REGISTRATION
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h.inc"
 
