@@ -518,6 +518,7 @@ void Session::begin(const std::string &name) {
   auto it = std::find(run_.begin(), run_.end(), name);
   entry_ = name;
   inputs_ = inputsOf_[it - run_.begin()];
+  inputUsed_.assign(inputs_.size(), false);
   entryOutputDir_ = outputDir_;
   if (batch_ && !outputDir_.empty())
     entryOutputDir_ = outputDir_ + "/" + name;
@@ -528,6 +529,13 @@ void Session::begin(const std::string &name) {
 }
 
 void Session::startStep() {
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    if (!inputUsed_[i])
+      fail(nullptr, "--input " + std::to_string(inputs_[i].first) + "=" +
+                        inputs_[i].second + ": @" + entry_ +
+                        " has no tensor argument " +
+                        std::to_string(inputs_[i].first) +
+                        " (arguments count from 0, mesh handles included)");
   // The comm and memory reports count one run of the entry.
   resetCommStats();
   beginMemoryRun(entry_);
@@ -550,9 +558,11 @@ Tensor Session::input(int index, const InputLayout &layout,
                       const Shape &localShape) {
   std::string where = "argument " + std::to_string(index);
   const std::string *path = nullptr;
-  for (const auto &in : inputs_)
-    if (in.first == index)
-      path = &in.second;
+  for (size_t i = 0; i < inputs_.size(); ++i)
+    if (inputs_[i].first == index) {
+      path = &inputs_[i].second;
+      inputUsed_[i] = true;
+    }
   if (!path)
     fail(nullptr, "@" + entry_ + " " + where + " has no --input " +
                       std::to_string(index) + "=FILE.npy");
@@ -565,6 +575,23 @@ Tensor Session::input(int index, const InputLayout &layout,
       file.replace(at, 6, std::to_string(rank_));
     if (!readNpy(file, layout.dtype, out, error))
       fail(nullptr, "@" + entry_ + " " + where + ": " + error);
+    // The piece's dims that the program leaves dynamic (an uneven shard)
+    // are this rank's box, as the layout core computed it.
+    size_t rank = layout.globalShape.size();
+    bool global = std::all_of(layout.globalShape.begin(),
+                              layout.globalShape.end(),
+                              [](int64_t n) { return n >= 0; });
+    if (global && layout.boxes && out.shape().size() == rank) {
+      const int64_t *sizes = layout.boxes + rank_ * 2 * rank + rank;
+      Shape expected(sizes, sizes + rank);
+      if (out.shape() != expected)
+        fail(nullptr, "@" + entry_ + " " + where + ": rank " +
+                          std::to_string(rank_) + "'s piece in '" + file +
+                          "' has shape " + shapeText(out.shape()) +
+                          ", its shard of the global " +
+                          shapeText(layout.globalShape) + " has shape " +
+                          shapeText(expected));
+    }
   } else if (std::any_of(layout.globalShape.begin(), layout.globalShape.end(),
                          [](int64_t n) { return n < 0; })) {
     // A plain argument of dynamic shape: the file is the value, on every
@@ -580,15 +607,20 @@ Tensor Session::input(int index, const InputLayout &layout,
       fail(nullptr, "@" + entry_ + " " + where + ": " + error);
     out = out.toDevice();
     // DTensor's R -> P on Partial inputs.
+    // Mode 1 (a float sum) divides in the element type, f16 and bf16
+    // through float as the interpreter does; the emitter sets it for float
+    // types only.
     if (layout.partialMode == 1) {
-      if (out.dtype() == DType::F32 || out.dtype() == DType::F64)
-        divideBy(out, layout.divisor);
+      divideBy(out, layout.divisor);
     } else if (layout.partialMode == 2 && !layout.first[rank_]) {
       int64_t v = static_cast<int64_t>(layout.identity);
       int8_t i8 = int8_t(v);
       int16_t i16 = int16_t(v);
       int32_t i32 = int32_t(v);
       uint8_t b = uint8_t(v != 0);
+      float f32 = float(layout.identity);
+      double f64 = layout.identity;
+      uint16_t f16 = floatToHalf(f32), bf16 = floatToBf16(f32);
       const void *id = nullptr;
       switch (out.dtype()) {
       case DType::I8: id = &i8; break;
@@ -596,7 +628,10 @@ Tensor Session::input(int index, const InputLayout &layout,
       case DType::I32: id = &i32; break;
       case DType::I64: id = &v; break;
       case DType::I1: id = &b; break;
-      default: fail(nullptr, where + ": a float Partial input takes mode 1");
+      case DType::F32: id = &f32; break;
+      case DType::F64: id = &f64; break;
+      case DType::F16: id = &f16; break;
+      case DType::BF16: id = &bf16; break;
       }
       out = fill(std::move(out), id);
     }

@@ -901,6 +901,9 @@ private:
   /// Per entry, its --input values (index, path).
   std::vector<std::vector<std::pair<int, std::string>>> inputsOf_;
   std::vector<std::pair<int, std::string>> inputs_;
+  /// Which of inputs_ the entry read (one that none read names no tensor
+  /// argument: an error at the first step).
+  std::vector<bool> inputUsed_;
   std::string outputDir_, entryOutputDir_;
   bool batch_ = false, commReport_ = false, memReport_ = false;
   int repeats_ = 1;
