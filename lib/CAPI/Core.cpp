@@ -112,6 +112,8 @@ MlirLogicalResult dtensorParsePlacements(MlirStringRef text,
 
 void dtensorPrintPlacements(const DTensorPlacement *ps, intptr_t n,
                             MlirStringCallback callback, void *userData) {
+  if (!callback)
+    return;
   Placements core;
   std::string error;
   std::string text =

@@ -43,6 +43,12 @@ MlirLogicalResult dtensorRunPassPipeline(MlirModule module,
                                          MlirStringCallback error,
                                          void *userData) {
   dtensorRegisterPasses();
+  if (mlirModuleIsNull(module)) {
+    static const char message[] = "dtensorRunPassPipeline: the module is null";
+    if (error)
+      error(mlirStringRefCreate(message, sizeof(message) - 1), userData);
+    return mlirLogicalResultFailure();
+  }
   ModuleOp op = unwrap(module);
   PassManager pm(op->getContext());
   std::string parseError;
@@ -67,6 +73,8 @@ MlirLogicalResult dtensorRunPassPipeline(MlirModule module,
 
 MlirModule dtensorParseModule(MlirContext context, MlirStringRef text,
                               MlirStringRef sourceName) {
+  if (mlirContextIsNull(context))
+    return MlirModule{nullptr};
   MLIRContext *ctx = unwrap(context);
   llvm::StringRef source = unwrap(text);
   llvm::StringRef name = unwrap(sourceName);

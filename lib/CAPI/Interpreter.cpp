@@ -280,7 +280,8 @@ intptr_t dtensorRunGetNumMismatches(DTensorRun run) {
 void dtensorRunGetMismatch(DTensorRun run, intptr_t index,
                            MlirStringCallback callback, void *userData) {
   RunState *s = unwrap(run);
-  if (!s || index < 0 || index >= intptr_t(s->outcome.mismatches.size()))
+  if (!s || !callback || index < 0 ||
+      index >= intptr_t(s->outcome.mismatches.size()))
     return;
   const std::string &m = s->outcome.mismatches[index];
   callback(mlirStringRefCreate(m.data(), m.size()), userData);
@@ -289,7 +290,7 @@ void dtensorRunGetMismatch(DTensorRun run, intptr_t index,
 void dtensorRunPrintReport(DTensorRun run, bool json,
                            MlirStringCallback callback, void *userData) {
   RunState *s = unwrap(run);
-  if (!s)
+  if (!s || !callback)
     return;
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -303,7 +304,7 @@ void dtensorRunPrintReport(DTensorRun run, bool json,
 void dtensorRunPrintOutputSpec(DTensorRun run, intptr_t index, bool compiled,
                                MlirStringCallback callback, void *userData) {
   RunState *s = unwrap(run);
-  if (!s || !s->executed || (compiled && !s->compiled))
+  if (!s || !callback || !s->executed || (compiled && !s->compiled))
     return;
   const std::vector<OutputView> &views = compiled ? s->compiledViews : s->views;
   if (index < 0 || index >= intptr_t(views.size()) || views[index].spec.empty())

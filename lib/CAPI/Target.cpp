@@ -18,6 +18,11 @@ MlirLogicalResult dtensorTranslateToCpp(MlirModule module,
                                         DTensorCppFlavour flavour,
                                         MlirStringCallback callback,
                                         void *userData) {
+  // A null module or a flavour the enum does not name is a failure (there
+  // is no op to report it at).
+  if (mlirModuleIsNull(module) ||
+      (flavour != DTensorCppFlavourHost && flavour != DTensorCppFlavourCuda))
+    return mlirLogicalResultFailure();
   // The emitter rewrites what it translates (prepareForCpp): a copy, so the
   // caller's module stays the compiled program it gave.
   OwningOpRef<ModuleOp> copy = unwrap(module).clone();

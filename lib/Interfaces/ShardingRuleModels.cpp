@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <cstdlib>
 #include <limits>
@@ -36,10 +37,43 @@ namespace {
 /// product, max, min), if it is one of the Partial kinds.
 std::optional<ReduceKind> combinerOf(Block &body, BlockArgument outArg) {
   auto yield = llvm::cast<linalg::YieldOp>(body.getTerminator());
-  unsigned index = outArg.getArgNumber() -
-                   (body.getNumArguments() - yield.getNumOperands());
+  unsigned firstOut = body.getNumArguments() - yield.getNumOperands();
+  unsigned index = outArg.getArgNumber() - firstOut;
   Operation *def = yield.getOperand(index).getDefiningOp();
-  if (!def || !llvm::is_contained(def->getOperands(), Value(outArg)))
+  if (!def || def->getNumOperands() != 2 ||
+      !llvm::is_contained(def->getOperands(), Value(outArg)))
+    return std::nullopt;
+  // The term combined with the accumulator must not read any accumulator
+  // (its own: `acc + acc * x` is a product recurrence; another output's:
+  // `p + o`), or the per-rank partial results do not combine with the op.
+  Value term = def->getOperand(0) == Value(outArg) ? def->getOperand(1)
+                                                   : def->getOperand(0);
+  if (term == Value(outArg))
+    return std::nullopt; // acc + acc
+  llvm::SmallVector<Value> work{term};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto arg = llvm::dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == &body && arg.getArgNumber() >= firstOut)
+        return std::nullopt;
+      continue;
+    }
+    Operation *op = v.getDefiningOp();
+    if (!op || !body.getParentOp()->isAncestor(op) || !seen.insert(op).second)
+      continue;
+    llvm::append_range(work, op->getOperands());
+    // Values an op's regions read from the body count too.
+    op->walk([&](Operation *inner) {
+      if (inner != op)
+        llvm::append_range(work, inner->getOperands());
+    });
+  }
+  // On i1, addi is a xor and maxsi / minsi read true as -1, where a bool
+  // Partial sum / max / min combines as or / or / and (torch's bools): no
+  // Partial kind; muli (and) is a Partial product.
+  if (outArg.getType().isInteger(1) &&
+      !llvm::isa<arith::MulIOp, arith::AndIOp>(def))
     return std::nullopt;
   if (llvm::isa<arith::AddFOp, arith::AddIOp>(def))
     return ReduceKind::Sum;
@@ -77,6 +111,8 @@ bool bodyKeepsPartial(Block &body, ArrayRef<bool> partialInputs,
       add && llvm::isa<arith::AddFOp, arith::AddIOp>(add) &&
       body.getOperations().size() == 3) {
     Value out = body.getArgument(body.getNumArguments() - 1);
+    if (out.getType().isInteger(1)) // an i1 sum is a xor, a Partial one an or
+      return false;
     Value other = add->getOperand(0) == out ? add->getOperand(1)
                   : add->getOperand(1) == out ? add->getOperand(0)
                                                 : Value();
@@ -363,8 +399,10 @@ struct ElementwiseRuleModel
       rule.operandDims.push_back(rule.resultDims[0]);
     }
     // Linear ops keep Partial(sum|avg) operands, when all of them are.
+    // (Not on i1: an i1 add is a xor, and a bool Partial sum an or.)
     bool twoTerms = llvm::isa<arith::AddFOp, arith::SubFOp, arith::AddIOp,
-                              arith::SubIOp>(raw);
+                              arith::SubIOp>(raw) &&
+                    !type.getElementType().isInteger(1);
     bool negate = llvm::isa<arith::NegFOp>(raw);
     if (twoTerms || negate)
       rule.keepsPartial = [](ArrayRef<bool> partial, ReduceKind kind) {

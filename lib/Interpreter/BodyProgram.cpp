@@ -44,6 +44,14 @@ int64_t signExtend(int64_t v, int bits) {
 double unsignedToDouble(int64_t v, int bits) {
   return bits >= 64 ? double(uint64_t(v)) : double(zeroExtend(v, bits));
 }
+/// fptosi through a 64-bit integer (the emitted C++'s rt_fptosi): a value
+/// out of the result's range (poison in MLIR) wraps to its width; NaN and
+/// values beyond 64 bits give the least 64-bit integer.
+int64_t floatToInt(double x) {
+  if (!(x > -9223372036854775808.0 && x < 9223372036854775808.0))
+    return std::numeric_limits<int64_t>::min();
+  return int64_t(x);
+}
 int64_t truncateInt(int64_t v, int bits) {
   return bits == 1 ? (v & 1) : signExtend(v, bits);
 }
@@ -360,6 +368,24 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
       in.c = int(cmp.getPredicate());
     if (auto cmp = llvm::dyn_cast<arith::CmpIOp>(op))
       in.c = int(cmp.getPredicate());
+    // i1 is held as 0 / 1, and its signed order reads true as -1: a signed
+    // max is an and, a signed min an or, and a signed comparison the
+    // unsigned one reversed.
+    if (op.getNumOperands() == 2 && op.getOperand(0).getType().isInteger(1)) {
+      using P = arith::CmpIPredicate;
+      if (in.op == IMaxS)
+        in.op = IAnd;
+      else if (in.op == IMinS)
+        in.op = IOr;
+      else if (in.op == ICmp)
+        switch (P(in.c)) {
+        case P::slt: in.c = int(P::ugt); break;
+        case P::sle: in.c = int(P::uge); break;
+        case P::sgt: in.c = int(P::ult); break;
+        case P::sge: in.c = int(P::ule); break;
+        default: break;
+        }
+    }
     if (llvm::isa<arith::ExtUIOp, arith::ExtSIOp, arith::SIToFPOp,
                   arith::UIToFPOp>(op))
       in.c = int(op.getOperand(0).getType().getIntOrFloatBitWidth());
@@ -480,7 +506,7 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
     case Select: d = a.i ? b : r[in.c]; break;
     case SIToFP: d.f = double(signExtend(a.i, in.c)); break;
     case UIToFP: d.f = unsignedToDouble(a.i, in.c); break;
-    case FPToSI: d.i = int64_t(a.f); break;
+    case FPToSI: d.i = floatToInt(a.f); break;
     case Copy: d = a; break;
     case ZExt: d.i = zeroExtend(a.i, in.c); break;
     case SExt: d.i = signExtend(a.i, in.c); break;
@@ -578,7 +604,7 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     case Select: COLUMN(d[i] = a[i].i ? b[i] : c[i])
     case SIToFP: COLUMN(d[i].f = double(signExtend(a[i].i, in.c)))
     case UIToFP: COLUMN(d[i].f = unsignedToDouble(a[i].i, in.c))
-    case FPToSI: COLUMN(d[i].i = int64_t(a[i].f))
+    case FPToSI: COLUMN(d[i].i = floatToInt(a[i].f))
     case Copy: COLUMN(d[i] = a[i])
     case ZExt: COLUMN(d[i].i = zeroExtend(a[i].i, in.c))
     case SExt: COLUMN(d[i].i = signExtend(a[i].i, in.c))

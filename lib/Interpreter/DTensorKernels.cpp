@@ -185,16 +185,22 @@ std::optional<Tensor> reduceAll(const std::vector<const Tensor *> &terms,
           for (int64_t i = begin; i < end; ++i)
             o[i] = combineFn(o[i], x[i]);
         };
+        bool isBool = out.dtype() == DType::I1;
         switch (r) {
         case Reduction::Sum:
         case Reduction::Avg:
-          each([](T a, T b) { return addWrapping(a, b); });
+          // A bool sum is a logical or (torch's bool + bool; the runtime's
+          // MPI_MAX / ncclMax), never a value other than 0 or 1.
+          if (isBool)
+            each([](T a, T b) { return T(a != 0 || b != 0); });
+          else
+            each([](T a, T b) { return addWrapping(a, b); });
           break;
         default:
           each([r](T a, T b) { return combine(r, a, b); });
         }
       }
-      if (r == Reduction::Avg)
+      if (r == Reduction::Avg && out.dtype() != DType::I1)
         for (int64_t i = begin; i < end; ++i)
           o[i] = T(o[i] / T(terms.size()));
     });

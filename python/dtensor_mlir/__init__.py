@@ -45,17 +45,31 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 
+def _integer(value, what: str) -> int:
+    """`value` as an int, or DTensorError (a float or a bool is no size, no
+    dim: they were truncated or read as 1)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise DTensorError(f"{what} must be an integer, got {value!r}")
+    return int(value)
+
+
 class DeviceMesh:
     """A device mesh: its shape and dim names, ranks row-major over it."""
 
     def __init__(self, shape: Union[int, Sequence[int]],
                  mesh_dim_names: Optional[Sequence[str]] = None):
-        shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+        if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
+            shape = (shape,)
+        if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
+            raise DTensorError(f"a mesh's shape is a size or a sequence of sizes, got {shape!r}")
+        shape = tuple(_integer(s, "a mesh size") for s in shape)
         if not shape or any(s <= 0 for s in shape):
             raise DTensorError(f"a mesh needs positive sizes, got {shape}")
         if mesh_dim_names is not None and len(mesh_dim_names) != len(shape):
             raise DTensorError(
                 f"{len(mesh_dim_names)} names for a {len(shape)}-D mesh")
+        if mesh_dim_names is not None and len(set(mesh_dim_names)) != len(mesh_dim_names):
+            raise DTensorError(f"mesh dim names must be unique, got {tuple(mesh_dim_names)}")
         self.shape: Tuple[int, ...] = shape
         self.mesh_dim_names = tuple(mesh_dim_names) if mesh_dim_names else None
 
@@ -103,8 +117,8 @@ class Shard(Placement):
     DTensor's nested orders; None for the default (mesh dims left to right)."""
 
     def __init__(self, dim: int, order: Optional[int] = None):
-        self.dim = int(dim)
-        self.order = order
+        self.dim = _integer(dim, "Shard's dim")
+        self.order = None if order is None else _integer(order, "Shard's order")
 
     def spec(self) -> str:
         return f"S({self.dim})" + (f"[{self.order}]" if self.order is not None else "")
@@ -153,6 +167,11 @@ def layout(mesh: DeviceMesh, shape: Sequence[int],
            placements: Sequence[Placement]) -> List[ShardInfo]:
     """Every rank's shard of a tensor of global `shape` under `placements`."""
     text = _placements_text(mesh, placements)
+    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
+        raise DTensorError(f"a shape is a sequence of sizes, got {shape!r}")
+    shape = [_integer(n, "a size") for n in shape]
+    if any(not 0 <= n < 2**63 for n in shape):
+        raise DTensorError(f"sizes must be in [0, 2**63), got {tuple(shape)}")
     out = []
     for r in range(mesh.size()):
         local, offset = _core.local_shard(list(mesh.shape), [int(s) for s in shape],
@@ -218,11 +237,16 @@ class Module:
     @staticmethod
     def parse(text: str, name: str = "<string>") -> "Module":
         """Parses and verifies; raises DTensorError with the diagnostics."""
+        if not isinstance(text, str) or not isinstance(name, str):
+            raise DTensorError(f"Module.parse takes the program's text (a str), got "
+                               f"{type(text).__name__}")
         return Module(_core.Module.parse(text, name))
 
     def compile(self, pipeline: str = "dtensor-compile") -> "Module":
         """A compiled copy: `pipeline` is a textual pass pipeline such as
         `dtensor-compile` or `dtensor-propagate,dtensor-partition`."""
+        if not isinstance(pipeline, str):
+            raise DTensorError(f"a pipeline is a str such as 'dtensor-compile', got {pipeline!r}")
         return Module(self._native.compile(pipeline))
 
     def to_cpp(self, cuda: bool = False) -> str:
@@ -233,7 +257,9 @@ class Module:
         DTensorError at the op for a global-view module or an op the
         emitter does not support (docs/CodeGen.md); the module is not
         changed."""
-        return self._native.to_cpp(cuda)
+        if not isinstance(cuda, (bool, np.bool_)):
+            raise DTensorError(f"cuda must be True or False, got {cuda!r}")
+        return self._native.to_cpp(bool(cuda))
 
     def __str__(self) -> str:
         return str(self._native)
@@ -359,6 +385,17 @@ def run(program: Union[str, Module], *, compiled: Optional[Module] = None,
     on each rank's shards too and every output is compared."""
     if isinstance(program, str):
         program = Module.parse(program)
+    if not isinstance(program, Module):
+        raise DTensorError(f"run takes a Module or its text, got {type(program).__name__}")
+    if compiled is not None and not isinstance(compiled, Module):
+        raise DTensorError(f"compiled must be a Module, got {type(compiled).__name__}")
+    if compiled is not None and pipeline:
+        raise DTensorError("give compiled or pipeline, not both (the pipeline would be ignored)")
+    if not isinstance(entry, str):
+        raise DTensorError(f"entry is a function's name (a str; '' for the only one), got {entry!r}")
+    if inputs is not None and not isinstance(inputs, dict):
+        raise DTensorError("inputs maps argument positions to arrays (a dict), got "
+                           f"{type(inputs).__name__}")
     if compiled is None and pipeline:
         compiled = program.compile(pipeline)
     if not isinstance(seed, (int, np.integer)) or not 0 <= int(seed) < 2**32:
@@ -371,6 +408,9 @@ def run(program: Union[str, Module], *, compiled: Optional[Module] = None,
         if a.dtype.kind == "O":
             raise DTensorError(f"input {index}: an array of Python objects is no tensor "
                                "(give a numeric dtype)")
+        if a.dtype.kind not in "biufc":
+            raise DTensorError(f"input {index}: unsupported numpy dtype {a.dtype} "
+                               "(give a bool, integer or float array)")
         if not a.dtype.isnative:
             a = a.astype(a.dtype.newbyteorder("="))
         if not a.flags.writeable:

@@ -896,8 +896,10 @@ class FunctionBuilder:
             count = v.shape[d]
             r = s.ndim
             name = self._generic([(s, list(range(r)))], r, s.shape, s.dtype, list(range(r)), (),
+                                 # (torch: the mean over nothing is NaN)
                                  lambda bb, args, out: bb.bin("mulf", "", args[0],
-                                                              bb.const(1.0 / max(count, 1))))
+                                                              bb.const(1.0 / count if count
+                                                                       else float("nan"))))
             return self._value(name, s.shape, s.dtype, dist=s._dist, local=s._local)
         return self._run("mean", impl)
 
@@ -906,6 +908,9 @@ class FunctionBuilder:
         if v.ndim == 0:
             self._fail("needs a tensor of rank 1 or more, got a 0-D tensor")
         d = self._dim(v, dim)
+        if kind in ("max", "min") and v.shape[d] == 0:
+            # (torch.amax / amin: "Expected reduction dim to have non-zero size")
+            self._fail(f"a {kind} over dim {d} of size 0 has no value")
         r = v.ndim
         shape = tuple(s for i, s in enumerate(v.shape) if i != d)
         if _is_float(v.dtype):

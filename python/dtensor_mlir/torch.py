@@ -371,6 +371,12 @@ class _Body:
         return self.v(f"{op} {a} : {self.et}")
 
 
+def _acc_et(et: str) -> str:
+    """The type PyTorch accumulates sums and products of `et` in: f32 for
+    the half types (its CPU and GPU kernels, cuBLAS's too), `et` otherwise."""
+    return "f32" if et in ("f16", "bf16") else et
+
+
 def _extreme(et: str, largest: bool):
     """The largest (or smallest) value of an element type: the identity of a
     min (max) reduction. i1 is 0 or 1."""
@@ -453,6 +459,8 @@ class _Importer:
         self.values: Dict[Any, Any] = {}
         # Set while an op runs on one part of a complex tensor (_on_parts).
         self._as_part = False
+        # Nodes lowered in f32 for their half operands (_in_f32).
+        self._f32_nodes: set = set()
         # Graph inputs given new values in place (a training step's buffers:
         # BatchNorm's running statistics and counter), returned after the
         # graph's outputs; `updated` names them.
@@ -470,6 +478,9 @@ class _Importer:
         self.updated_inputs: List[int] = []
         # The seed argument of random ops and how many streams they use.
         self.rng_seed: Optional[_Value] = None
+        # Partial output placements asked for a value no reduction makes
+        # Partial: redistributed to them (_import_graph retries so).
+        self.partial_outputs_by_redistribute = False
         self.rng_streams = 0
         self._user_index_of: Dict[str, int] = {}
 
@@ -536,12 +547,42 @@ class _Importer:
         fake = node.meta.get("val", node.meta.get("example_value"))
         if fake is None or not isinstance(fake, torch.Tensor):
             raise DTensorError(f"{node.name} has no tensor metadata")
+        if fake.dtype == torch.uint8:
+            # Inside the graph only (torch.eye's index ranges): held as i16,
+            # which holds 0..255 exactly; _check_uint8 admits the ops on it
+            # that cannot wrap.
+            return tuple(fake.shape), "i16"
         if fake.dtype not in _DTYPES:
             raise DTensorError(f"{node.name}: dtype {fake.dtype} is not supported")
         shape = tuple(fake.shape)
         if not all(isinstance(s, int) for s in shape):
             raise DTensorError(f"{node.name}: dynamic shape {shape} (export with static shapes)")
         return shape, _DTYPES[fake.dtype]
+
+    # Ops on uint8 tensors (held as i16) that give PyTorch's values: ranges,
+    # views and copies (results in 0..255), comparisons and conversions
+    # from uint8 (torch.eye: arange(n, dtype=uint8) compared with itself).
+    _UINT8_OPS = {"arange", "unsqueeze", "view", "_unsafe_view", "reshape", "expand", "clone",
+                  "alias", "slice", "select", "squeeze", "permute", "transpose", "t", "cat",
+                  "eq", "ne", "lt", "le", "gt", "ge", "_to_copy", "lift_fresh_copy", "detach",
+                  # zeros (batch norm's unread uint8 reserve space is one)
+                  "empty", "empty_like", "empty_permuted", "empty_strided", "zeros",
+                  "zeros_like", "ones", "ones_like"}
+
+    def _check_uint8(self, node, base: str) -> None:
+        def is_u8(n):
+            f = n.meta.get("val") if isinstance(n, torch.fx.Node) else None
+            return isinstance(f, torch.Tensor) and f.dtype == torch.uint8
+        ins = []
+        torch.fx.node.map_arg((node.args, node.kwargs), lambda n: ins.append(n) or n)
+        out_u8 = is_u8(node)
+        if not out_u8 and not any(is_u8(n) for n in ins):
+            return
+        if base not in self._UINT8_OPS or (out_u8 and base == "_to_copy" and
+                                           not any(is_u8(n) for n in ins)):
+            self.fail(node, f"'{base}' on uint8 tensors is not supported (uint8 is supported "
+                            "inside the program for ranges, views, comparisons and conversions "
+                            "from it, as torch.eye uses it)")
 
     # -- the program -----------------------------------------------------------
     def build(self) -> Tuple[str, List[Tuple[str, str]]]:
@@ -591,6 +632,9 @@ class _Importer:
                 # on a last dim of 2 (_to_numpy passes it so).
                 shape, et = tuple(int(d) for d in fake.shape) + (2,), part
             else:
+                if isinstance(fake, torch.Tensor) and fake.dtype == torch.uint8:
+                    self.fail(node, "a uint8 input is not supported (convert it to int16 or "
+                                    "a wider type)")
                 shape, et = self.meta(node)
             key = target if kind != "USER_INPUT" else user_index
             if kind == "USER_INPUT":
@@ -646,9 +690,22 @@ class _Importer:
                         complex_out.add(len(results))
                     else:
                         v = self.val(o)
+                        f = o.meta.get("val") if isinstance(o, torch.fx.Node) else None
+                        if isinstance(f, torch.Tensor) and f.dtype == torch.uint8:
+                            self.fail(o, "a uint8 output is not supported (convert it to a "
+                                         "wider type in the module)")
                     ps = self.out_specs[i] if self.out_specs else None
                     if ps:
-                        text = "[" + ", ".join(p.spec() for p in ps) + "]"
+                        partial = any(isinstance(p, Partial) for p in ps)
+                        hinted = ps
+                        if partial and self.partial_outputs_by_redistribute:
+                            # A value that is no Partial sum of terms (its
+                            # producer is element-wise): hinted without the
+                            # Partial, then redistributed to it (R -> P, as
+                            # DTensor's redistribute: a float sum divided
+                            # over the group, max / min / avg kept).
+                            hinted = [Replicate() if isinstance(p, Partial) else p for p in ps]
+                        text = "[" + ", ".join(p.spec() for p in hinted) + "]"
                         d = _Value(self.e.fresh("out"), v.shape, v.et,
                                    f"#dtensor.spec<@mesh, {text}>")
                         # A hint: the producer computes in this spec when it
@@ -656,6 +713,20 @@ class _Importer:
                         self.e.emit(f"{d.name} = dtensor.hint {v.name}, %mesh : "
                                     f"{v.type}, !dtensor.device_mesh<@mesh> -> {d.type}")
                         v = d
+                        if hinted is not ps:
+                            if not _is_float(v.et) and any(
+                                    isinstance(p, Partial) and p.spec() == "P(sum)" for p in ps):
+                                self.fail(o, f"output {i}: Partial(sum) placements "
+                                             f"{[p.spec() for p in ps]} of an integer value "
+                                             "that is not a sum of terms (no rank's share of "
+                                             "an integer divides evenly); ask for Replicate "
+                                             "or Shard")
+                            text = "[" + ", ".join(p.spec() for p in ps) + "]"
+                            d = _Value(self.e.fresh("out"), v.shape, v.et,
+                                       f"#dtensor.spec<@mesh, {text}>")
+                            self.e.emit(f"{d.name} = dtensor.redistribute {v.name}, %mesh : "
+                                        f"{v.type}, !dtensor.device_mesh<@mesh> -> {d.type}")
+                            v = d
                     results.append(v)
                 for ph in gm.graph.nodes:
                     if ph.op == "placeholder" and ph in self.updates:
@@ -782,6 +853,9 @@ class _Importer:
 
     def _batched_matmul(self, node) -> _Value:
         a, b = (self.val(x) for x in self.batched[node])
+        want = a.et
+        # Half types: in f32, rounded once (as cuBLAS and PyTorch's CPU bmm).
+        a, b = self._convert(a, _acc_et(want)), self._convert(b, _acc_et(want))
         nb = len(a.shape) - 2
         shape = a.shape[:-1] + (b.shape[-1],)
         et = a.et
@@ -793,9 +867,9 @@ class _Importer:
             bb = _Body(et)
             p = bb.bin("mulf", "muli", args[0], args[1])
             return bb.lines, bb.bin("addf", "addi", out, p)
-        return self.e.generic([(a, batch + [m, k]), (b, batch + [k, n])], shape, et, body,
-                              reduce_dims=[k], init=init, nloops=nb + 3,
-                              out_map=batch + [m, n])
+        return self._convert(self.e.generic([(a, batch + [m, k]), (b, batch + [k, n])], shape,
+                                            et, body, reduce_dims=[k], init=init, nloops=nb + 3,
+                                            out_map=batch + [m, n]), want)
 
     def _linear_over_leading(self, node) -> _Value:
         """out[b..., n] = sum_k x[b..., k] * w[k, n] (+ the addmm's bias)
@@ -809,6 +883,9 @@ class _Importer:
                 return bias, b, beta, alpha
             bias, b, beta, alpha = parts(*node.args, **node.kwargs)
             w = self.val(b)
+        want = x.et
+        # Half types: in f32 (the bias added there too), rounded once.
+        x, w = self._convert(x, _acc_et(want)), self._convert(w, _acc_et(want))
         nb = len(x.shape) - 1
         shape = x.shape[:-1] + (w.shape[1],)
         et = x.et
@@ -822,9 +899,9 @@ class _Importer:
             return bb.lines, bb.bin("addf", "addi", out, p)
         m = self.e.generic([(x, batch + [k]), (w, [k, n])], shape, et, body,
                            reduce_dims=[k], init=init, nloops=nb + 2, out_map=batch + [n])
-        if bias is None:
-            return m
-        return self._add_bias(m, bias, shape, et, beta, alpha)
+        if bias is not None:
+            m = self._add_bias(m, bias, shape, et, beta, alpha)
+        return self._convert(m, want)
 
     def _add_bias(self, m: _Value, bias, shape, et, beta, alpha) -> _Value:
         """alpha * m + beta * bias, the bias broadcast to `shape`."""
@@ -834,6 +911,7 @@ class _Importer:
         def body(args, out):
             bb = _Body(et)
             x, y = args
+            y = self._cast(bb, y, bv.et, et)  # a half bias of an f32 accumulation
             if alpha != 1:
                 x = bb.bin("mulf", None, x, bb.const(alpha))
             if beta != 1:
@@ -876,8 +954,142 @@ class _Importer:
             return
         if fn is None:
             self.fail(node, f"the ATen op '{name}' has no lowering to dtensor-mlir yet")
+        self._check_uint8(node, base)
+        if base in self._ALONG_A_DIM and self._zero_d_input(node):
+            self.values[node] = self._on_zero_d(node, base)
+            return
+        if base in self._HALF_IN_F32 and self._half_operands(node):
+            self.values[node] = self._in_f32(node, fn)
+            return
         result = fn(node, *node.args, **node.kwargs)
         self.values[node] = result
+
+    # Ops that PyTorch computes in f32 for f16 / bf16 tensors, rounding their
+    # results once: contractions (cuBLAS and the CPU kernels accumulate in
+    # f32), means and variances, norms, softmaxes, attention, pooling sums.
+    # The importer lowers them on f32 copies of their half operands and
+    # rounds each result to its type (a separate element-wise truncf, after
+    # any Partial sum is reduced).
+    _HALF_IN_F32 = {
+        "mm", "bmm", "addmm", "mean", "var", "var_mean", "std", "native_layer_norm",
+        "_log_softmax", "log_softmax", "_softmax", "softmax", "native_group_norm",
+        "native_batch_norm", "_native_batch_norm_legit", "_native_batch_norm_legit_functional",
+        "_native_batch_norm_legit_no_training", "scaled_dot_product_attention", "convolution",
+        "convolution_backward", "_grouped_mm", "grouped_mm_fallback",
+        "grouped_mm_fallback_backward", "logcumsumexp", "_trilinear", "_cdist_forward",
+        "_cdist_backward", "avg_pool2d", "avg_pool3d", "avg_pool2d_backward",
+        "avg_pool3d_backward", "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward",
+        "_embedding_bag", "_embedding_bag_backward", "embedding_dense_backward"}
+
+    # Ops along a dim that PyTorch also takes on a 0-d tensor (dim 0 or -1):
+    # there they see the one element (_on_zero_d).
+    _ALONG_A_DIM = {"_softmax", "softmax", "_log_softmax", "log_softmax", "cumsum", "cumprod",
+                    "logcumsumexp", "flip", "sort", "argmax", "argmin", "max", "min", "cummax",
+                    "cummin", "topk", "kthvalue", "median", "argsort", "roll"}
+
+    def _zero_d_input(self, node) -> bool:
+        a = node.args[0] if node.args else None
+        if not isinstance(a, torch.fx.Node):
+            return False
+        fake = a.meta.get("val")
+        if not (isinstance(fake, torch.Tensor) and fake.dim() == 0):
+            return False
+        # A reduction of every element (argmax(), max()) is lowered as usual.
+        base = self._base(node)
+        if base in ("argmax", "argmin", "max", "min", "median"):
+            dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+            return dim is not None
+        return True
+
+    def _on_zero_d(self, node, base: str):
+        """An op along dim 0 (or -1) of a 0-d tensor: the one element.
+        softmax is exp(x - x) (1, NaN where x is not finite, as PyTorch's
+        exp(x - max) / sum), log_softmax x - x; scans and flips the element
+        itself; sorts, arg reductions, topk / kthvalue of k = 1 the element
+        and index 0; topk(0) empty tensors."""
+        v = self.val(node.args[0])
+        fake = node.meta.get("val")
+        fakes = list(fake) if isinstance(fake, (tuple, list)) else [fake]
+        outs = [(tuple(int(d) for d in f.shape), _DTYPES.get(f.dtype)) for f in fakes]
+        if any(et is None for _, et in outs):
+            self.fail(node, "an output dtype that is not supported")
+
+        def element(et):
+            return self._convert(v, et)
+
+        def index(shape):
+            return self.e.filled(shape, "i64", 0)
+        if base in ("_softmax", "softmax", "_log_softmax", "log_softmax"):
+            shape, et = outs[0]
+            x = element(et)
+            soft = "softmax" in base and "log" not in base
+
+            def body(args, out):
+                bb = _Body(et)
+                d = bb.bin("subf", None, args[0], args[0])
+                return bb.lines, bb.un("math.exp", d) if soft else d
+            return self.e.generic([(x, [])], shape, et, body)
+        if base in ("cumsum", "cumprod", "logcumsumexp", "flip", "roll"):
+            return element(outs[0][1])
+        if base in ("argmax", "argmin"):
+            return index(outs[0][0])
+        if base == "topk":
+            k = node.args[1] if len(node.args) > 1 else node.kwargs.get("k")
+            if k == 0:
+                return self.e.filled(outs[0][0], outs[0][1], 0), index(outs[1][0])
+        if base == "kthvalue":
+            k = node.args[1] if len(node.args) > 1 else node.kwargs.get("k")
+            if k != 1:
+                self.fail(node, f"kthvalue with k={k} of a 0-d tensor")
+        if base == "argsort":
+            return index(outs[0][0])
+        if len(outs) == 2 and outs[1][1] == "i64":
+            # (values, indices): sort, max / min / median along the dim,
+            # cummax / cummin, topk(1), kthvalue(1).
+            return element(outs[0][1]), index(outs[1][0])
+        self.fail(node, f"'{base}' along a dim of a 0-d tensor")
+
+    def _half_operands(self, node) -> bool:
+        found = []
+
+        def see(n):
+            v = self.values.get(n)
+            if isinstance(v, _Value) and v.et in ("f16", "bf16"):
+                found.append(n)
+            return n
+        torch.fx.node.map_arg((node.args, node.kwargs), see)
+        return bool(found)
+
+    def _in_f32(self, node, fn):
+        """`fn` lowered on f32 copies of the node's f16 / bf16 operands, its
+        own half result types read as f32 (`_out`), each result rounded to
+        its type at the end."""
+        saved: Dict[Any, _Value] = {}
+
+        def widen(n):
+            v = self.values.get(n)
+            if n not in saved and isinstance(v, _Value) and v.et in ("f16", "bf16"):
+                saved[n] = v
+                self.values[n] = self._convert(v, "f32")
+            return n
+        torch.fx.node.map_arg((node.args, node.kwargs), widen)
+        self._f32_nodes.add(node)
+        try:
+            result = fn(node, *node.args, **node.kwargs)
+        finally:
+            self.values.update(saved)
+            self._f32_nodes.discard(node)
+        fake = node.meta.get("val")
+
+        def narrow(r, f):
+            if isinstance(r, _Value) and isinstance(f, torch.Tensor) and f.dtype in _DTYPES:
+                return self._convert(r, _DTYPES[f.dtype])
+            return r
+        if isinstance(result, tuple):
+            fakes = list(fake) if isinstance(fake, (tuple, list)) else [None] * len(result)
+            fakes += [None] * (len(result) - len(fakes))
+            return tuple(narrow(r, f) for r, f in zip(result, fakes))
+        return narrow(result, fake)
 
     def _out(self, node) -> Tuple[Tuple[int, ...], str]:
         if self._as_part:
@@ -886,7 +1098,10 @@ class _Importer:
             part = self._complex_part_type(node)
             if part:
                 return tuple(int(d) for d in node.meta["val"].shape), part
-        return self.meta(node)
+        shape, et = self.meta(node)
+        if node in self._f32_nodes and et in ("f16", "bf16"):
+            et = "f32"  # computed in f32, rounded by _in_f32
+        return shape, et
 
     # Elementwise with broadcasting; scalars are constants in the body.
     def _elementwise(self, node, operands: List[Any], fn, out_et: Optional[str] = None,
@@ -894,12 +1109,13 @@ class _Importer:
         shape, et = self._out(node)
         ins = []
         refs = []
-        for o in operands:
+        for pos, o in enumerate(operands):
             if isinstance(o, torch.fx.Node):
                 v = self.val(o)
                 keep, loops = _broadcast_map(v.shape, shape)
                 v2 = self.e.drop_dims(v, keep)
-                refs.append(("arg", len(ins), v.et))
+                kept = keep_types is True or (keep_types and pos in keep_types)
+                refs.append(("arg", len(ins), None if kept else v.et))
                 ins.append((v2, loops))
             else:
                 refs.append(("const", o, None))
@@ -909,7 +1125,7 @@ class _Importer:
             for kind, x, vet in refs:
                 if kind == "arg":
                     a = args[x]
-                    if vet != et and not keep_types:
+                    if vet is not None and vet != et:
                         a = self._cast(b, a, vet, et)
                     vals.append(a)
                 else:
@@ -920,9 +1136,21 @@ class _Importer:
 
     @staticmethod
     def _cast(b: _Body, a: str, src: str, dst: str) -> str:
+        """PyTorch's conversion of one element: to bool `x != 0` (NaN is
+        true, -0.0 false), float to int truncating, f16 <-> bf16 through f32
+        (neither holds the other)."""
         if src == dst:
             return a
+        if dst == "i1":
+            if _is_float(src):
+                zero = b.v(f"arith.constant {_float_literal(0.0, src)} : {src}")
+                return b.v(f"arith.cmpf une, {a}, {zero} : {src}")
+            zero = b.v(f"arith.constant 0 : {src}")
+            return b.v(f"arith.cmpi ne, {a}, {zero} : {src}")
         if _is_float(src) and _is_float(dst):
+            if {src, dst} == {"f16", "bf16"}:
+                a = b.v(f"arith.extf {a} : {src} to f32")
+                return b.v(f"arith.truncf {a} : f32 to {dst}")
             wider = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64}
             op = "arith.extf" if wider[dst] > wider[src] else "arith.truncf"
             return b.v(f"{op} {a} : {src} to {dst}")
@@ -938,6 +1166,9 @@ class _Importer:
 
     def op_add(self, node, a, b, alpha=1):
         def f(bb, x, y):
+            if bb.et == "i1":
+                # bool + bool is a logical or in PyTorch (True + True = True).
+                return bb.v(f"arith.ori {x}, {y} : i1")
             if alpha != 1:
                 y = bb.bin("mulf", "muli", y, bb.const(alpha))
             return bb.bin("addf", "addi", x, y)
@@ -1044,10 +1275,13 @@ class _Importer:
         return self.e.collapse(tiled, groups, shape)
 
     def op_maximum(self, node, a, b):
-        return self._elementwise(node, [a, b], lambda bb, x, y: bb.bin("maximumf", "maxsi", x, y))
+        # Bools: or / and (a signed i1 max would take True as -1).
+        return self._elementwise(node, [a, b], lambda bb, x, y: bb.bin(
+            "maximumf", "ori" if bb.et == "i1" else "maxsi", x, y))
 
     def op_minimum(self, node, a, b):
-        return self._elementwise(node, [a, b], lambda bb, x, y: bb.bin("minimumf", "minsi", x, y))
+        return self._elementwise(node, [a, b], lambda bb, x, y: bb.bin(
+            "minimumf", "andi" if bb.et == "i1" else "minsi", x, y))
 
     def _bitwise(self, node, a, b, op):
         et = self._out(node)[1]
@@ -1113,11 +1347,45 @@ class _Importer:
         return self._elementwise(node, [a], lambda bb, x: bb.bin("divf", None, bb.const(1.0), x))
 
     def op_pow(self, node, a, b):
+        shape, et = self._out(node)
+        if not _is_float(et):
+            return self._int_pow(node, a, b, et)
         if isinstance(b, (int, float)) and float(b) == 2.0:
             return self._elementwise(node, [a], lambda bb, x: bb.bin("mulf", "muli", x, x))
         if isinstance(b, (int, float)) and float(b) == 0.5:
             return self._elementwise(node, [a], lambda bb, x: bb.un("math.sqrt", x))
         return self._elementwise(node, [a, b], lambda bb, x, y: bb.v(f"math.powf {x}, {y} : {bb.et}"))
+
+    def _int_pow(self, node, a, b, et):
+        """Integer x ** y, staying integer as PyTorch's: square and multiply
+        over the exponent's bits (wrapping as PyTorch's integer kernel); a
+        negative exponent gives 1 for x = 1, +-1 for x = -1 and 0 otherwise
+        (PyTorch's kernel for tensor exponents)."""
+        if et == "i1":
+            self.fail(node, "pow of bool tensors")
+        if isinstance(b, (int, float)) and not isinstance(b, bool) and b < 0:
+            self.fail(node, "integers to negative integer powers are not allowed (PyTorch's error)")
+        bits = int(et[1:])
+
+        def f(bb, x, y):
+            one, zero = bb.const(1), bb.const(0)
+            res, base, e = one, x, y
+            for i in range(bits - 1):  # the sign bit is handled below
+                bit = bb.v(f"arith.andi {e}, {one} : {et}")
+                odd = bb.v(f"arith.cmpi ne, {bit}, {zero} : {et}")
+                res = bb.v(f"arith.select {odd}, {bb.v(f'arith.muli {res}, {base} : {et}')}, "
+                           f"{res} : {et}")
+                if i + 1 < bits - 1:
+                    base = bb.v(f"arith.muli {base}, {base} : {et}")
+                    e = bb.v(f"arith.shrui {e}, {one} : {et}")
+            neg = bb.v(f"arith.cmpi slt, {y}, {zero} : {et}")
+            is_one = bb.v(f"arith.cmpi eq, {x}, {one} : {et}")
+            is_m1 = bb.v(f"arith.cmpi eq, {x}, {bb.const(-1)} : {et}")
+            odd_y = bb.v(f"arith.cmpi ne, {bb.v(f'arith.andi {y}, {one} : {et}')}, {zero} : {et}")
+            m1 = bb.v(f"arith.select {odd_y}, {bb.const(-1)}, {one} : {et}")
+            small = bb.v(f"arith.select {is_one}, {one}, {bb.v(f'arith.select {is_m1}, {m1}, {zero} : {et}')} : {et}")
+            return bb.v(f"arith.select {neg}, {small}, {res} : {et}")
+        return self._elementwise(node, [a, b], f)
 
     def op_relu(self, node, a):
         return self._elementwise(node, [a], lambda bb, x: bb.bin("maximumf", "maxsi", x, bb.const(0)))
@@ -1148,24 +1416,67 @@ class _Importer:
         return self._elementwise(node, [a], f)
 
     def op_where(self, node, cond, a, b):
+        """The two values promoted to the result's type (PyTorch's
+        `where` promotes its tensor operands), the condition as it is."""
         shape, et = self._out(node)
-        for o in (a, b):
-            if isinstance(o, torch.fx.Node) and self.val(o).et != et:
-                self.fail(node, "where() with operands of another dtype than its result")
+        c = self.val(cond)
+        if c.et != "i1":
+            self.fail(node, f"where() with a condition of type {c.et} (a bool tensor expected)")
         return self._elementwise(node, [cond, a, b],
                                  lambda bb, c, x, y: bb.v(f"arith.select {c}, {x}, {y} : {et}"),
-                                 keep_types=True)
+                                 keep_types={0})
+
+    @staticmethod
+    def _dtype_of(o):
+        """A stand-in for operand `o` with what torch's type promotion reads
+        of it: its dtype and whether it is a 0-d tensor (which counts as a
+        scalar of its category); a Python number as it is."""
+        if isinstance(o, torch.fx.Node):
+            fake = o.meta.get("val", o.meta.get("example_value"))
+            if isinstance(fake, torch.Tensor):
+                return torch.empty((1,) * min(fake.dim(), 1), dtype=fake.dtype, device="meta")
+            o = fake  # an item() used as a number (SymInt / SymFloat / SymBool)
+        if isinstance(o, (bool, torch.SymBool)):
+            return True
+        if isinstance(o, (int, torch.SymInt)):
+            return 1
+        if isinstance(o, (float, torch.SymFloat)):
+            return 1.0
+        return o
+
+    def _promoted(self, node, operands) -> str:
+        """The element type torch's type promotion gives `operands`
+        (torch.result_type, folded over them): the type PyTorch computes a
+        comparison in, and casts `cat`'s and `where`'s operands to."""
+        protos = [self._dtype_of(o) for o in operands]
+        try:
+            res = protos[0]
+            for p in protos[1:]:
+                dt = torch.result_type(res, p)
+                dim = 1 if any(isinstance(x, torch.Tensor) and x.dim() for x in (res, p)) else 0
+                res = torch.empty((1,) * dim, dtype=dt, device="meta")
+            dt = res.dtype if isinstance(res, torch.Tensor) else torch.tensor(res).dtype
+        except Exception as e:  # noqa: BLE001 (torch's own message)
+            self.fail(node, f"no promoted type for operands {operands!r}: {e}")
+        if dt == torch.uint8:
+            return "i16"  # (held so: meta)
+        if dt not in _DTYPES:
+            self.fail(node, f"operands promote to {dt}, which is not supported")
+        return _DTYPES[dt]
+
+    # Integer predicates on bools: unsigned (True is 1, not -1 as a signed i1).
+    _UNSIGNED = {"sgt": "ugt", "slt": "ult", "sge": "uge", "sle": "ule", "eq": "eq", "ne": "ne"}
 
     def _compare(self, node, a, b, fpred, ipred):
+        # Compare in the promoted type (torch.result_type: i64 < f32 in f32,
+        # bool == i64 in i64, an int tensor against 2.5 in float), produce i1.
+        in_et = self._promoted(node, [a, b])
+
         def f(bb, x, y):
             if _is_float(bb.et):
                 return bb.v(f"arith.cmpf {fpred}, {x}, {y} : {bb.et}")
-            return bb.v(f"arith.cmpi {ipred}, {x}, {y} : {bb.et}")
-        # Compare in the operands' type, produce i1.
-        shape, _ = self._out(node)
-        ets = [self.val(o).et for o in (a, b) if isinstance(o, torch.fx.Node)]
-        in_et = ets[0]
-        saved = self.meta
+            pred = self._UNSIGNED[ipred] if bb.et == "i1" else ipred
+            return bb.v(f"arith.cmpi {pred}, {x}, {y} : {bb.et}")
         return self._elementwise_typed(node, [a, b], f, in_et, "i1")
 
     def _elementwise_typed(self, node, operands, fn, compute_et, out_et):
@@ -1727,6 +2038,13 @@ class _Importer:
     def op_view(self, node, a, size):
         v = self.val(a)
         shape, et = self._out(node)
+        if isinstance(size, torch.dtype):
+            # `Tensor.view(dtype)`: the same bits read as another type.
+            if et == v.et:
+                return v
+            self.fail(node, f"Tensor.view({size}) of a {v.et} tensor reinterprets its bits, "
+                            "which is not supported yet (arith.bitcast has no interpreter "
+                            "kernel); use .to(dtype) to convert the values")
         return self._reshape(node, v, shape)
 
     op__unsafe_view = op_view
@@ -1854,8 +2172,10 @@ class _Importer:
         return self.op_split_with_sizes(node, a, sizes, dim)
 
     def op_cat(self, node, tensors, dim=0):
-        vs = [self.val(t) for t in tensors]
         shape, et = self._out(node)
+        # Operands of several dtypes are promoted first (the result's type is
+        # torch.result_type of them all).
+        vs = [self._convert(self.val(t), et) for t in tensors]
         vs = [v for v in vs if v.shape != (0,)]
         if len(vs) == 1:
             return vs[0]
@@ -1867,7 +2187,18 @@ class _Importer:
         return out
 
     # -- reductions ------------------------------------------------------------
-    def _reduce(self, node, v: _Value, dims, keepdim, kind: str, et: str) -> _Value:
+    def _reduce(self, node, v: _Value, dims, keepdim, kind: str, et: str,
+                acc: bool = False) -> _Value:
+        """A sum / max / min / prod over `dims`, in `et`. Sums and products
+        of f16 / bf16 accumulate in f32 and are rounded once at the end, as
+        PyTorch's kernels do (`acc`: keep the f32 result, for a mean)."""
+        want = et
+        if kind in ("sum", "prod"):
+            et = _acc_et(et)
+        res = self._reduce_in(node, v, dims, keepdim, kind, et)
+        return res if acc else self._convert(res, want)
+
+    def _reduce_in(self, node, v: _Value, dims, keepdim, kind: str, et: str) -> _Value:
         r = len(v.shape)
         dims = sorted({d % r for d in (dims if dims else range(r))}) if dims is not None else list(range(r))
         red_shape = tuple(s for i, s in enumerate(v.shape) if i not in dims)
@@ -1917,8 +2248,21 @@ class _Importer:
         count = 1
         for d in dims:
             count *= v.shape[d]
-        s = self._reduce(node, v, dims, keepdim, "sum", et)
-        return self._scale(s, 1.0 / count)
+        s = self._reduce(node, v, dims, keepdim, "sum", et, acc=True)
+        # Over no element: 0 / 0, NaN (as PyTorch).
+        return self._convert(self._divide(s, count), et)
+
+    def _divide(self, v: _Value, count: int) -> _Value:
+        """v / count: a multiplication by 1 / count, or for count 0 a
+        division by 0 (NaN or +-inf, as PyTorch's mean and var give)."""
+        if count != 0:
+            return self._scale(v, 1.0 / count)
+
+        def body(args, out):
+            bb = _Body(v.et)
+            return bb.lines, bb.bin("divf", None, args[0], bb.const(0.0))
+        r = len(v.shape)
+        return self.e.generic([(v, list(range(r)))], v.shape, v.et, body)
 
     def _var(self, node, v: _Value, dim, correction, keepdim, et):
         """(variance, mean with the reduced dims kept as 1)."""
@@ -1929,12 +2273,14 @@ class _Importer:
         count = 1
         for d in dims:
             count *= v.shape[d]
-        mean = self._scale(self._reduce(node, v, dims, True, "sum", et), 1.0 / count)
+        mean = self._divide(self._reduce(node, v, dims, True, "sum", et), count)
         centered = self._binary_values(v, mean, lambda bb, x, y: bb.bin("subf", None, x, y))
         sq = self._binary_values(centered, centered, lambda bb, x, y: bb.bin("mulf", None, x, y))
         corr = correction if correction is not None else 1
         s = self._reduce(node, sq, dims, keepdim, "sum", et)
-        return self._scale(s, 1.0 / max(count - corr, 1)), mean
+        # PyTorch divides by max(0, N - correction): with no degree of
+        # freedom left the variance is 0 / 0 (NaN) or inf.
+        return self._divide(s, max(count - corr, 0)), mean
 
     def op_var(self, node, a, dim=None, *, correction=1, keepdim=False, **kw):
         shape, et = self._out(node)
@@ -2247,7 +2593,10 @@ class _Importer:
     def _scan(self, node, a, dim, identity, fop: str, iop: str,
               out: Optional[Tuple[Tuple[int, ...], str]] = None) -> _Value:
         v = self.val(a)
-        shape, et = out if out is not None else self._out(node)
+        shape, want = out if out is not None else self._out(node)
+        # Running sums / products of half types accumulate in f32 (PyTorch's
+        # cumsum kernel), each element rounded once.
+        et = _acc_et(want) if fop in ("addf", "mulf") else want
         r = len(v.shape)
         dim %= r
         init = self.e.filled(shape, et, identity)
@@ -2262,8 +2611,9 @@ class _Importer:
             picked = bb.v(f"arith.select {upto}, {x}, {bb.const(identity)} : {et}")
             return bb.lines, bb.bin(fop, iop, out, picked)
         in_map = [d if d != dim else k for d in range(r)]
-        return self.e.generic([(v, in_map)], shape, et, body, reduce_dims=[k], init=init,
-                              nloops=r + 1, out_map=list(range(r)))
+        return self._convert(self.e.generic([(v, in_map)], shape, et, body, reduce_dims=[k],
+                                            init=init, nloops=r + 1, out_map=list(range(r))),
+                             want)
 
     @staticmethod
     def _index_names(bb: "_Body", index: str, index_et: str, size: int, loop: int) -> str:
@@ -2450,7 +2800,8 @@ class _Importer:
         return None
 
     def _binary_values(self, a: _Value, b: _Value, fn) -> _Value:
-        shape = tuple(max(x, y) for x, y in zip(a.shape, b.shape)) if len(a.shape) == len(b.shape) else a.shape
+        # Broadcast: a dim of 1 takes the other's size (0 included).
+        shape = tuple(y if x == 1 else x for x, y in zip(a.shape, b.shape)) if len(a.shape) == len(b.shape) else a.shape
         ins = []
         for v in (a, b):
             keep, loops = _broadcast_map(v.shape, shape)
@@ -2595,6 +2946,17 @@ class _Importer:
         return self._binary_values(shifted, ls, lambda bb, x, y: bb.bin("subf", None, x, y))
 
     op_log_softmax = op__log_softmax
+
+    def _convert(self, v: _Value, et: str) -> _Value:
+        """`v` converted to element type `et` as PyTorch's `.to(dtype)`
+        (the identity when it has it already)."""
+        if v.et == et:
+            return v
+        def body(args, out):
+            bb = _Body(et)
+            return bb.lines, self._cast(bb, args[0], v.et, et)
+        r = len(v.shape)
+        return self.e.generic([(v, list(range(r)))], v.shape, et, body)
 
     def _unary_value(self, v: _Value, fn) -> _Value:
         def body(args, out):
@@ -3337,6 +3699,10 @@ class _Importer:
             start, step = nums[0], nums[2]
         else:
             self.fail(node, f"arange with arguments {args!r}")
+        fake = node.meta.get("val")
+        if isinstance(fake, torch.Tensor) and fake.dtype == torch.uint8 and shape[0] and \
+                not (0 <= start <= 255 and 0 <= start + (shape[0] - 1) * step <= 255):
+            self.fail(node, "a uint8 arange outside 0..255 (it wraps in PyTorch)")
 
         def body(args_, out):
             bb = _Body(et)
@@ -3635,6 +4001,9 @@ class _Importer:
         returns it after the gradients."""
         if not (isinstance(target, torch.fx.Node) and target.op == "placeholder"):
             raise DTensorError("an in-place update of a value that is not a graph input")
+        fake = target.meta.get("val")
+        if isinstance(fake, torch.Tensor) and fake.dtype in _DTYPES:
+            value = self._convert(value, _DTYPES[fake.dtype])  # (computed in f32)
         self.updates[target] = value
 
     def op_native_batch_norm(self, node, a, weight, bias, running_mean, running_var,
@@ -3743,6 +4112,8 @@ class _Importer:
             if isinstance(fake, (tuple, list)):  # (values, indices)
                 fake = fake[0]
             shape, et = tuple(fake.shape), _DTYPES[fake.dtype]
+            if node in self._f32_nodes and et in ("f16", "bf16"):
+                et = "f32"  # computed in f32, rounded by _in_f32
         floor = [(v.shape[2 + i] + 2 * p[i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(n)]
         out_sp = [shape[2 + i] for i in range(n)]
         # ceil_mode's extra window, where there is one, starts inside the
@@ -5285,6 +5656,10 @@ class _Importer:
         v = self.val(a)
         r = len(v.shape)
         dim %= r
+        if k == 0:
+            # Nothing taken: empty values and indices.
+            sizes = tuple(0 if d == dim else n for d, n in enumerate(v.shape))
+            return self.e.filled(sizes, v.et, 0), self.e.filled(sizes, "i64", 0)
         if k > 64:
             # The first k of the stable sort (the same order: the first of
             # equal ones; NaN first descending, last ascending).
@@ -6073,12 +6448,6 @@ def compile(module: torch.nn.Module, example_args: Tuple[Any, ...] = (), *,
     example_args = tuple(example_args)
     example_kwargs = dict(example_kwargs or {})
     module, found, own_mesh = _unwrap_dtensor_params(module)
-    if mesh is None:
-        mesh = own_mesh
-    if mesh is None:
-        raise DTensorError("give a mesh: DeviceMesh(shape, names)")
-    if own_mesh is not None and tuple(own_mesh.shape) != tuple(mesh.shape):
-        raise DTensorError(f"the module's DTensors live on a {own_mesh.shape} mesh, not {mesh.shape}")
     specs: Dict[Union[str, int], List[Placement]] = dict(found)
     _register_cache_pytrees(module)
     # User inputs by leaf position: the positional ones, then the keyword
@@ -6102,11 +6471,26 @@ def compile(module: torch.nn.Module, example_args: Tuple[Any, ...] = (), *,
         ranges.append(range(first, len(leaves)))
     leaf_of = {name: ranges[len(example_args) + i] for i, name in enumerate(example_kwargs)}
     plain = []
+    input_mesh = None  # the mesh of the DTensor inputs, if any
     for i, a in enumerate(leaves):
         if _is_dtensor(a):
+            this = DeviceMesh(tuple(a.device_mesh.shape), a.device_mesh.mesh_dim_names)
+            if input_mesh is not None and tuple(input_mesh.shape) != tuple(this.shape):
+                raise DTensorError(f"DTensor inputs live on a {input_mesh.shape} mesh and a "
+                                   f"{this.shape} mesh")
+            input_mesh = input_mesh or this
             specs.setdefault(i, placements_of(a.placements, tuple(a.device_mesh.shape)))
         plain.append(_plain(a) if isinstance(a, torch.Tensor) and
                      (_is_dtensor(a) or type(a).__name__ == "LocalTensor") else a)
+    # The mesh: given, else the DTensor parameters', else the DTensor
+    # inputs'.
+    if mesh is None:
+        mesh = own_mesh or input_mesh
+    if mesh is None:
+        raise DTensorError("give a mesh: DeviceMesh(shape, names)")
+    for what, m in (("module's DTensors", own_mesh), ("DTensor inputs", input_mesh)):
+        if m is not None and tuple(m.shape) != tuple(mesh.shape):
+            raise DTensorError(f"the {what} live on a {m.shape} mesh, not {mesh.shape}")
     plain_inputs = [_tree_rebuild(inputs[j], example[j], [plain[i] for i in r])
                     for j, r in enumerate(ranges)]
     plain_args, plain_kwargs = tuple(plain_inputs[:len(example_args)]), dict(
@@ -6308,11 +6692,22 @@ def _finish(ep, mesh, specs, outs, pipeline) -> "CompiledModel":
 def _import_graph(gm, kinds, values, mesh, specs, outs, pipeline,
                   mutated: Optional[Dict[str, str]] = None,
                   input_mutations: Optional[Dict[str, str]] = None) -> "CompiledModel":
-    imp = _Importer(gm, kinds, mesh, specs, outs)
-    imp.mutated_outputs = dict(mutated or {})
-    imp.input_mutations = dict(input_mutations or {})
-    text, inputs = imp.build()
-    program = Module.parse(text, "forward.mlir")
+    def build(by_redistribute: bool):
+        imp = _Importer(gm, kinds, mesh, specs, outs)
+        imp.mutated_outputs = dict(mutated or {})
+        imp.input_mutations = dict(input_mutations or {})
+        imp.partial_outputs_by_redistribute = by_redistribute
+        text, inputs = imp.build()
+        return imp, text, inputs, Module.parse(text, "forward.mlir")
+    try:
+        imp, text, inputs, program = build(False)
+    except DTensorError as e:
+        # A Partial output placement hinted on a value that no rank holds a
+        # term of (an element-wise result): redistribute to it instead.
+        if "hints a Partial spec" not in str(e) or not outs or \
+                not any(o and any(isinstance(p, Partial) for p in o) for o in outs):
+            raise
+        imp, text, inputs, program = build(True)
     compiled = program.compile(pipeline)
     state = {}
     for kind, key in inputs:

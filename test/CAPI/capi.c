@@ -283,6 +283,27 @@ static void testCompileAndRun(void) {
   dtensorRunPrintReport(run, false, print, NULL);
   // CHECK: "all_reduce"
   dtensorRunPrintReport(run, true, print, NULL);
+  // Null arguments are failures or do nothing; they crashed (found by
+  // probing): a null callback, module or context.
+  // CHECK: null arguments: report, spec, placements done
+  dtensorRunPrintReport(run, false, NULL, NULL);
+  dtensorRunPrintOutputSpec(run, 0, true, NULL, NULL);
+  dtensorPrintPlacements(NULL, 0, NULL, NULL);
+  puts("null arguments: report, spec, placements done");
+  // CHECK-NEXT: error: dtensorRunPassPipeline: the module is null
+  fputs("error: ", stdout);
+  MlirModule none = {NULL};
+  require(mlirLogicalResultIsFailure(dtensorRunPassPipeline(
+      none, mlirStringRefCreateFromCString("dtensor-compile"), printLine, NULL)));
+  // CHECK-NEXT: null module, bad flavour, null context: 1 1 1
+  printf("null module, bad flavour, null context: %d %d %d\n",
+         (int)mlirLogicalResultIsFailure(
+             dtensorTranslateToCpp(none, DTensorCppFlavourHost, print, NULL)),
+         (int)mlirLogicalResultIsFailure(dtensorTranslateToCpp(
+             compiled, (DTensorCppFlavour)7, print, NULL)),
+         (int)mlirModuleIsNull(dtensorParseModule(
+             (MlirContext){NULL}, mlirStringRefCreateFromCString(kMlp),
+             mlirStringRefCreateFromCString("x.mlir"))));
   dtensorRunDestroy(run);
 
   // An entry that does not exist, and a program that fails at an op.

@@ -119,6 +119,16 @@ def test_pipeline_forms():
     assert str(prog.compile("dtensor-compile,func.func(canonicalize,cse)")).count("dtensor.all_reduce") == 1
     with pytest.raises(dm.DTensorError, match="unbalanced parentheses"):
         prog.compile("builtin.module(dtensor-compile")
+    # `any(P)` at the top is the module's anchor too; a module pass nested
+    # under any anchor below it (`any`, an inner `builtin.module`) would run
+    # on modules inside the module: nothing was compiled, `verified` true.
+    assert str(prog.compile("any(dtensor-compile)")) == plain
+    assert str(prog.compile("any(canonicalize),dtensor-compile")).count("dtensor.all_reduce") == 1
+    for nested in ["builtin.module(builtin.module(dtensor-compile))",
+                   "func.func(any(dtensor-compile))", "any(any(dtensor-compile))",
+                   "dtensor-propagate,any(dtensor-partition)"]:
+        with pytest.raises(dm.DTensorError, match="runs on the module itself and cannot be nested"):
+            prog.compile(nested)
 
 
 def test_misuse_found_by_probing():
@@ -341,3 +351,37 @@ def test_to_cpp_builds_and_runs(tmp_path):
         shard = np.load(tmp_path / "out" / f"out0.rank{rank}.npy")
         i = rank // 2
         np.testing.assert_allclose(shard, want[2 * i:2 * i + 2], rtol=1e-5, atol=1e-6)
+
+
+def test_misuse_is_a_dtensor_error():
+    # Found by probing: nanobind's signature dumps (TypeError) and internals'
+    # AttributeErrors, and values silently truncated (Shard(0.7) was
+    # Shard(0), a size of 4.9 was 4), are DTensorErrors now.
+    p = dm.Module.parse("""dtensor.mesh @mesh shape = [2]
+func.func @f(%m: !dtensor.device_mesh<@mesh>, %a: tensor<2xf32>) -> tensor<2xf32> {
+  return %a : tensor<2xf32>
+}""")
+    mesh = dm.DeviceMesh(2)
+    cases = [
+        lambda: dm.layout(mesh, (2**63,), [dm.Shard(0)]),
+        lambda: dm.layout(mesh, (4.9,), [dm.Shard(0)]),
+        lambda: dm.Shard(0.7),
+        lambda: dm.DeviceMesh(2.5),
+        lambda: dm.DeviceMesh(True),
+        lambda: dm.DeviceMesh((2, 2), ("x", "x")),
+        lambda: dm.run(p, inputs={1: np.array(["a", "b"])}),
+        lambda: dm.run(p, inputs={1: np.zeros(2, "datetime64[s]")}),
+        lambda: dm.run(p, inputs={1: np.zeros(2, [("a", np.float32)])}),
+        lambda: dm.run(p, entry=None),
+        lambda: dm.run(p, compiled="x"),
+        lambda: dm.run(5),
+        lambda: dm.run(p, inputs=[np.zeros(2, np.float32)]),
+        lambda: dm.run(p, compiled=p.compile(), pipeline="nope"),
+        lambda: dm.Module.parse(b"module {}"),
+        lambda: p.compile(None),
+        lambda: p.to_cpp(cuda="yes"),
+    ]
+    for case in cases:
+        with pytest.raises(dm.DTensorError):
+            case()
+    assert dm.DeviceMesh(np.int64(4)).shape == (4,)

@@ -711,3 +711,22 @@ def test_bf16_results_come_back_as_float32():
     assert not np.any(whole.view(np.uint32) & 0xFFFF)
     local = r.outputs[0].to_local().local_tensors
     assert local and all(v.dtype == np.float32 for v in local.values())
+
+
+def test_reductions_over_an_empty_dim():
+    # torch: the mean over nothing is NaN (it was 0: 1 / max(count, 1)), and
+    # amax / amin over a size-0 dim are errors (it was -inf / inf).
+    b = ProgramBuilder(dm.DeviceMesh(2))
+    with b.function("f") as f:
+        a = f.argument((0, 3), "f32", [dm.Replicate()])
+        f.returns(f.mean(a, 0))
+    m = b.build()
+    r = dm.run(m, compiled=m.compile(), inputs=b.inputs({a: np.zeros((0, 3), np.float32)}))
+    assert np.isnan(r.outputs[0].full_tensor()).all()
+    assert np.isnan(r.compiled_outputs[0].full_tensor()).all() and r.verified
+    for kind in ("max", "min"):
+        b = ProgramBuilder(dm.DeviceMesh(2))
+        with pytest.raises(dm.DTensorError, match=f"{kind}: a {kind} over dim 0 of size 0 has no value"):
+            with b.function("f") as f:
+                a = f.argument((0, 3), "f32", [dm.Replicate()])
+                f.returns(getattr(f, kind)(a, 0))

@@ -1885,3 +1885,151 @@ def test_complex_inputs_and_outputs():
     # dim of 2 and come back complex.
     z = torch.complex(torch.randn(4, 6), torch.randn(4, 6))
     check(Fn(lambda t: torch.fft.fft(t * 2.0, dim=1)), (z,), placements={0: [S(0)]}, tol=1e-4)
+
+
+# -- dtypes: accumulation, promotion, casts (found by probing) ----------------
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_half_reductions_and_contractions_accumulate_in_f32(dtype):
+    """PyTorch sums, means, variances, matmuls, cumsums and norms of f16 /
+    bf16 accumulate in f32 and round once: a sum of 4,096 ones is 4,096 (in
+    the half type it stalled at 2,048 for f16, 256 for bf16). Sharded along
+    the reduced dims: the f32 Partial sums are reduced before the rounding."""
+    x = torch.ones(64, 64, dtype=dtype)
+    x[:, 0] = 3
+    w = torch.ones(64, 8, dtype=dtype)
+    b = torch.full((8,), 0.5, dtype=dtype)
+    fn = Fn(lambda x, w, b: (x.sum(), x.mean(), x.var(1), x.std(0), x @ w, F.linear(x, w.t(), b),
+                             x.cumsum(1), F.layer_norm(x, (64,)), torch.log_softmax(x, -1),
+                             torch.addmm(b, x, w), torch.bmm(x[None], w[None])))
+    for placements in ({0: [S(1)], 1: [S(0)]}, {0: [S(0)]}):
+        model = check(fn, (x, w, b), placements=placements, tol=1e-2)
+    got = [o.full_tensor() for o in model.run(x, w, b)]
+    assert got[0].item() == 64 * 66 and got[1].item() == 66 * 64 / 4096
+    assert got[4][0, 0].item() == 66 and got[6][0, -1].item() == 66
+    assert "f32" in model.mlir
+
+
+def test_half_contraction_over_a_sharded_dim():
+    """x @ w in bf16 with the contraction dim sharded over 3 ranks: each
+    rank's f32 partial sum, reduced, then rounded once (run() checks every
+    rank against the global program)."""
+    torch.manual_seed(0)
+    x, w = torch.randn(4, 96).bfloat16(), torch.randn(96, 5).bfloat16()
+    check(Fn(lambda x, w: (x @ w, x.sum(1))), (x, w), mesh=(3,),
+          placements={0: [S(1)], 1: [S(0)]}, tol=2e-2)
+
+
+def test_comparisons_promote_their_operands():
+    """Comparisons are computed in torch.result_type of their operands (not
+    the first operand's type): i64 < f32 in f32, bool vs i64 in i64, an int
+    tensor against 2.5 in float, f16 against bf16 in f32; bools compare as
+    0 / 1 (unsigned)."""
+    i64 = torch.tensor([1, 2, 3, 2 ** 33, -7, 14])
+    f32 = torch.tensor([1.5, 2.0, 3.0001, 1.0, -7.0, 14.5])
+    f16 = f32.half()
+    i32 = torch.tensor([1, 2, 3, 5, -8, 14], dtype=torch.int32)
+    m = torch.tensor([True, True, False, False, True, False])
+    bf = f32.bfloat16()
+    check(Fn(lambda i64, f32, f16, i32, m, bf: (
+        i64 < f32, f16 == f32, i32 < i64, i64 == f32, m < i64, m == i64, m > i64,
+        i64 >= 2.5, i64 == 2.5, i64 < -0.5, i64 > 1e10, f16 < bf, m > m.flip(0),
+        torch.maximum(m, m.flip(0)), torch.minimum(m, m.flip(0)))),
+        (i64, f32, f16, i32, m, bf), placements={0: [S(0)], 4: [S(0)]})
+
+
+def test_casts_to_bool_and_bool_arithmetic():
+    """.bool() is `x != 0` (NaN true, -0.0 false); bool + bool is a logical
+    or and bool * bool an and, as in PyTorch."""
+    x = torch.tensor([-0.0, 0.5, 2.0, float("nan"), 0.0, -3.0])
+    i = torch.tensor([0, 1, 2, -1, 4, 3])
+    a = torch.tensor([True, True, False, False, True, False])
+    b = torch.tensor([True, False, True, False, True, True])
+    check(Fn(lambda x, i, a, b: (x.bool(), i.bool(), a + b, (a + b).sum(), a * b,
+                                 x.to(torch.bool).float(), x.half().bool(), i.to(torch.int8).bool())),
+          (x, i, a, b), placements={0: [S(0)], 2: [S(0)]})
+
+
+def test_cat_stack_and_where_promote_mixed_dtypes():
+    a, b = torch.arange(4), torch.randn(4)
+    check(Fn(lambda a, b: (torch.cat([a, b > 0]), torch.cat([b, a.half()]), torch.cat([b, a]),
+                           torch.stack([b, a]), torch.where(b > 0, a, b),
+                           torch.where(b > 0, b.half(), a), torch.where(b > 0, a, 2.5))),
+          (a, b), placements={1: [S(0)]})
+
+
+def test_integer_pow_and_half_types_across():
+    """int ** int stays integer (square and multiply, PyTorch's rule for
+    negative exponents: 1, +-1 or 0); f16 and bf16 meet through f32."""
+    a = torch.tensor([2, 3, -2, 5, 1, -1, 0, 7])
+    e = torch.tensor([3, 0, 3, 1, -5, -3, 2, -1])
+    f = torch.randn(8)
+    check(Fn(lambda a, e, f: (a ** e, a.abs() ** 3, a.to(torch.int32) ** e.abs().to(torch.int32),
+                              f.half().to(torch.bfloat16), f.bfloat16().to(torch.float16),
+                              f.half() < f.bfloat16())),
+          (a, e, f), placements={0: [S(0)], 1: [S(0)]})
+
+
+def test_variance_without_degrees_of_freedom_and_means_of_nothing():
+    """var / std divide by max(0, N - correction) (0 / 0 is NaN, x / 0 inf),
+    a mean or a variance over a dim of length 0 is NaN, as PyTorch."""
+    x = torch.tensor([[1., 2., 4.]])
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(Fn(lambda x: (x.var(0), x.std(1, correction=3), torch.var_mean(x, 0)[0],
+                            x.var(1, correction=5))), (x,), placements={0: [S(1)]})
+        check(Fn(lambda x: (x.mean(0), x.var(0, correction=0), x.sum(0))), (torch.randn(0, 3),))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda a: a.softmax(-1), lambda a: F.log_softmax(a, 0), lambda a: a.cumsum(0),
+    lambda a: a.flip(0), lambda a: a.sort()[0], lambda a: a.sort()[1], lambda a: a.argmax(0),
+    lambda a: a.max(0)[1], lambda a: a.cummax(0)[1], lambda a: a.topk(1)[0],
+    lambda a: a.reshape(1).topk(0)[0], lambda a: a.argmax(), lambda a: a.long().cumsum(0)])
+def test_ops_along_a_dim_of_a_0d_tensor(fn):
+    check(Fn(fn), (torch.tensor(3.0),))
+
+
+def test_view_as_another_dtype_is_a_clear_error():
+    with pytest.raises(dm.DTensorError, match=r"test_importer.py:\d+.*view\(torch.int32\).*reinterprets"):
+        dm_compile(Fn(lambda x: x.view(torch.int32) + 0), (torch.randn(4),), mesh=dm.DeviceMesh((2,)))
+    check(Fn(lambda x: x.view(torch.float32) * 2), (torch.randn(4),))
+
+
+def test_eye_inside_forward():
+    """torch.eye compares two uint8 ranges (held as i16, exact in 0..255)."""
+    check(Fn(lambda x: x + torch.eye(4) + torch.eye(4, 6)[:, :4]), (torch.randn(4, 4),),
+          placements={0: [S(0)]})
+    with pytest.raises(dm.DTensorError, match="uint8"):
+        dm_compile(Fn(lambda x: (torch.arange(4, dtype=torch.uint8) + 250).float() + x),
+                   (torch.randn(4),), mesh=dm.DeviceMesh((2,)))
+
+
+def test_dtensor_inputs_give_the_mesh_and_partial_outputs():
+    """With no DTensor parameter, DTensor inputs give the mesh; a Partial
+    output placement asked for an element-wise result is reached by
+    redistributing (R -> P), and the rank's terms sum to the value."""
+    from torch.distributed._local_tensor import LocalTensorMode
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import Shard as TS, distribute_tensor
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("fake", rank=0, world_size=3)
+    a = torch.randn(7, 5)
+    with LocalTensorMode(3):
+        mesh = init_device_mesh("cpu", (3,))
+        da = distribute_tensor(a, mesh, [TS(0)])
+        model = dm_compile(Fn(lambda a: a.sum(0)), (da,))
+    assert model.mesh.shape == (3,)
+    assert torch.allclose(model.run(a)[0].full_tensor(), a.sum(0), atol=1e-5)
+    x = torch.randn(7, 5)
+    for ps in ([P("sum"), S(0)], [S(0), P("sum")], [P("max"), R()]):
+        m = dm_compile(Fn(lambda a: a * 2), (x,), mesh=dm.DeviceMesh((2, 3)),
+                       placements={0: [S(1), R()]}, output_placements=[ps])
+        o = m.run(x)[0]
+        assert o.placements == "[" + ", ".join(p.spec() for p in ps) + "]"
+        assert torch.allclose(o.full_tensor(), x * 2, atol=1e-5)
+    with pytest.raises(dm.DTensorError, match="output 0.*integer"):
+        dm_compile(Fn(lambda a: a * 2), (torch.arange(6),), mesh=dm.DeviceMesh((2,)),
+                   output_placements=[[P("sum")]])

@@ -804,8 +804,15 @@ LogicalResult CppEmitter::emitScalar(Operation *op, raw_indented_ostream &o) {
       .Case([&](arith::ShRUIOp) {
         return def((ty + "(" + unsignedOf(0) + " >> " + operand(1) + ")").str());
       })
-      .Case([&](arith::MaxSIOp) { return call("std::max<" + ty.str() + ">"); })
-      .Case([&](arith::MinSIOp) { return call("std::min<" + ty.str() + ">"); })
+      // i1 reads true as -1 when signed: a signed max is an and, a min an or.
+      .Case([&](arith::MaxSIOp m) {
+        return m.getType().isInteger(1) ? bin("&")
+                                        : call("std::max<" + ty.str() + ">");
+      })
+      .Case([&](arith::MinSIOp m) {
+        return m.getType().isInteger(1) ? bin("|")
+                                        : call("std::min<" + ty.str() + ">");
+      })
       .Case([&](arith::MaxUIOp) {
         return def((ty + "(std::max(" + unsignedOf(0) + ", " + unsignedOf(1) + "))").str());
       })
@@ -815,7 +822,17 @@ LogicalResult CppEmitter::emitScalar(Operation *op, raw_indented_ostream &o) {
       .Case([&](arith::CmpIOp c) -> LogicalResult {
         using P = arith::CmpIPredicate;
         std::string a = operand(0), b = operand(1);
-        switch (c.getPredicate()) {
+        P predicate = c.getPredicate();
+        // On i1 (held as 0 / 1) the signed order is the unsigned one reversed.
+        if (c.getLhs().getType().isInteger(1))
+          switch (predicate) {
+          case P::slt: predicate = P::ugt; break;
+          case P::sle: predicate = P::uge; break;
+          case P::sgt: predicate = P::ult; break;
+          case P::sge: predicate = P::ule; break;
+          default: break;
+          }
+        switch (predicate) {
         case P::eq: return def(a + " == " + b);
         case P::ne: return def(a + " != " + b);
         case P::slt: return def(a + " < " + b);
@@ -857,8 +874,16 @@ LogicalResult CppEmitter::emitScalar(Operation *op, raw_indented_ostream &o) {
       .Case([&](arith::SelectOp) {
         return def(operand(0) + " ? " + operand(1) + " : " + operand(2));
       })
+      // Through a 64-bit integer, as the interpreter converts: a value out
+      // of the result's range (poison in MLIR) wraps instead of being
+      // undefined in C++; NaN and values beyond 64 bits give the least one.
+      .Case([&](arith::FPToSIOp) {
+        if (t.isInteger(1))
+          return def("bool(rt_fptosi(" + operand(0) + ") & 1)");
+        return def((ty + "(rt_fptosi(" + operand(0) + "))").str());
+      })
       .Case<arith::IndexCastOp, arith::ExtSIOp, arith::TruncIOp,
-            arith::SIToFPOp, arith::FPToSIOp, arith::ExtFOp, arith::TruncFOp>(
+            arith::SIToFPOp, arith::ExtFOp, arith::TruncFOp>(
           [&](Operation *) {
             if (t.isInteger(1) && !op->getOperand(0).getType().isInteger(1))
               return def("bool(" + operand(0) + " & 1)");
@@ -2198,10 +2223,49 @@ LogicalResult checkUniformCollectives(ModuleOp module) {
       }
       return;
     }
+    // An all_reduce, all_gather or broadcast over every rank of the world
+    // (all mesh dims of more than one rank; every mesh is the whole world,
+    // emitMain) gives every rank the same value, whatever its operand.
+    if (isa<AllGatherOp, AllReduceOp, BroadcastOp>(op)) {
+      Value handle;
+      ArrayRef<int64_t> dims;
+      if (auto g = dyn_cast<AllGatherOp>(op))
+        handle = g.getMesh(), dims = g.getMeshDims();
+      else if (auto r = dyn_cast<AllReduceOp>(op))
+        handle = r.getMesh(), dims = r.getMeshDims();
+      else
+        handle = cast<BroadcastOp>(op).getMesh(),
+        dims = cast<BroadcastOp>(op).getMeshDims();
+      auto type = dyn_cast<DeviceMeshType>(handle.getType());
+      auto mesh = type ? SymbolTable::lookupNearestSymbolFrom<MeshOp>(
+                             op, type.getMesh())
+                       : MeshOp();
+      if (mesh && llvm::all_of(llvm::enumerate(mesh.getShape()), [&](auto it) {
+            return it.value() == 1 ||
+                   llvm::is_contained(dims, int64_t(it.index()));
+          }))
+        return;
+    }
     Operation *origin = nullptr;
     if (isa<MeshCoordOp, ShardSizeOp, ShardOffsetOp, AllGatherOp, AllReduceOp,
             ReduceScatterOp, AllToAllOp, BroadcastOp, PermuteOp>(op))
       origin = op;
+    // A call passes what its operands carry to the callee's arguments and
+    // gets back what the callee returns (results of an unknown callee
+    // carry whatever its operands do: below).
+    if (auto call = dyn_cast<func::CallOp>(op))
+      if (auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());
+          callee && !callee.isExternal()) {
+        for (auto [k, v] : llvm::enumerate(call.getOperands()))
+          if (tainted.count(v) && k < callee.getNumArguments())
+            taint(callee.getArgument(k), tainted[v]);
+        callee.walk([&](func::ReturnOp ret) {
+          for (auto [k, v] : llvm::enumerate(ret.getOperands()))
+            if (tainted.count(v) && k < call.getNumResults())
+              taint(call.getResult(k), tainted[v]);
+        });
+        return;
+      }
     for (Value v : op->getOperands())
       if (!origin && tainted.count(v))
         origin = tainted[v];
@@ -2263,10 +2327,13 @@ LogicalResult checkUniformCollectives(ModuleOp module) {
         for (BlockArgument arg : block.getArguments())
           taint(arg, origin);
   };
-  // Twice: a value carried round a loop reaches the loop's start the second
-  // time (carried chains longer than that are rare; each pass is linear).
-  for (int pass = 0; pass < 2; ++pass)
+  // Until nothing changes: a value carried round a loop, or returned by a
+  // callee defined after its caller, reaches its uses on a later pass (each
+  // pass is linear; a value is tainted once).
+  for (size_t before = ~size_t(0); before != tainted.size();) {
+    before = tainted.size();
     module.walk<WalkOrder::PreOrder>(visit);
+  }
   // Functions that make collectives, directly or through calls.
   DenseSet<Operation *> communicating;
   bool changed = true;
@@ -2366,6 +2433,11 @@ LogicalResult CppEmitter::emit(raw_ostream &out, CppFlavour flavour) {
       // arith.divsi / remsi as the interpreter computes them where MLIR
       // leaves them undefined (division by zero: 0; the least value over
       // -1: the wrapped quotient, remainder 0) instead of a SIGFPE.
+      << "template <typename F> DTENSOR_HD int64_t rt_fptosi(F f) {\n"
+      << "  double x = double(f);\n"
+      << "  if (!(x > -9223372036854775808.0 && x < 9223372036854775808.0))\n"
+      << "    return -9223372036854775807LL - 1;\n"
+      << "  return int64_t(x);\n}\n"
       << "template <typename T> DTENSOR_HD T rt_divsi(T a, T b) {\n"
       << "  if (b == 0) return T(0);\n"
       << "  if (b == T(-1)) return T(0 - uint64_t(int64_t(a)));\n"

@@ -105,3 +105,75 @@ func.func @mesh_through_if(%m: !dtensor.device_mesh<@mesh>, %c: i1) -> index {
   %i = dtensor.mesh_coord %h mesh_dims = [0] : !dtensor.device_mesh<@mesh> -> index
   return %i : index
 }
+
+// -----
+
+// A callee's rank-dependent result reaches its caller's branch (the call's
+// result was rank-dependent only through its operands: the job hung).
+dtensor.mesh @mesh shape = [2]
+func.func private @coord(%m: !dtensor.device_mesh<@mesh>) -> index {
+  // expected-note @+1 {{the rank-dependent value comes from here}}
+  %c = dtensor.mesh_coord %m mesh_dims = [0] : !dtensor.device_mesh<@mesh> -> index
+  return %c : index
+}
+func.func @callee_coord(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c = func.call @coord(%m) : (!dtensor.device_mesh<@mesh>) -> index
+  %b = arith.cmpi eq, %c, %c0 : index
+  // expected-error @+1 {{makes collectives under control flow that can differ between ranks}}
+  %r = scf.if %b -> tensor<4xf32> {
+    %y = dtensor.all_reduce %x, %m mesh_dims = [0] reduce = sum : tensor<4xf32>, !dtensor.device_mesh<@mesh> -> tensor<4xf32>
+    scf.yield %y : tensor<4xf32>
+  } else {
+    scf.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+
+// -----
+
+// A rank-dependent value carried round a loop through four iteration
+// arguments (two passes of the analysis saw two).
+dtensor.mesh @mesh shape = [2]
+func.func @rotation(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  // expected-note @+1 {{the rank-dependent value comes from here}}
+  %coord = dtensor.mesh_coord %m mesh_dims = [0] : !dtensor.device_mesh<@mesh> -> index
+  %r:5 = scf.for %i = %c0 to %c4 step %c1 iter_args(%a = %c0, %b = %c0, %c = %c0, %d = %coord, %t = %x) -> (index, index, index, index, tensor<4xf32>) {
+    %p = arith.cmpi eq, %a, %c1 : index
+    // expected-error @+1 {{makes collectives under control flow that can differ between ranks}}
+    %u = scf.if %p -> tensor<4xf32> {
+      %y = dtensor.all_reduce %t, %m mesh_dims = [0] reduce = sum : tensor<4xf32>, !dtensor.device_mesh<@mesh> -> tensor<4xf32>
+      scf.yield %y : tensor<4xf32>
+    } else {
+      scf.yield %t : tensor<4xf32>
+    }
+    scf.yield %b, %c, %d, %a, %u : index, index, index, index, tensor<4xf32>
+  }
+  return %r#4 : tensor<4xf32>
+}
+
+// -----
+
+// An all_reduce over one dim of a 2x2 mesh differs between the groups of
+// the other dim; over the whole mesh it would not (see uniform-control.test).
+dtensor.mesh @mesh shape = [2, 2]
+func.func @part_of_mesh(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4xf32>,
+                        %s: tensor<1xf32> {dtensor.global = tensor<2xf32, #dtensor.spec<@mesh, [S(0), R]>>}) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  // expected-note @+1 {{the rank-dependent value comes from here}}
+  %t = dtensor.all_reduce %s, %m mesh_dims = [1] reduce = sum : tensor<1xf32>, !dtensor.device_mesh<@mesh> -> tensor<1xf32>
+  %v = tensor.extract %t[%c0] : tensor<1xf32>
+  %b = arith.cmpf ogt, %v, %z : f32
+  // expected-error @+1 {{makes collectives under control flow that can differ between ranks}}
+  %r = scf.if %b -> tensor<4xf32> {
+    %y = dtensor.all_reduce %x, %m mesh_dims = [0, 1] reduce = sum : tensor<4xf32>, !dtensor.device_mesh<@mesh> -> tensor<4xf32>
+    scf.yield %y : tensor<4xf32>
+  } else {
+    scf.yield %x : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}

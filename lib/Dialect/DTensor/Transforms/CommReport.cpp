@@ -374,10 +374,15 @@ private:
   /// not resolve or its size is unknown.
   double commTime(Operation *op, const Collective &c, State &s) {
     MeshOp mesh = symbols.lookupNearestSymbolFrom<MeshOp>(op, c.mesh);
-    if (!mesh || !c.bytes) {
+    if (!mesh) {
       ++s.unknown;
       return 0;
     }
+    // A buffer of dynamic size (an uneven shard's piece) is counted at its
+    // latency: the time of an empty buffer, a lower bound.
+    if (!c.bytes)
+      ++s.unknown;
+    int64_t bytes = c.bytes.value_or(0);
     Shape shape(mesh.getShape().begin(), mesh.getShape().end());
     std::vector<LinkParams> links = cost.links(shape);
     int64_t group = 1;
@@ -393,7 +398,7 @@ private:
       return 0;
     StringRef kind = kKinds[c.kind];
     auto ring = [&](StepKind k) {
-      return cost.collectiveTimeUs(k, group, link, *c.bytes);
+      return cost.collectiveTimeUs(k, group, link, bytes);
     };
     if (kind == "all_gather")
       return ring(StepKind::AllGather);
@@ -405,7 +410,7 @@ private:
       return ring(StepKind::AllToAll);
     // A broadcast passes the buffer down a ring; a permute sends it to one
     // peer.
-    return cost.pointToPointTimeUs(link, *c.bytes,
+    return cost.pointToPointTimeUs(link, bytes,
                                    kind == "broadcast" ? group - 1 : 1);
   }
 
@@ -663,7 +668,9 @@ private:
        << " us, communication " << llvm::format("%.1f", t.comm) << " us, "
        << llvm::format("%.1f", hiddenOf(t)) << " us of it hidden)";
     if (t.unknown)
-      os << "; " << t.unknown << " op(s) of dynamic size not counted";
+      os << "; " << t.unknown
+         << " op(s) of dynamic size (compute not counted, collectives at "
+            "their latency)";
     os << "\n";
   }
 };

@@ -486,6 +486,43 @@ struct DTensorInsertRedistributePass
         if (Value moved = convert(b, op, v, need, init))
           use.set(moved);
       }
+      globalResults(op, want);
+    }
+  }
+
+  /// An op without a rule computes on global values (requiredTypes): one
+  /// that read a distributed operand and whose result the user typed with
+  /// a spec (`tensor.insert` into a sharded tensor) gets the plain result
+  /// and a distribute_tensor to that spec after it (a local slice of the
+  /// replicated value: no communication).
+  void globalResults(Operation *op, ArrayRef<Type> want) {
+    if (llvm::isa<DTensorDialect>(op->getDialect()) ||
+        llvm::isa<ShardingRuleOpInterface, scf::IfOp, scf::ForOp, scf::WhileOp,
+                  scf::YieldOp, scf::ConditionOp, func::CallOp,
+                  func::ReturnOp>(op))
+      return;
+    bool readGlobal = llvm::any_of(llvm::enumerate(want), [&](auto it) {
+      return it.value() && !getSpec(it.value()) &&
+             llvm::isa<RankedTensorType>(op->getOperand(it.index()).getType());
+    });
+    if (!readGlobal)
+      return;
+    OpBuilder b(op->getContext());
+    b.setInsertionPointAfter(op);
+    for (OpResult res : op->getResults()) {
+      SpecAttr spec = getSpec(res.getType());
+      auto shaped = llvm::dyn_cast<RankedTensorType>(res.getType());
+      // (A dynamic global shape is left to partition's error at the op.)
+      if (!spec || !shaped || !shaped.hasStaticShape())
+        continue;
+      Value mesh = meshFor(op, spec);
+      if (!mesh)
+        continue;
+      Type annotated = res.getType();
+      res.setType(plain(annotated));
+      auto back = DistributeTensorOp::create(b, op->getLoc(), annotated, res,
+                                             mesh, IntegerAttr());
+      res.replaceAllUsesExcept(back, back);
     }
   }
 

@@ -1393,14 +1393,18 @@ struct DTensorPartitionPass
     module.walk([&](Operation *op) {
       if (isa<FromLocalOp, ToLocalOp, DistributeTensorOp, RedistributeOp,
               FullTensorOp, LocalMapOp>(op)) {
+        // (A distribute_tensor's result too: its shard's offsets are
+        // computed from the global sizes.)
         if (isa<DistributeTensorOp, RedistributeOp, FullTensorOp>(op))
-          for (Type t : op->getOperandTypes())
+          for (Type t : llvm::concat<Type>(op->getOperandTypes(),
+                                           op->getResultTypes()))
             if (auto tensor = llvm::dyn_cast<RankedTensorType>(t);
                 tensor && getSpec(t) && !tensor.hasStaticShape()) {
               op->emitOpError() << "needs a static global shape to be "
                                    "partitioned, got "
                                 << t;
               failedAny = true;
+              break;
             }
         apiOps.push_back(op);
         return;

@@ -74,42 +74,74 @@ static std::optional<std::string> misnestedPass(llvm::StringRef text) {
           return failure();
         })))
       continue; // bad options: the parser says so
-    if (anchors.back() == OpPassManager::getAnyOpAnchorName())
-      continue; // an op-agnostic manager takes any pass
-    for (Pass &pass : probe.getPasses())
-      if (std::optional<llvm::StringRef> on = pass.getOpName();
-          on && *on != anchors.back())
+    for (Pass &pass : probe.getPasses()) {
+      std::optional<llvm::StringRef> on = pass.getOpName();
+      if (!on)
+        continue; // an op-agnostic pass runs anywhere
+      if (anchors.back() != OpPassManager::getAnyOpAnchorName() &&
+          *on != anchors.back())
         return ("'" + name + "' runs on '" + *on + "' ops and cannot be nested in '" +
                 anchors.back() + "(...)'")
             .str();
+      // A module pass nested under `any(...)` or an inner
+      // `builtin.module(...)` runs on modules inside the module:
+      // none, so nothing would be compiled, silently.
+      if (*on == ModuleOp::getOperationName() && anchors.size() > 1)
+        return ("'" + name + "' runs on the module itself and cannot be nested in '" +
+                anchors.back() +
+                "(...)', where it would run only on modules inside the module "
+                "(none: nothing would be compiled)")
+            .str();
+    }
   }
   return std::nullopt;
 }
 
+/// `text` without the root's anchor, `builtin.module(...)` or `any(...)`
+/// (both the module the pipeline runs on); nullopt when the parentheses do
+/// not balance.
+static std::optional<llvm::StringRef> withoutRootAnchor(llvm::StringRef text) {
+  text = text.trim();
+  for (llvm::StringRef anchor : {"builtin.module", "any"}) {
+    llvm::StringRef rest = text;
+    if (!rest.consume_front(anchor))
+      continue;
+    rest = rest.ltrim();
+    if (!rest.consume_front("("))
+      continue;
+    int depth = 1;
+    size_t close = 0;
+    for (; close < rest.size() && depth > 0; ++close)
+      depth += rest[close] == '(' ? 1 : rest[close] == ')' ? -1 : 0;
+    if (depth != 0)
+      return std::nullopt;
+    if (!rest.drop_front(close).trim().empty())
+      return text; // `any(P),Q`: an anchor among others, not the root's
+    return rest.take_front(close - 1);
+  }
+  return text;
+}
+
 std::optional<std::string>
 dtensor::findMisnestedPass(llvm::StringRef anchoredPipeline) {
-  return misnestedPass(anchoredPipeline.trim());
+  std::optional<llvm::StringRef> inner = withoutRootAnchor(anchoredPipeline);
+  if (!inner)
+    return std::nullopt; // MLIR's parser says what is wrong
+  return misnestedPass(*inner);
 }
 
 LogicalResult dtensor::parseModulePassPipeline(llvm::StringRef text,
                                                OpPassManager &pm,
                                                llvm::raw_ostream &errors) {
-  // The module's own anchor, as `--pass-pipeline` writes it, is the pass
-  // manager's: `builtin.module(P)` runs P (nested in the manager it would
-  // run only on modules inside the module: nothing, silently).
-  text = text.trim();
-  if (text.consume_front("builtin.module(") ||
-      text.consume_front("builtin.module (")) {
-    int depth = 1;
-    size_t close = 0;
-    for (; close < text.size() && depth > 0; ++close)
-      depth += text[close] == '(' ? 1 : text[close] == ')' ? -1 : 0;
-    if (depth != 0 || !text.drop_front(close).trim().empty()) {
-      errors << "unbalanced parentheses";
-      return failure();
-    }
-    text = text.take_front(close - 1);
+  // The module's own anchor, as `--pass-pipeline` writes it
+  // (`builtin.module(P)` or `any(P)`), is the pass manager's: nested in the
+  // manager it would run P only on ops inside the module.
+  std::optional<llvm::StringRef> inner = withoutRootAnchor(text);
+  if (!inner) {
+    errors << "unbalanced parentheses";
+    return failure();
   }
+  text = *inner;
   if (std::optional<std::string> why = misnestedPass(text)) {
     errors << *why;
     return failure();

@@ -11,6 +11,18 @@ func.func @dynamic(%m: !dtensor.device_mesh<@mesh>, %x: tensor<?x8xf32, #dtensor
 
 // -----
 
+dtensor.mesh @mesh shape = [2]
+
+// So does distributing to one: the shard's offset was computed from the
+// dynamic size (an offset of -2^63 and an empty shard on every rank).
+func.func @distribute_dynamic(%m: !dtensor.device_mesh<@mesh>, %x: tensor<?x4xf32>) -> tensor<?x4xf32, #dtensor.spec<@mesh, [S(0)]>> {
+  // expected-error@+1 {{'dtensor.distribute_tensor' op needs a static global shape to be partitioned, got 'tensor<?x4xf32, #dtensor.spec<@mesh, [S(0)]>>'}}
+  %y = dtensor.distribute_tensor %x, %m : tensor<?x4xf32>, !dtensor.device_mesh<@mesh> -> tensor<?x4xf32, #dtensor.spec<@mesh, [S(0)]>>
+  return %y : tensor<?x4xf32, #dtensor.spec<@mesh, [S(0)]>>
+}
+
+// -----
+
 dtensor.mesh @mesh shape = [2, 2]
 
 // R -> P(sum) divides, which integers cannot do exactly.
