@@ -148,6 +148,13 @@ MlirLogicalResult dtensorRunSetInput(DTensorRun run, intptr_t index,
            "input " + std::to_string(index) + ": no such argument");
     return mlirLogicalResultFailure();
   }
+  if (llvm::isa<dtensor::DeviceMeshType>(
+          s->entry.getArgument(unsigned(index)).getType())) {
+    report(error, userData,
+           "input " + std::to_string(index) +
+               ": the argument is a mesh handle, which takes no input");
+    return mlirLogicalResultFailure();
+  }
   std::optional<Tensor> t = makeTensor(dtype, shape, rank, data, why);
   if (!t) {
     report(error, userData, "input " + std::to_string(index) + ": " + why);
@@ -173,6 +180,13 @@ MlirLogicalResult dtensorRunSetRankInput(DTensorRun run, intptr_t index,
       index >= intptr_t(s->entry.getNumArguments())) {
     report(error, userData,
            "input " + std::to_string(index) + ": no such argument");
+    return mlirLogicalResultFailure();
+  }
+  if (llvm::isa<dtensor::DeviceMeshType>(
+          s->entry.getArgument(unsigned(index)).getType())) {
+    report(error, userData,
+           "input " + std::to_string(index) +
+               ": the argument is a mesh handle, which takes no input");
     return mlirLogicalResultFailure();
   }
   if (deviceRank < 0 || deviceRank >= s->ranks) {

@@ -333,11 +333,13 @@ class Output:
         return LocalTensor({r: t for r, t in enumerate(self._locals) if t is not None})
 
     def full_tensor(self) -> np.ndarray:
-        """The global value (Partial terms reduced, shards assembled)."""
+        """The global value (Partial terms reduced, shards assembled): a new
+        array each call, as DTensor's full_tensor() makes a new tensor (the
+        same array returned twice let a write change the next call's)."""
         if self._global is None:
             raise DTensorError("this output differs across ranks and has no spec "
                                "relating the ranks: use to_local()")
-        return self._global
+        return self._global.copy()
 
     def __repr__(self) -> str:
         g = None if self._global is None else self._global.shape

@@ -251,6 +251,10 @@ static void testCompileAndRun(void) {
   fputs("error: ", stdout);
   dtensorRunSetInput(run, 1, mlirStringRefCreateFromCString("f31"), xShape, 2,
                      x, printLine, NULL);
+  // CHECK: error: input 0: the argument is a mesh handle, which takes no input
+  fputs("error: ", stdout);
+  dtensorRunSetInput(run, 0, mlirStringRefCreateFromCString("f32"), xShape, 2,
+                     x, printLine, NULL);
   ok = dtensorRunSetInput(run, 1, mlirStringRefCreateFromCString("f32"),
                           xShape, 2, x, printLine, NULL);
   require(mlirLogicalResultIsSuccess(ok));

@@ -385,3 +385,7 @@ func.func @f(%m: !dtensor.device_mesh<@mesh>, %a: tensor<2xf32>) -> tensor<2xf32
         with pytest.raises(dm.DTensorError):
             case()
     assert dm.DeviceMesh(np.int64(4)).shape == (4,)
+    # full_tensor() is a new array each call (a write changed the next one).
+    r = dm.run(p, inputs={1: np.ones(2, np.float32)})
+    r.outputs[0].full_tensor()[0] = 7
+    assert r.outputs[0].full_tensor()[0] == 1
