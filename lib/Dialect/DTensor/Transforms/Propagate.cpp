@@ -4081,6 +4081,24 @@ struct DTensorPropagatePass
                                "R) first";
       if (!divisibilityError.empty())
         diag << " (" << divisibilityError << ")";
+      // A result typed as an integer Partial sum (or product) can only be
+      // reached from Partial terms: DTensor's R -> P of an integer has no
+      // exact form, so no strategy whose result is whole gets there.
+      for (Value r : op->getResults())
+        if (auto t = llvm::dyn_cast<RankedTensorType>(r.getType()))
+          if (SpecAttr spec = getSpec(t);
+              spec && llvm::isa<IntegerType, IndexType>(t.getElementType()) &&
+              llvm::any_of(spec.getPlacements(), [](const Placement &p) {
+                return p.isPartial() && (p.reduce == ReduceKind::Sum ||
+                                         p.reduce == ReduceKind::Product);
+              })) {
+            diag.attachNote(r.getLoc())
+                << "its result is typed " << spec
+                << ", an integer Partial: it can come only from Partial "
+                   "terms (a replicated integer cannot be split into terms), "
+                   "and no strategy of this op keeps its operands' terms";
+            break;
+          }
       return diag;
     }
     spent += best->moveCost + best->targetCost;

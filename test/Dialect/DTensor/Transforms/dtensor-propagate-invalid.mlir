@@ -64,3 +64,18 @@ func.func @calls_rec_result(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8x16xf32
   %r = func.call @rec_result(%m, %t) : (!dtensor.device_mesh<@mesh>, tensor<8x16xf32>) -> tensor<8x16xf32>
   return %r : tensor<8x16xf32>
 }
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 2]
+
+// A result typed as an integer Partial sum comes only from Partial terms; a
+// square of them is no sum of terms, and a replicated integer cannot be
+// split into terms (the error said only "no sharding rule").
+func.func @integer_partial_result(%m: !dtensor.device_mesh<@mesh>,
+    %x: tensor<4x4xi32, #dtensor.spec<@mesh, [P(sum), R]>>) -> tensor<4x4xi32, #dtensor.spec<@mesh, [P(sum), R]>> {
+  // expected-error@+2 {{has no sharding rule for its distributed operands}}
+  // expected-note@+1 {{its result is typed #dtensor.spec<@mesh, [P(sum), R]>, an integer Partial: it can come only from Partial terms}}
+  %r = arith.muli %x, %x : tensor<4x4xi32, #dtensor.spec<@mesh, [P(sum), R]>>
+  return %r : tensor<4x4xi32, #dtensor.spec<@mesh, [P(sum), R]>>
+}
