@@ -15,6 +15,7 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace mlir;
 using namespace mlir::dtensor::interp;
@@ -99,7 +100,68 @@ enum Op : uint16_t {
   Select, SIToFP, FPToSI, Copy, Index, Extract,
   ZExt, SExt, TruncInt, UIToFP, // c: the source's (ZExt, SExt, UIToFP,
                                 // SIToFP) or result's (TruncInt) bit width
+  BitCast, // c: bitKind(source) << 8 | bitKind(result)
 };
+
+/// How a register holds a scalar type's bits for arith.bitcast: 1 f32, 2
+/// f64, 3 f16, 4 bf16 (floats as doubles), else 64 + the integer's width.
+int bitKind(Type t) {
+  if (t.isF32())
+    return 1;
+  if (t.isF64())
+    return 2;
+  if (t.isF16())
+    return 3;
+  if (t.isBF16())
+    return 4;
+  return 64 + int(t.isIndex() ? 64 : t.getIntOrFloatBitWidth());
+}
+uint64_t bitsOf(Reg r, int kind) {
+  switch (kind) {
+  case 1: {
+    float f = float(r.f);
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
+    return u;
+  }
+  case 2: {
+    uint64_t u;
+    std::memcpy(&u, &r.f, 8);
+    return u;
+  }
+  case 3: return Half(float(r.f)).bits;
+  case 4: return BFloat16(float(r.f)).bits;
+  default: return uint64_t(zeroExtend(r.i, kind - 64));
+  }
+}
+Reg fromBits(uint64_t u, int kind) {
+  Reg r;
+  switch (kind) {
+  case 1: {
+    uint32_t w = uint32_t(u);
+    float f;
+    std::memcpy(&f, &w, 4);
+    r.f = f;
+    break;
+  }
+  case 2: std::memcpy(&r.f, &u, 8); break;
+  case 3: {
+    Half h;
+    h.bits = uint16_t(u);
+    r.f = float(h);
+    break;
+  }
+  case 4: {
+    BFloat16 h;
+    h.bits = uint16_t(u);
+    r.f = float(h);
+    break;
+  }
+  default: r.i = truncateInt(int64_t(u), kind - 64); break;
+  }
+  return r;
+}
+Reg bitCast(Reg a, int c) { return fromBits(bitsOf(a, c >> 8), c & 0xff); }
 
 } // namespace
 
@@ -346,6 +408,7 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
             .Case([](arith::ExtUIOp) { return ZExt; })
             .Case([](arith::ExtSIOp) { return SExt; })
             .Case([](arith::TruncIOp) { return TruncInt; })
+            .Case([](arith::BitcastOp) { return BitCast; })
             .Case([](linalg::IndexOp) { return Index; })
             .Default([](Operation *) { return std::nullopt; });
     if (!code || op.getNumResults() != 1)
@@ -391,6 +454,9 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
       in.c = int(op.getOperand(0).getType().getIntOrFloatBitWidth());
     if (llvm::isa<arith::TruncIOp>(op))
       in.c = int(op.getResult(0).getType().getIntOrFloatBitWidth());
+    if (llvm::isa<arith::BitcastOp>(op))
+      in.c = bitKind(op.getOperand(0).getType()) << 8 |
+             bitKind(op.getResult(0).getType());
     if (llvm::isa<arith::ShLIOp, arith::ShRUIOp, arith::ShRSIOp>(op)) {
       Type t = op.getResult(0).getType();
       in.c = t.isIndex() ? 64 : int(t.getIntOrFloatBitWidth());
@@ -511,6 +577,7 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
     case ZExt: d.i = zeroExtend(a.i, in.c); break;
     case SExt: d.i = signExtend(a.i, in.c); break;
     case TruncInt: d.i = truncateInt(a.i, in.c); break;
+    case BitCast: d = bitCast(a, in.c); break;
     case Index: d.i = index[in.a]; break;
     case Extract:
       d = extractAt(extracts[in.a], [&](int k) { return r[k]; });
@@ -609,6 +676,7 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     case ZExt: COLUMN(d[i].i = zeroExtend(a[i].i, in.c))
     case SExt: COLUMN(d[i].i = signExtend(a[i].i, in.c))
     case TruncInt: COLUMN(d[i].i = truncateInt(a[i].i, in.c))
+    case BitCast: COLUMN(d[i] = bitCast(a[i], in.c))
     case Extract: {
       const ExtractInfo &info = extracts[in.a];
       auto at = [&](int64_t i) {

@@ -2042,9 +2042,19 @@ class _Importer:
             # `Tensor.view(dtype)`: the same bits read as another type.
             if et == v.et:
                 return v
-            self.fail(node, f"Tensor.view({size}) of a {v.et} tensor reinterprets its bits, "
-                            "which is not supported yet (arith.bitcast has no interpreter "
-                            "kernel); use .to(dtype) to convert the values")
+            widths = {"i8": 8, "i16": 16, "f16": 16, "bf16": 16, "i32": 32, "f32": 32,
+                      "i64": 64, "f64": 64}
+            if widths.get(v.et) is None or widths.get(v.et) != widths.get(et):
+                self.fail(node, f"Tensor.view({size}) of a {v.et} tensor reinterprets its bits "
+                                "in elements of another width, which is not supported yet "
+                                "(views between types of one width are); use .to(dtype) to "
+                                "convert the values")
+            r = len(v.shape)
+
+            def body(args, out):
+                bb = _Body(et)
+                return bb.lines, bb.v(f"arith.bitcast {args[0]} : {v.et} to {et}")
+            return self.e.generic([(v, list(range(r)))], tuple(v.shape), et, body)
         return self._reshape(node, v, shape)
 
     op__unsafe_view = op_view

@@ -1991,9 +1991,16 @@ def test_ops_along_a_dim_of_a_0d_tensor(fn):
     check(Fn(fn), (torch.tensor(3.0),))
 
 
-def test_view_as_another_dtype_is_a_clear_error():
-    with pytest.raises(dm.DTensorError, match=r"test_importer.py:\d+.*view\(torch.int32\).*reinterprets"):
-        dm_compile(Fn(lambda x: x.view(torch.int32) + 0), (torch.randn(4),), mesh=dm.DeviceMesh((2,)))
+def test_view_as_another_dtype():
+    """Tensor.view(dtype) reinterprets the bits (arith.bitcast) between types
+    of one width, sharded too; another width is a clear error."""
+    x = torch.tensor([1.5, -2.0, 0.25, 3.0, 1e-3, -7.0])
+    check(Fn(lambda x: x.view(torch.int32) + 1), (x,), placements={0: [S(0)]})
+    check(Fn(lambda x: (x.view(torch.int32) + 1).view(torch.float32)), (x,), placements={0: [S(0)]})
+    check(Fn(lambda x: x.half().view(torch.int16)), (x,), placements={0: [S(0)]})
+    check(Fn(lambda x: x.half().view(torch.bfloat16).float()), (x,))
+    with pytest.raises(dm.DTensorError, match=r"test_importer.py:\d+.*view\(torch.int16\).*another width"):
+        dm_compile(Fn(lambda x: x.view(torch.int16) + 0), (torch.randn(4),), mesh=dm.DeviceMesh((2,)))
     check(Fn(lambda x: x.view(torch.float32) * 2), (torch.randn(4),))
 
 
