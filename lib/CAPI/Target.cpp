@@ -12,6 +12,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstring>
+
 using namespace mlir;
 
 MlirLogicalResult dtensorTranslateToCpp(MlirModule module,
@@ -19,9 +21,15 @@ MlirLogicalResult dtensorTranslateToCpp(MlirModule module,
                                         MlirStringCallback callback,
                                         void *userData) {
   // A null module or a flavour the enum does not name is a failure (there
-  // is no op to report it at).
+  // is no op to report it at). The flavour's bytes are read as an integer:
+  // a C caller may pass any int, and loading one the enum does not name as
+  // the enum type is undefined in C++ (UBSan says so).
+  static_assert(sizeof(flavour) == sizeof(unsigned), "a C enum is an int");
+  unsigned raw;
+  std::memcpy(&raw, &flavour, sizeof raw);
   if (mlirModuleIsNull(module) ||
-      (flavour != DTensorCppFlavourHost && flavour != DTensorCppFlavourCuda))
+      (raw != unsigned(DTensorCppFlavourHost) &&
+       raw != unsigned(DTensorCppFlavourCuda)))
     return mlirLogicalResultFailure();
   // The emitter rewrites what it translates (prepareForCpp): a copy, so the
   // caller's module stays the compiled program it gave.
