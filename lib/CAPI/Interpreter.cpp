@@ -135,6 +135,25 @@ int64_t dtensorRunGetNumRanks(DTensorRun run) {
   return run.ptr ? unwrap(run)->ranks : 0;
 }
 
+/// Whether argument `index` of the run's entry takes an input: it exists
+/// and is no mesh handle (reported otherwise).
+static bool takesInput(RunState *s, intptr_t index, MlirStringCallback error,
+                       void *userData) {
+  if (!s || index < 0 || index >= intptr_t(s->entry.getNumArguments())) {
+    report(error, userData,
+           "input " + std::to_string(index) + ": no such argument");
+    return false;
+  }
+  if (llvm::isa<dtensor::DeviceMeshType>(
+          s->entry.getArgument(unsigned(index)).getType())) {
+    report(error, userData,
+           "input " + std::to_string(index) +
+               ": the argument is a mesh handle, which takes no input");
+    return false;
+  }
+  return true;
+}
+
 MlirLogicalResult dtensorRunSetInput(DTensorRun run, intptr_t index,
                                      MlirStringRef dtype, const int64_t *shape,
                                      intptr_t rank, const void *data,
@@ -142,19 +161,8 @@ MlirLogicalResult dtensorRunSetInput(DTensorRun run, intptr_t index,
                                      void *userData) {
   RunState *s = unwrap(run);
   std::string why;
-  if (!s || index < 0 ||
-      index >= intptr_t(s->entry.getNumArguments())) {
-    report(error, userData,
-           "input " + std::to_string(index) + ": no such argument");
+  if (!takesInput(s, index, error, userData))
     return mlirLogicalResultFailure();
-  }
-  if (llvm::isa<dtensor::DeviceMeshType>(
-          s->entry.getArgument(unsigned(index)).getType())) {
-    report(error, userData,
-           "input " + std::to_string(index) +
-               ": the argument is a mesh handle, which takes no input");
-    return mlirLogicalResultFailure();
-  }
   std::optional<Tensor> t = makeTensor(dtype, shape, rank, data, why);
   if (!t) {
     report(error, userData, "input " + std::to_string(index) + ": " + why);
@@ -176,19 +184,8 @@ MlirLogicalResult dtensorRunSetRankInput(DTensorRun run, intptr_t index,
                                          void *userData) {
   RunState *s = unwrap(run);
   std::string why;
-  if (!s || index < 0 ||
-      index >= intptr_t(s->entry.getNumArguments())) {
-    report(error, userData,
-           "input " + std::to_string(index) + ": no such argument");
+  if (!takesInput(s, index, error, userData))
     return mlirLogicalResultFailure();
-  }
-  if (llvm::isa<dtensor::DeviceMeshType>(
-          s->entry.getArgument(unsigned(index)).getType())) {
-    report(error, userData,
-           "input " + std::to_string(index) +
-               ": the argument is a mesh handle, which takes no input");
-    return mlirLogicalResultFailure();
-  }
   if (deviceRank < 0 || deviceRank >= s->ranks) {
     report(error, userData,
            "input " + std::to_string(index) + ": rank " +
