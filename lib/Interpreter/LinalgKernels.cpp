@@ -22,6 +22,7 @@
 #include "mlir/IR/AffineMap.h"
 
 #include "llvm/Support/CheckedArithmetic.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <cblas.h>
 #include <cmath>
@@ -621,6 +622,18 @@ FailureOr<int64_t> uniformInt(Interpreter &I, Operation *op, Value v,
   return first;
 }
 
+/// Fails at `loop` when it is about to start iteration `iteration` (from 1)
+/// past the interpreter's loop limit.
+LogicalResult checkLoopLimit(Interpreter &I, Operation *loop,
+                             int64_t iteration) {
+  int64_t limit = I.getMaxLoopIterations();
+  if (limit <= 0 || iteration <= limit)
+    return success();
+  return loop->emitOpError()
+         << "ran " << limit
+         << " iterations, the most one loop may run (--max-loop-iterations)";
+}
+
 LogicalResult runFor(Interpreter &I, Operation *raw) {
   auto loop = llvm::cast<scf::ForOp>(raw);
   FailureOr<int64_t> lb = uniformInt(I, raw, loop.getLowerBound(), "the lower bound");
@@ -633,7 +646,13 @@ LogicalResult runFor(Interpreter &I, Operation *raw) {
   std::vector<MValue> carried;
   for (Value v : loop.getInitArgs())
     carried.push_back(I.lookup(v));
-  for (int64_t iv = *lb; iv < *ub; iv += *step) {
+  int64_t iterations = 0;
+  // The next induction value past INT64_MAX ends the loop (it cannot be
+  // below the bound), without the signed overflow.
+  for (int64_t iv = *lb, next; iv < *ub;
+       iv = llvm::AddOverflow(iv, *step, next) ? *ub : next) {
+    if (failed(checkLoopLimit(I, raw, ++iterations)))
+      return failure();
     std::vector<MValue> args{MValue::same(RValue::ofInt(iv))};
     // Moved, not copied: the body's block arguments then hold the only
     // handles, so an update at their last use can happen in place.
@@ -669,7 +688,9 @@ LogicalResult runWhile(Interpreter &I, Operation *raw) {
   std::vector<MValue> carried;
   for (Value v : loop.getInits())
     carried.push_back(I.lookup(v));
-  while (true) {
+  for (int64_t iterations = 1;; ++iterations) {
+    if (failed(checkLoopLimit(I, raw, iterations)))
+      return failure();
     std::vector<MValue> before;
     if (failed(I.runRegion(loop.getBefore(), std::move(carried), before)))
       return failure();

@@ -133,6 +133,13 @@ static cl::opt<std::string> maxTensorBytes(
              "or with a K, M, G or T suffix (powers of 1024). Default: 8G, "
              "or half the physical memory when that is less"),
     cl::value_desc("bytes"));
+static cl::opt<int64_t> maxLoopIterations(
+    "max-loop-iterations",
+    cl::cat(runCategory), cl::desc("The most iterations one execution of an scf.for or scf.while "
+             "may run on the interpreter; more is an error at the loop (a "
+             "bound for loops that may not end on the inputs given). "
+             "Default 0: no limit"),
+    cl::init(0), cl::value_desc("N"));
 static cl::opt<unsigned> rankThreads(
     "rank-threads",
     cl::cat(runCategory), cl::desc("Threads that run the simulated ranks of an op at once, each "
@@ -739,6 +746,7 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry,
 
   std::vector<MValue> results;
   reference.enableTrace(!traceFile.empty());
+  reference.setMaxLoopIterations(maxLoopIterations);
   // Every --show line must hold an op of the program (else it would print
   // nothing, silently).
   for (unsigned line : showLines) {
@@ -806,6 +814,7 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry,
                   entry.getName().str());
     compiledRun = std::make_unique<Interpreter>(compiled);
     compiledRun->enableTrace(!traceFile.empty());
+    compiledRun->setMaxLoopIterations(maxLoopIterations);
     // The compiled program takes each rank's shard of distributed inputs.
     std::optional<std::vector<MValue>> localArgs =
         localArguments(*compiledRun, args, error, compiledEntry);

@@ -143,6 +143,12 @@ public:
   /// Events of the last run, when tracing was enabled.
   std::vector<TraceEvent> &trace() { return events; }
   void enableTrace(bool on) { tracing = on; }
+  /// The most iterations one execution of an scf.for or scf.while may run
+  /// (0, the default: no limit). A loop that would run more is an error at
+  /// the loop: a bound for programs that may not terminate (a while loop
+  /// whose condition never turns false on the inputs given).
+  void setMaxLoopIterations(int64_t n) { maxLoopIterations = n; }
+  int64_t getMaxLoopIterations() const { return maxLoopIterations; }
   /// Called after every op has run (to show values as they are computed).
   void setObserver(std::function<void(Operation *)> fn) {
     observer = std::move(fn);
@@ -284,6 +290,7 @@ private:
   llvm::StringMap<Kernel> kernels;
   CommReport comm;
   bool tracing = false;
+  int64_t maxLoopIterations = 0;
   std::function<void(Operation *)> observer;
   std::vector<TraceEvent> events;
   /// The functions on the call stack: values live in one environment, so
