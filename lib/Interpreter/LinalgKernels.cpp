@@ -643,6 +643,10 @@ LogicalResult runFor(Interpreter &I, Operation *raw) {
     return failure();
   if (*step <= 0)
     return raw->emitOpError() << "has a non-positive step " << *step;
+  if (loop.getUnsignedCmp())
+    return raw->emitOpError()
+           << "compares its bounds unsigned, which is not supported (the "
+              "interpreter compares them signed)";
   std::vector<MValue> carried;
   for (Value v : loop.getInitArgs())
     carried.push_back(I.lookup(v));

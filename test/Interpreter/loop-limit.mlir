@@ -2,6 +2,7 @@
 // RUN: not dtensor-run %s --entry=long_for --max-loop-iterations=1000 2>&1 | FileCheck %s --check-prefix=FOR
 // RUN: dtensor-run %s --entry=long_for --max-loop-iterations=1000000 --print-values 2>&1 | FileCheck %s --check-prefix=OK
 // RUN: dtensor-run %s --entry=top_of_range --max-loop-iterations=10 --print-values 2>&1 | FileCheck %s --check-prefix=TOP
+// RUN: %if mpi %{ dtensor-run %s --entry=top_of_range --verify --target=mpi 2>&1 | FileCheck %s --check-prefix=MPI %}
 // --max-loop-iterations bounds each execution of a loop (the fuzzer runs
 // with one: a while loop need not end on the inputs it is given).
 
@@ -48,3 +49,5 @@ func.func @top_of_range() -> i64 {
   return %s : i64
 }
 // TOP: output 0: 2
+// MPI: verified @top_of_range on target mpi
+

@@ -1717,6 +1717,10 @@ LogicalResult CppEmitter::emitTensorOp(Operation *op) {
 LogicalResult CppEmitter::emitScf(Operation *op) {
   raw_indented_ostream &o = *os;
   if (auto f = dyn_cast<scf::ForOp>(op)) {
+    if (f.getUnsignedCmp())
+      return op->emitOpError(
+          "compares its bounds unsigned, which the C++ emitter does not "
+          "support (it compares them signed)");
     if (failed(declare(f.getResults(), op)))
       return failure();
     for (auto [res, init] : llvm::zip(f.getResults(), f.getInitArgs()))
@@ -1725,7 +1729,8 @@ LogicalResult CppEmitter::emitScf(Operation *op) {
     StringRef ivType = scalarType(f.getInductionVar().getType());
     o << "for (" << ivType << " " << iv << " = " << name(f.getLowerBound())
       << "; " << iv << " < " << name(f.getUpperBound()) << "; " << iv
-      << " += " << name(f.getStep()) << ") {\n";
+      << " = rt_for_next(" << iv << ", " << name(f.getStep()) << ", "
+      << name(f.getUpperBound()) << ")) {\n";
     o.indent();
     for (auto [arg, res] : llvm::zip(f.getRegionIterArgs(), f.getResults())) {
       FailureOr<std::string> t = cppType(arg.getType(), op);
@@ -2433,6 +2438,10 @@ LogicalResult CppEmitter::emit(raw_ostream &out, CppFlavour flavour) {
       // arith.divsi / remsi as the interpreter computes them where MLIR
       // leaves them undefined (division by zero: 0; the least value over
       // -1: the wrapped quotient, remainder 0) instead of a SIGFPE.
+      // scf.for's next induction value; past the type's largest value the
+      // loop ends (the bound), where `iv += step` would overflow.
+      << "template <typename T> T rt_for_next(T iv, T step, T ub) {\n"
+      << "  T next;\n  return __builtin_add_overflow(iv, step, &next) ? ub : next;\n}\n"
       << "template <typename F> DTENSOR_HD int64_t rt_fptosi(F f) {\n"
       << "  double x = double(f);\n"
       << "  if (!(x > -9223372036854775808.0 && x < 9223372036854775808.0))\n"

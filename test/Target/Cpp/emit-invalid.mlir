@@ -177,3 +177,18 @@ func.func @part_of_mesh(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4xf32>,
   }
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// An unsigned loop comparison would run as a signed one: an error, not a
+// different loop.
+func.func @unsigned_loop(%n: index) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{compares its bounds unsigned, which the C++ emitter does not support}}
+  %s = scf.for unsigned %i = %c0 to %n step %c1 iter_args(%a = %c0) -> index {
+    %b = arith.addi %a, %c1 : index
+    scf.yield %b : index
+  }
+  return %s : index
+}
