@@ -95,7 +95,7 @@ enum Op : uint16_t {
   FTrunc, FRoundEven, FLog1p, FExpM1, FLog2,
   FTan, FAtan, FAsin, FAcos, FSinh, FCosh, FAsinh, FAcosh, FAtanh, FExp2, FLog10, FCbrt, FAtan2,
   FPow, FCmp, FRound,
-  IAdd, ISub, IMul, IDivS, IRemS, IMinS, IMaxS, IAnd, IOr, IXor, ICmp, IAbs,
+  IAdd, ISub, IMul, IDivS, IFloorDivS, ICeilDivS, IRemS, IMinS, IMaxS, IAnd, IOr, IXor, ICmp, IAbs,
   IShL, IShRU, IShRS, // c: the bit width
   Select, SIToFP, FPToSI, Copy, Index, Extract,
   ZExt, SExt, TruncInt, UIToFP, // c: the source's (ZExt, SExt, UIToFP,
@@ -174,6 +174,18 @@ int64_t mlir::dtensor::interp::divideSigned(int64_t a, int64_t b) {
   if (b == -1)
     return int64_t(0 - uint64_t(a));
   return a / b;
+}
+int64_t mlir::dtensor::interp::floorDivideSigned(int64_t a, int64_t b) {
+  if (b == 0 || b == -1)
+    return divideSigned(a, b);
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+int64_t mlir::dtensor::interp::ceilDivideSigned(int64_t a, int64_t b) {
+  if (b == 0 || b == -1)
+    return divideSigned(a, b);
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;
 }
 int64_t mlir::dtensor::interp::remainderSigned(int64_t a, int64_t b) {
   return b == 0 || b == -1 ? 0 : a % b;
@@ -387,6 +399,8 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
             .Case([](arith::SubIOp) { return ISub; })
             .Case([](arith::MulIOp) { return IMul; })
             .Case([](arith::DivSIOp) { return IDivS; })
+            .Case([](arith::FloorDivSIOp) { return IFloorDivS; })
+            .Case([](arith::CeilDivSIOp) { return ICeilDivS; })
             .Case([](arith::RemSIOp) { return IRemS; })
             .Case([](arith::MinSIOp) { return IMinS; })
             .Case([](arith::MaxSIOp) { return IMaxS; })
@@ -466,8 +480,11 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
                : resultType.isF16()  ? RoundF16
                : resultType.isBF16() ? RoundBF16
                                      : RoundNone;
+    // (fptosi too: MLIR's result is the value modulo 2^width, which the
+    // emitted C++ computes; true is 1 in an i1.)
     if (llvm::isa<arith::AddIOp, arith::SubIOp, arith::MulIOp,
-                  arith::DivSIOp, math::AbsIOp>(op))
+                  arith::DivSIOp, arith::FloorDivSIOp, arith::CeilDivSIOp,
+                  math::AbsIOp, arith::FPToSIOp>(op))
       if (auto it = llvm::dyn_cast<IntegerType>(op.getResult(0).getType());
           it && it.getWidth() < 64)
         in.wrapBits = uint8_t(it.getWidth());
@@ -558,6 +575,8 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
     case ISub: d.i = int64_t(uint64_t(a.i) - uint64_t(b.i)); break;
     case IMul: d.i = int64_t(uint64_t(a.i) * uint64_t(b.i)); break;
     case IDivS: d.i = divideSigned(a.i, b.i); break;
+    case IFloorDivS: d.i = floorDivideSigned(a.i, b.i); break;
+    case ICeilDivS: d.i = ceilDivideSigned(a.i, b.i); break;
     case IRemS: d.i = remainderSigned(a.i, b.i); break;
     case IMinS: d.i = std::min(a.i, b.i); break;
     case IMaxS: d.i = std::max(a.i, b.i); break;
@@ -655,6 +674,8 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     case ISub: COLUMN(d[i].i = int64_t(uint64_t(a[i].i) - uint64_t(b[i].i)))
     case IMul: COLUMN(d[i].i = int64_t(uint64_t(a[i].i) * uint64_t(b[i].i)))
     case IDivS: COLUMN(d[i].i = divideSigned(a[i].i, b[i].i))
+    case IFloorDivS: COLUMN(d[i].i = floorDivideSigned(a[i].i, b[i].i))
+    case ICeilDivS: COLUMN(d[i].i = ceilDivideSigned(a[i].i, b[i].i))
     case IRemS: COLUMN(d[i].i = remainderSigned(a[i].i, b[i].i))
     case IMinS: COLUMN(d[i].i = std::min(a[i].i, b[i].i))
     case IMaxS: COLUMN(d[i].i = std::max(a[i].i, b[i].i))

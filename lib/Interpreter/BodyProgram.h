@@ -41,6 +41,10 @@ double minimumF(double a, double b);
 /// arith.divsi / remsi: by 0 give 0, by -1 the wrapped negation and 0 (both
 /// undefined in MLIR; x86's idiv traps on the least value over -1).
 int64_t divideSigned(int64_t a, int64_t b);
+/// arith.floordivsi / ceildivsi; by 0 as divideSigned (0), the least value
+/// over -1 wrapped.
+int64_t floorDivideSigned(int64_t a, int64_t b);
+int64_t ceilDivideSigned(int64_t a, int64_t b);
 int64_t remainderSigned(int64_t a, int64_t b);
 
 class BodyProgram {

@@ -323,18 +323,8 @@ std::optional<Tensor> mapBinary(const Tensor &a, const Tensor &b, DType out,
 using IntFn = int64_t (*)(int64_t, int64_t);
 using FloatFn = double (*)(double, double);
 
-int64_t floorDiv(int64_t a, int64_t b) {
-  if (b == -1)
-    return divideSigned(a, b);
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-int64_t ceilDiv(int64_t a, int64_t b) {
-  if (b == -1)
-    return divideSigned(a, b);
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;
-}
+int64_t floorDiv(int64_t a, int64_t b) { return floorDivideSigned(a, b); }
+int64_t ceilDiv(int64_t a, int64_t b) { return ceilDivideSigned(a, b); }
 
 void registerIntBinary(llvm::StringMap<Interpreter::Kernel> &k, StringRef name,
                        IntFn f, bool divides) {

@@ -742,7 +742,7 @@ LogicalResult CppEmitter::emitScalar(Operation *op, raw_indented_ostream &o) {
     Type it = op->getOperand(0).getType();
     if (it.isInteger(1)) {
       if (sym == "+" || sym == "-")
-        return def(operand(0) + " != " + operand(1));
+        return def("bool(" + operand(0) + " ^ " + operand(1) + ")");
       return def(operand(0) + " && " + operand(1));
     }
     // At least unsigned int: two uint16_t promote to int, whose product
@@ -2428,9 +2428,11 @@ LogicalResult CppEmitter::emit(raw_ostream &out, CppFlavour flavour) {
       << "#include <utility>\n\n"
       << "namespace rt = dtensor_rt;\n\nnamespace {\n\n"
       << "template <typename T> DTENSOR_HD T rt_floordiv(T a, T b) {\n"
+      << "  if (b == 0) return T(0);\n"
       << "  if (b == T(-1)) return T(0 - uint64_t(int64_t(a)));\n"
       << "  T q = a / b;\n  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;\n}\n"
       << "template <typename T> DTENSOR_HD T rt_ceildiv(T a, T b) {\n"
+      << "  if (b == 0) return T(0);\n"
       << "  if (b == T(-1)) return T(0 - uint64_t(int64_t(a)));\n"
       << "  T q = a / b;\n  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;\n}\n"
       << "template <typename T> DTENSOR_HD T rt_mod(T a, T b) {\n"

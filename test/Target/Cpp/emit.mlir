@@ -422,3 +422,19 @@ func.func @broadcast(%x: tensor<3x4xf32>, %b: tensor<3xf32>) -> tensor<3x4xf32> 
   } -> tensor<3x4xf32>
   return %r : tensor<3x4xf32>
 }
+
+// -----
+
+// An i1 add / sub is an exclusive or, emitted as one: `a != a` (the same
+// value twice) failed -Werror=tautological-compare in the project's builds.
+func.func @bool_add(%x: tensor<4xi1>) -> tensor<4xi1> {
+  %e = tensor.empty() : tensor<4xi1>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<4xi1>) outs(%e : tensor<4xi1>) {
+  ^bb0(%a: i1, %o: i1):
+    %s = arith.addi %a, %a : i1
+    linalg.yield %s : i1
+  } -> tensor<4xi1>
+  return %r : tensor<4xi1>
+}
+// CHECK-LABEL: f_bool__add(rt::Tensor v0) {
+// CHECK: bool [[V:v[0-9]+]] = bool([[A:v[0-9]+]] ^ [[A]]);

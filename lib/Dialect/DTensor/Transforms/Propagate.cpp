@@ -3087,6 +3087,22 @@ struct DTensorPropagatePass
     size_t mark = started.size();
     size_t logStart = log.size();
     auto attempt = [&](ArrayRef<SpecAttr> carry, SmallVector<Value> &yields) {
+      // Moves an earlier attempt paid in the body, or in a callee first
+      // called there, are paid again: else the second attempt would find
+      // the first's redistributions paid and cost less than it does.
+      auto inAttempt = [&](Block *block) {
+        Operation *owner = block->getParentOp();
+        if (loop->isProperAncestor(owner) || loop == owner)
+          return true;
+        for (size_t i = mark; i < started.size(); ++i)
+          if (started[i]->isAncestor(owner))
+            return true;
+        return false;
+      };
+      for (auto &[value, paid] : paidMoves)
+        llvm::erase_if(paid, [&](const std::pair<Attribute, Block *> &p) {
+          return inAttempt(p.second);
+        });
       forgetStarted(mark); // callees first called in the body: again
       log.resize(logStart); // explain the attempt kept, once
       double outer = spent;
