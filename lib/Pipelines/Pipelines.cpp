@@ -44,7 +44,9 @@ void mlir::dtensor::buildCompilePipeline(OpPassManager &pm,
   pm.addPass(createDTensorOptimizeCollectivesPass());
   pm.addPass(createCSEPass());
   if (options.overlap) {
-    pm.addPass(createDTensorBucketCollectivesPass());
+    DTensorBucketCollectivesPassOptions bucket;
+    bucket.bucketBytes = options.bucketBytes;
+    pm.addPass(createDTensorBucketCollectivesPass(bucket));
     pm.addPass(createDTensorScheduleAsyncPass());
   }
 }

@@ -24,6 +24,7 @@ and the user's source line, never a wrong program.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import re
@@ -663,8 +664,11 @@ class _Importer:
                 continue
             if node.op == "output":
                 outs = node.args[0]
-                outs = [o for o in (outs if isinstance(outs, (list, tuple)) else [outs])
-                        if o is not None]
+                outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+                # (A backward graph returns None for inputs without a
+                # gradient: import_graph's run() gives None there.)
+                self.none_outputs = [i for i, o in enumerate(outs) if o is None]
+                outs = [o for o in outs if o is not None]
                 # Export puts the mutations first; a user output may be the
                 # same node (`return x.add_(1)`), so split by position.
                 n_mut = len(self.mutated_outputs) + len(self.input_mutations)
@@ -774,18 +778,40 @@ class _Importer:
         such a view-bmm-view becomes one contraction over all of them."""
         self.skip, self.fused, self.batched = set(), {}, {}
 
+        def is_swap(n):
+            """A transpose of the last two dims of a 3-D tensor."""
+            val = n.meta.get("val")
+            if n.op != "call_function" or val is None or len(val.shape) != 3:
+                return False
+            if self._base(n) == "permute":
+                return [d % 3 for d in n.args[1]] == [0, 2, 1]
+            if self._base(n) == "transpose":
+                return sorted(d % 3 for d in n.args[1:3]) == [1, 2]
+            return False
+
         def source(n):
-            chain = []
+            """The unmerged tensor a bmm operand views (through a view, and
+            clones and expands that change nothing), and whether the operand
+            is its transpose (a backward bmm reads permute(view(...)))."""
+            chain, swapped = [], False
+            if not isinstance(n, torch.fx.Node):
+                return None, [], False
+            if is_swap(n):
+                chain.append(n)
+                swapped, n = True, n.args[0]
             if n.op != "call_function" or self._base(n) not in self._VIEWS:
-                return None, []
+                return None, [], False
             chain.append(n)
             src = n.args[0]
-            if (src.op == "call_function" and self._base(src) == "expand" and
-                    tuple(src.meta["val"].shape) == tuple(src.args[0].meta["val"].shape)):
+            while (isinstance(src, torch.fx.Node) and src.op == "call_function" and
+                   (self._base(src) == "clone" or
+                    (self._base(src) == "expand" and
+                     tuple(src.meta["val"].shape) == tuple(src.args[0].meta["val"].shape)))):
                 chain.append(src)
                 src = src.args[0]
-            return src, chain
+            return src, chain, swapped
 
+        chains = []
         for node in graph.nodes:
             if node.op != "call_function" or self._base(node) != "bmm":
                 continue
@@ -793,20 +819,33 @@ class _Importer:
             if len(users) != 1 or self._base(users[0]) not in self._VIEWS:
                 continue
             out_view = users[0]
-            (a, ca), (b, cb) = source(node.args[0]), source(node.args[1])
+            (a, ca, ta), (b, cb, tb) = source(node.args[0]), source(node.args[1])
             if a is None or b is None:
                 continue
             sa, sb = tuple(a.meta["val"].shape), tuple(b.meta["val"].shape)
+            if ta:
+                sa = sa[:-2] + (sa[-1], sa[-2])
+            if tb:
+                sb = sb[:-2] + (sb[-1], sb[-2])
             so = tuple(out_view.meta["val"].shape)
             if len(sa) < 4 or len(sa) != len(sb) or sa[:-2] != sb[:-2] or sa[-1] != sb[-2]:
                 continue
             if so != sa[:-2] + (sa[-2], sb[-1]):
                 continue
-            if any(len(c.users) != 1 for c in ca + cb):
-                continue
-            self.skip.update(ca + cb)
-            self.batched[node] = (a, b)
+            chains.append(ca + cb)
+            self.batched[node] = (a, b, ta, tb)
             self.fused[out_view] = node
+        # The views (and clones) only fused bmms read are not lowered; one
+        # another op reads too (a training step's forward view, read again by
+        # a backward bmm through a transpose) is.
+        candidates = {c for chain in chains for c in chain}
+        changed = True
+        while changed:
+            changed = False
+            for c in candidates - self.skip:
+                if all(u in self.batched or u in self.skip for u in c.users):
+                    self.skip.add(c)
+                    changed = True
 
         # `F.linear` on an N-D input: a view merging the leading dims, an
         # (add)mm and a view splitting them again. Merging a sharded dim that
@@ -852,12 +891,14 @@ class _Importer:
             self.fused[out_view] = node
 
     def _batched_matmul(self, node) -> _Value:
-        a, b = (self.val(x) for x in self.batched[node])
+        an, bn, ta, tb = self.batched[node]
+        a, b = self.val(an), self.val(bn)
         want = a.et
         # Half types: in f32, rounded once (as cuBLAS and PyTorch's CPU bmm).
         a, b = self._convert(a, _acc_et(want)), self._convert(b, _acc_et(want))
         nb = len(a.shape) - 2
-        shape = a.shape[:-1] + (b.shape[-1],)
+        shape = (a.shape[:-2] + ((a.shape[-1] if ta else a.shape[-2]),) +
+                 ((b.shape[-2] if tb else b.shape[-1]),))
         et = a.et
         init = self.e.filled(shape, et, 0)
         batch = list(range(nb))
@@ -867,7 +908,9 @@ class _Importer:
             bb = _Body(et)
             p = bb.bin("mulf", "muli", args[0], args[1])
             return bb.lines, bb.bin("addf", "addi", out, p)
-        return self._convert(self.e.generic([(a, batch + [m, k]), (b, batch + [k, n])], shape,
+        # A transposed operand (swapped last dims) is read through its map.
+        return self._convert(self.e.generic([(a, batch + ([k, m] if ta else [m, k])),
+                                             (b, batch + ([n, k] if tb else [k, n]))], shape,
                                             et, body, reduce_dims=[k], init=init, nloops=nb + 3,
                                             out_map=batch + [m, n]), want)
 
@@ -6759,6 +6802,7 @@ class LocalProgram:
         self.compiled = compiled
         self.mesh = mesh
         self._num_inputs = num_inputs
+        self._none_outputs: List[int] = []
         self._last: Optional[RunResult] = None
 
     def run(self, *args, seed: int = 0) -> List[TorchOutput]:
@@ -6779,12 +6823,40 @@ class LocalProgram:
             raise DTensorError("the compiled program differs from the graph:\n" +
                                "\n".join(self._last.mismatches))
         outs = self._last.compiled_outputs if self.compiled else self._last.outputs
-        return [TorchOutput(o) for o in outs]
+        results: List[Optional[TorchOutput]] = [TorchOutput(o) for o in outs]
+        # The graph's None outputs (no gradient) in their places, so that
+        # results line up with the graph's outputs.
+        for i in self._none_outputs:
+            results.insert(i, None)
+        return results
 
     def report(self) -> dict:
         if self._last is None:
             raise DTensorError("run() the program first")
         return self._last.report()
+
+
+@contextlib.contextmanager
+def _traceable_one_hot():
+    """F.one_hot checks its ids' range with .item(), which tracing a
+    training step cannot follow (the op is decomposed above the table
+    make_fx is given): while tracing, with num_classes given, it is a
+    comparison with arange."""
+    import torch.nn.functional as F
+    original = F.one_hot
+
+    def one_hot(ids, num_classes=-1):
+        if num_classes < 0:
+            raise DTensorError("F.one_hot without num_classes reads the largest id "
+                               "(.item()), which a traced training step cannot; "
+                               "pass num_classes")
+        return (ids.unsqueeze(-1) ==
+                torch.arange(num_classes, device=ids.device)).to(torch.int64)
+    F.one_hot = one_hot
+    try:
+        yield
+    finally:
+        F.one_hot = original
 
 
 def import_graph(gm: "torch.fx.GraphModule", *, mesh: DeviceMesh,
@@ -6813,12 +6885,22 @@ def import_graph(gm: "torch.fx.GraphModule", *, mesh: DeviceMesh,
     placeholders = [n for n in gm.graph.nodes
                     if n.op == "placeholder" and not _is_mesh_value(n)]
     imp = _Importer(gm, {}, mesh, {}, None, groups)
-    text, inputs = imp.build()
+    try:
+        text, inputs = imp.build()
+    except DTensorError as e:
+        if "has no lowering" not in str(e):
+            raise
+        # AOTAutograd hands a backend ATen graphs that are not decomposed
+        # (nll_loss_forward, gelu_backward) unless asked to.
+        raise DTensorError(f"{e} (import_graph lowers core ATen: give AOTAutograd "
+                           "decompositions=torch._decomp.core_aten_decompositions())") from None
     program = Module.parse(text, "graph.mlir")
     uses_api = any(op in text for op in ("dtensor.from_local", "dtensor.redistribute",
                                          "dtensor.distribute_tensor"))
     compiled = program.compile(pipeline) if pipeline and uses_api else None
-    return LocalProgram(text, program, mesh, len(placeholders), compiled)
+    local = LocalProgram(text, program, mesh, len(placeholders), compiled)
+    local._none_outputs = list(getattr(imp, "none_outputs", []))
+    return local
 
 
 def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[Any, ...], *,
@@ -6891,7 +6973,7 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
             # As torch.export does: libraries that check is_compiling() /
             # is_exporting() (Hugging Face's mask helpers) then skip their
             # data-dependent shortcuts, which tracing cannot follow.
-            with sdpa_kernel([SDPBackend.MATH]), _compiling_state():
+            with sdpa_kernel([SDPBackend.MATH]), _compiling_state(), _traceable_one_hot():
                 gm = make_fx(torch.func.functionalize(joint), decomposition_table=table,
                              record_stack_traces=True)(params, buffers, *args)
         except Exception as e:  # noqa: BLE001

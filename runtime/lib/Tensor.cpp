@@ -760,6 +760,8 @@ void gemmLoop(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k) {
     Work acc = Work(c[o]);
     for (int64_t p = 0; p < k; ++p)
       acc = Work(acc + Work(a[i * k + p]) * Work(b[p * n + j]));
+    // (An i1 matmul's body is an and and an or, linalg's for booleans:
+    // bool(count).)
     c[o] = T(Acc(acc));
   });
 }
@@ -859,6 +861,11 @@ void gemm(DType t, const void *a, const void *b, void *c, int64_t m, int64_t n,
       gemmLoop<bfloat16, float>(reinterpret_cast<const bfloat16 *>(ai),
                                 reinterpret_cast<const bfloat16 *>(bi),
                                 reinterpret_cast<bfloat16 *>(ci), m, n, k);
+      break;
+    case DType::I1:
+      gemmLoop(reinterpret_cast<const bool *>(ai),
+               reinterpret_cast<const bool *>(bi),
+               reinterpret_cast<bool *>(ci), m, n, k);
       break;
     case DType::I8:
       gemmLoop(reinterpret_cast<const int8_t *>(ai),

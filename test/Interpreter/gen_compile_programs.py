@@ -689,6 +689,11 @@ def main():
     argv = [a for a in sys.argv
             if a not in ("--narrow", "--lookups", "--reuse-callees", "--hints",
                          "--while")]
+    if len(argv) < 4 or any(a.startswith("-") for a in argv[1:]):
+        sys.stderr.write((__doc__ or "") + "\nusage: gen_compile_programs.py MESH COUNT SEED "
+                         "[SIZES] [--narrow] [--lookups] [--reuse-callees] [--hints] "
+                         "[--while]\n")
+        sys.exit(0 if any(a in ("-h", "--help") for a in argv) else 2)
     mesh = [int(x) for x in argv[1].split("x")]
     count, seed = int(argv[2]), int(argv[3])
     if len(argv) > 4:

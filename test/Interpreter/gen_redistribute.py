@@ -40,9 +40,14 @@ def specs(mesh_rank, rank, partial, orders):
             yield "[" + ", ".join(out) + "]"
 
 
+def placement_list(s):
+    """The placements of "[R, S(0)[1], S(0)[0]]": only the outer brackets
+    go (strip("[]") also took the last order's "]")."""
+    return [p.strip() for p in s.strip()[1:-1].split(",")]
+
+
 def legal(src, dst):
-    def parts(s):
-        return [p.strip() for p in s.strip("[]").split(",")]
+    parts = placement_list
     for a, b in zip(parts(src), parts(dst)):
         if b.startswith("P(") and a != b:
             # S(d) -> P(sum) is legal (DTensor 2.15): its shard in place,
@@ -55,7 +60,7 @@ def legal(src, dst):
 
 
 def print_local(index, shape, mesh_dims, src, dst):
-    parts = [p.strip() for p in src.strip("[]").split(",")]
+    parts = placement_list(src)
     base = "[" + ", ".join("R" if p.startswith("P(") else p for p in parts) + "]"
     pdims = [m for m, p in enumerate(parts) if p.startswith("P(")]
     rank = len(shape.split("x"))

@@ -372,6 +372,75 @@ def test_training_step_forward_and_backward():
     assert us <= dt, f"{us} collectives where DTensor uses {dt}: {ours.report()['collectives']}"
 
 
+def test_attention_training_step_keeps_heads_sharded():
+    # Head-sharded attention (q/k/v colwise, o rowwise): DTensor's training
+    # step makes one all_reduce (the output projection's Partial sum). In the
+    # joint graph the (B*H, T, d) views are also read by backward bmms,
+    # through a transpose; the importer fused only single-use views and
+    # merged batch with heads elsewhere, so the heads were gathered (4
+    # all_gathers, 4 KB).
+    from dtensor_mlir.torch import compile_training_step
+
+    class Attn(nn.Module):
+        def __init__(self, c=16, h=4):
+            super().__init__()
+            self.h = h
+            self.q, self.k, self.v, self.o = (nn.Linear(c, c, bias=False) for _ in range(4))
+
+        def forward(self, x):
+            b, t, c = x.shape
+            q, k, v = (l(x).view(b, t, self.h, -1).transpose(1, 2)
+                       for l in (self.q, self.k, self.v))
+            a = (q @ k.transpose(-1, -2)).softmax(-1) @ v
+            return self.o(a.transpose(1, 2).reshape(b, t, -1))
+
+    torch.manual_seed(0)
+    m, x, y = Attn(), torch.randn(2, 8, 16), torch.randn(2, 8, 16)
+
+    def loss_fn(mod, a, b):
+        return F.mse_loss(mod(a), b)
+    ref = copy.deepcopy(m)
+    loss = loss_fn(ref, x, y)
+    loss.backward()
+    plan = {"q": ColwiseParallel(), "k": ColwiseParallel(), "v": ColwiseParallel(),
+            "o": RowwiseParallel()}
+    with LocalTensorMode(WORLD):
+        mesh = init_device_mesh("cpu", (WORLD,))
+        pm = parallelize_module(copy.deepcopy(m), mesh, plan)
+        with CommDebugMode() as comm:
+            loss_fn(pm, x, y).backward()
+        dt = comm.get_total_counts()
+        ours = compile_training_step(pm, loss_fn, (x, y))
+    outs = ours.run(x, y)
+    assert close(outs[0].full_tensor(), loss.detach())
+    for (name, p), o in zip(ref.named_parameters(), outs[1:]):
+        assert close(o.full_tensor(), p.grad), name
+    assert dt == 1
+    assert ours.num_collectives() <= dt, ours.report()["collectives"]
+
+
+def test_training_step_with_one_hot():
+    # F.one_hot checks its ids with .item(), which make_fx cannot trace: the
+    # step failed with make_fx's own advice. With num_classes given it is
+    # traced as a comparison; without, a clear error.
+    from dtensor_mlir.torch import compile_training_step
+    torch.manual_seed(0)
+    m = nn.Linear(6, 5)
+    x, t = torch.randn(4, 6), torch.randint(0, 5, (4,))
+    ref = copy.deepcopy(m)
+    loss = F.mse_loss(ref(x), F.one_hot(t, 5).float())
+    loss.backward()
+    step = compile_training_step(m, lambda mod, a, b: F.mse_loss(mod(a), F.one_hot(b, 5).float()),
+                                 (x, t), mesh=dm.DeviceMesh((2,), ("tp",)))
+    outs = step.run(x, t)
+    assert close(outs[0].full_tensor(), loss.detach())
+    for (name, p), o in zip(ref.named_parameters(), outs[1:]):
+        assert close(o.full_tensor(), p.grad), name
+    with pytest.raises(dm.DTensorError, match="pass num_classes"):
+        compile_training_step(m, lambda mod, a, b: F.mse_loss(mod(a), F.one_hot(b).float()),
+                              (x, t), mesh=dm.DeviceMesh((2,), ("tp",)))
+
+
 @pytest.mark.parametrize("mesh_shape,placements,shape", [
     ((2, 2), "strided_tp", (8, 6)),
     ((2, 2), "strided_tp", (12, 5)),

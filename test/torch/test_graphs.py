@@ -146,3 +146,53 @@ def test_errors():
             return funcol.all_gather_tensor(x, 0, group)
         import_graph(make_fx(g, tracing_mode="fake")(torch.randn(2)),
                      mesh=dm.DeviceMesh((2, 2)), groups={group.group_name: [0]})
+
+
+def test_aot_autograd_backward_graph_outputs_line_up():
+    # The graphs torch.compile's AOTAutograd hands a backend: the backward
+    # returns None for inputs without a gradient; run() keeps those places
+    # (it dropped them, so results no longer lined up with the graph's
+    # outputs). Undecomposed graphs (the default) are refused with a hint.
+    from torch._decomp import core_aten_decompositions
+    from torch._dynamo.backends.common import aot_autograd
+    import torch.nn.functional as F
+    group = init_device_mesh("cpu", (WORLD,)).get_group(0)
+
+    def capture(decompositions):
+        graphs = {}
+        backend = aot_autograd(
+            fw_compiler=lambda gm, ex: graphs.setdefault("fw", gm).forward,
+            bw_compiler=lambda gm, ex: graphs.setdefault("bw", gm).forward,
+            decompositions=decompositions)
+
+        def fn(x, w, y):
+            return F.cross_entropy(funcol.all_reduce(F.gelu(x @ w.t()), "sum", group), y)
+        x, y = torch.randn(8, 16), torch.randint(0, 16, (8,))
+        w = torch.randn(16, 16, requires_grad=True)
+        torch._dynamo.reset()
+        torch.compile(fn, backend=backend, fullgraph=True)(x, w, y).backward()
+        return graphs
+
+    raw = capture(None)
+    with pytest.raises(dm.DTensorError, match="core_aten_decompositions"):
+        import_graph(raw["fw"], mesh=dm.DeviceMesh((WORLD,)), groups={group.group_name: [0]})
+    bw = capture(core_aten_decompositions())["bw"]
+    outs = list(bw.graph.nodes)[-1].args[0]
+    prog = import_graph(bw, mesh=dm.DeviceMesh((WORLD,)), groups={group.group_name: [0]})
+    g = torch.Generator().manual_seed(3)
+    args = []
+    for n in bw.graph.nodes:
+        if n.op != "placeholder":
+            continue
+        v = n.meta["val"]
+        make = (lambda: torch.randn(v.shape, generator=g)) if v.is_floating_point() else \
+            (lambda: torch.randint(0, 2, v.shape, generator=g).to(v.dtype))
+        args.append(LocalTensor({r: make() for r in range(WORLD)}))
+    got = prog.run(*args)
+    assert len(got) == len(outs)
+    assert [o is None for o in got] == [o is None for o in outs]
+    with LocalTensorMode(WORLD):
+        want = bw(*args)
+    for o, w in zip(got, want):
+        if o is not None:
+            same_per_rank(o.local_tensors(), w, tol=1e-4)

@@ -272,6 +272,16 @@ static int runRedistribute() {
   if (!plan)
     return fail("cannot redistribute " + formatPlacements(req.from) + " to " +
                 formatPlacements(req.to) + ": " + error);
+  // A plan that divides a replicated value into Partial(sum) terms has no
+  // exact form for integers: dtensor-compile rejects it, and so does this.
+  if (dtypeOpt[0] == 'i')
+    for (const Step &st : plan->steps)
+      if (st.kind == StepKind::LocalDivide)
+        return fail("cannot redistribute " + formatPlacements(req.from) +
+                    " to " + formatPlacements(req.to) + " for " + dtypeOpt +
+                    ": a Partial(sum) of an integer tensor cannot be made "
+                    "from a replicated one (that divides by the group "
+                    "size), as dtensor-compile says of it");
 
   llvm::raw_ostream &os = llvm::outs();
   if (rJsonOpt) {

@@ -669,6 +669,22 @@ static int runTargetJobs(ModuleOp compiled, std::vector<TargetJob> &jobs,
   return failedEntries;
 }
 
+/// numpy has no bf16: a bf16 argument takes an f32 file (as the real job
+/// does, and as outputs are written), rounded to nearest even.
+static void narrowToBf16(Tensor &t, RankedTensorType plain) {
+  if (!plain || !plain.getElementType().isBF16() || t.dtype() != DType::F32)
+    return;
+  std::string error;
+  std::optional<Tensor> narrow = Tensor::create(DType::BF16, t.shape(), error);
+  if (!narrow)
+    return; // (the type check then names the file's dtype)
+  const float *from = t.data<float>();
+  BFloat16 *to = narrow->mutableData<BFloat16>();
+  for (int64_t e = 0; e < t.numElements(); ++e)
+    to[e] = BFloat16(from[e]);
+  t = std::move(*narrow);
+}
+
 /// Runs one entry (and checks it against the compiled program when there is
 /// one). Returns 1 on failure, after printing why.
 static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry,
@@ -714,6 +730,7 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry,
       std::optional<Tensor> t = readNpy(pattern, error);
       if (!t)
         return fail("argument " + std::to_string(i) + ": " + error);
+      narrowToBf16(*t, plain);
       in.global = std::move(*t);
       continue;
     }
@@ -730,6 +747,7 @@ static int runEntry(ModuleOp module, ModuleOp compiled, func::FuncOp entry,
         return fail("argument " + std::to_string(i) + " on rank " +
                     std::to_string(r) + " of " + std::to_string(ranks) +
                     ": " + error);
+      narrowToBf16(*t, plain);
       std::string why;
       if (plain && !checkTensorType(*t, plain, why))
         return fail("argument " + std::to_string(i) + " on rank " +

@@ -57,6 +57,11 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
       llvm::cl::desc("With auto-shard: the most MiB per rank the chosen "
                      "arguments' shards may take; 0: no budget"),
       llvm::cl::init(0)};
+  PassOptions::Option<int64_t> bucketBytes{
+      *this, "bucket-bytes",
+      llvm::cl::desc("With overlap=1: the most bytes one merged bucket of "
+                     "all_reduces may hold (dtensor-bucket-collectives)"),
+      llvm::cl::init(26214400)};
 };
 
 /// normalize-specs -> verify -> propagate -> insert-redistribute ->

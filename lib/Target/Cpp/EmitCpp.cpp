@@ -37,6 +37,7 @@
 #include "dtensor/InitAll.h"
 #include "dtensor/Support/InputScreen.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -947,17 +948,24 @@ LogicalResult CppEmitter::emitScalar(Operation *op, raw_indented_ostream &o) {
 // Kernels
 //===----------------------------------------------------------------------===//
 
-/// C++ expression of an affine expression over loop variables.
-FailureOr<std::string> affineText(AffineExpr e, ArrayRef<std::string> vars) {
+/// C++ expression of an affine expression over loop variables (`vars`: its
+/// dims', then from `numDims` on its symbols').
+FailureOr<std::string> affineText(AffineExpr e, ArrayRef<std::string> vars,
+                                  unsigned numDims = 0) {
   if (auto d = dyn_cast<AffineDimExpr>(e))
     return vars[d.getPosition()];
+  if (auto sym = dyn_cast<AffineSymbolExpr>(e)) {
+    if (numDims + sym.getPosition() >= vars.size())
+      return failure();
+    return vars[numDims + sym.getPosition()];
+  }
   if (auto c = dyn_cast<AffineConstantExpr>(e))
     return "int64_t(" + std::to_string(c.getValue()) + ")";
   auto b = dyn_cast<AffineBinaryOpExpr>(e);
   if (!b)
     return failure();
-  FailureOr<std::string> l = affineText(b.getLHS(), vars);
-  FailureOr<std::string> r = affineText(b.getRHS(), vars);
+  FailureOr<std::string> l = affineText(b.getLHS(), vars, numDims);
+  FailureOr<std::string> r = affineText(b.getRHS(), vars, numDims);
   if (failed(l) || failed(r))
     return failure();
   switch (e.getKind()) {
@@ -1836,6 +1844,22 @@ LogicalResult CppEmitter::emitOp(Operation *op) {
     }
     if (isa<tensor::ExtractOp>(op))
       return emitTensorOp(op);
+    // Fusing a producer that reads linalg.index into a consumer indexing
+    // it through a compound map (a window's i + t) rewrites the index as
+    // an affine.apply of the consumer's loops.
+    if (auto apply = dyn_cast<affine::AffineApplyOp>(op)) {
+      AffineMap map = apply.getAffineMap();
+      std::vector<std::string> vars;
+      for (Value v : apply.getMapOperands())
+        vars.push_back(name(v));
+      FailureOr<std::string> text =
+          affineText(map.getResult(0), vars, map.getNumDims());
+      if (failed(text))
+        return op->emitOpError("has an affine map the C++ emitter does not "
+                               "support");
+      o << "int64_t " << name(apply.getResult()) << " = " << *text << ";\n";
+      return success();
+    }
     if (op->getNumRegions() || op->getDialect() == nullptr ||
         !isa<arith::ArithDialect, math::MathDialect>(op->getDialect()))
       return op->emitOpError("inside a linalg body is not supported by the "

@@ -59,6 +59,13 @@ struct DTensorBucketCollectivesPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (bucketBytes < 0) {
+      getOperation().emitError()
+          << "dtensor-bucket-collectives: bucket-bytes must be 0 or positive, "
+             "not "
+          << int64_t(bucketBytes);
+      return signalPassFailure();
+    }
     if (failed(verifyDistributedTypes(getOperation())))
       return signalPassFailure();
     SmallVector<Block *> blocks;

@@ -35,6 +35,13 @@ struct DTensorLowerRedistributePass
   using Base::Base;
 
   void runOnOperation() override {
+    if (devicesPerHost <= 0) {
+      getOperation().emitError()
+          << "dtensor-lower-redistribute: devices-per-host must be positive, "
+             "not "
+          << int64_t(devicesPerHost);
+      return signalPassFailure();
+    }
     if (failed(verifyDistributedTypes(getOperation())))
       return signalPassFailure();
     SymbolTableCollection symbols;

@@ -281,6 +281,12 @@ struct DTensorNarrowMovesPass
   using Base::Base;
 
   void runOnOperation() override {
+    if (devicesPerHost <= 0) {
+      getOperation().emitError()
+          << "dtensor-narrow-moves: devices-per-host must be positive, not "
+          << int64_t(devicesPerHost);
+      return signalPassFailure();
+    }
     if (failed(verifyDistributedTypes(getOperation())))
       return signalPassFailure();
     ModuleOp module = getOperation();

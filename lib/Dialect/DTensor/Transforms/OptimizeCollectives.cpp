@@ -10,7 +10,8 @@
 // own, and this pass changes it the same way on every rank, so it can do
 // what CSE and LICM do for pure ops:
 //  - a synchronous collective equal to one that dominates it (same kind,
-//    input, mesh, groups, attributes, result type) is that one's value;
+//    input, mesh, groups, attributes, result type) is that one's value, and
+//    pure ops then equal are merged as CSE does, until nothing merges;
 //  - a synchronous collective in a loop whose operands are defined outside
 //    it moves before the loop, when the loop's trip count is a constant of
 //    at least one (so no rank communicates where the program would not);
@@ -29,6 +30,8 @@
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/CSE.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -64,8 +67,18 @@ struct DTensorOptimizeCollectivesPass
     ModuleOp module = getOperation();
     if (hoist)
       module.walk([&](LoopLikeOpInterface loop) { hoistFrom(loop); });
+    // Merging two collectives can make what they feed equal (the padding
+    // and slicing an uneven all_reduce -> all_gather puts between them),
+    // and so the next collectives: merge, then CSE, until nothing merges.
     if (dedupe)
-      deduplicate(module);
+      while (deduplicate(module)) {
+        IRRewriter rewriter(module.getContext());
+        DominanceInfo dominance(module);
+        bool changed = false;
+        eliminateCommonSubExpressions(rewriter, dominance, module, &changed);
+        if (!changed)
+          break;
+      }
   }
 
   /// Loop-invariant code motion that also moves synchronous collectives
@@ -88,8 +101,9 @@ struct DTensorOptimizeCollectivesPass
         });
   }
 
-  /// Replaces every synchronous collective equal to one that dominates it.
-  void deduplicate(ModuleOp module) {
+  /// Replaces every synchronous collective equal to one that dominates it;
+  /// whether any was.
+  bool deduplicate(ModuleOp module) {
     DominanceInfo dominance(module);
     struct Info : llvm::DenseMapInfo<Operation *> {
       static unsigned getHashValue(const Operation *op) {
@@ -127,6 +141,7 @@ struct DTensorOptimizeCollectivesPass
     });
     for (Operation *op : dead)
       op->erase();
+    return !dead.empty();
   }
 };
 

@@ -629,18 +629,36 @@ FailureOr<FactorSharding> analyzeRule(Operation *raw, const ShardingRule &rule,
   std::string error;
   if (!divisibilityHolds(rule, factorOf, view.shape, error))
     return raw->emitOpError() << "cannot be partitioned exactly: " << error;
-  // A factor sharded by several mesh dims must use one order everywhere.
-  for (size_t i = 0; i < numPlaced + numResults; ++i)
-    for (size_t f = 0; f < rule.factors.size(); ++f) {
+  // A factor sharded by several mesh dims must use one order everywhere,
+  // and (as partitioning computes each rank's piece of a loop) the default
+  // one, ascending mesh dims.
+  for (size_t f = 0; f < rule.factors.size(); ++f) {
+    std::optional<std::vector<int64_t>> first;
+    size_t firstOperand = 0;
+    for (size_t i = 0; i < numPlaced + numResults; ++i) {
       std::optional<int64_t> pos = rule.dimOf(i, f);
       if (!pos)
         continue;
-      if (std::vector<int64_t>(dist[i]->layout.order(*pos)) !=
-          out.meshDimsOfFactor[f])
+      std::vector<int64_t> order(dist[i]->layout.order(*pos));
+      if (!first) {
+        first = order;
+        firstOperand = i;
+      } else if (order != *first) {
         return raw->emitOpError()
                << nameOf(i) << " shards loop " << f
-               << " in another order of mesh dims than the other operands";
+               << " in another order of mesh dims than " << nameOf(firstOperand);
+      }
     }
+    if (first && *first != out.meshDimsOfFactor[f]) {
+      InFlightDiagnostic diag = raw->emitOpError()
+                                << "shards loop " << f << " over mesh dims [";
+      llvm::interleaveComma(*first, diag);
+      diag << "] in that order; compute ops are partitioned with the default "
+              "order (ascending mesh dims) only: redistribute the operands to "
+              "it first";
+      return diag;
+    }
+  }
   return out;
 }
 

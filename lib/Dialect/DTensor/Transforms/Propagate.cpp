@@ -42,6 +42,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <chrono>
+#include <cmath>
 #include <limits>
 #include <map>
 #include <set>
@@ -294,6 +295,60 @@ std::optional<int64_t> constantTrips(scf::ForOp loop) {
   return std::max<int64_t>((*ub - *lb + *step - 1) / *step, 1);
 }
 
+/// Whether `v` is the same in every iteration of `loop` in a way LICM
+/// sees (and so dtensor-optimize-collectives, which moves what it computes
+/// and the collectives of it out of the loop): defined outside it, or the
+/// result of a pure, speculatable op of the loop's own body whose operands
+/// and captured values are such. Memoized in `cache`.
+bool loopInvariant(Value v, scf::ForOp loop,
+                   llvm::DenseMap<std::pair<Value, Operation *>, bool> &cache,
+                   int depth = 0) {
+  if (loop.isDefinedOutsideOfLoop(v))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != loop.getBody() || depth > 256)
+    return false;
+  auto key = std::make_pair(v, loop.getOperation());
+  if (auto it = cache.find(key); it != cache.end())
+    return it->second;
+  cache[key] = false; // (no cycles in SSA; a guard all the same)
+  bool invariant = isMemoryEffectFree(def) && isSpeculatable(def);
+  for (Value operand : def->getOperands())
+    if (invariant)
+      invariant = loopInvariant(operand, loop, cache, depth + 1);
+  if (invariant && def->getNumRegions()) {
+    llvm::SetVector<Value> captured;
+    getUsedValuesDefinedAbove(def->getRegions(), captured);
+    for (Value c : captured)
+      if (invariant)
+        invariant = loopInvariant(c, loop, cache, depth + 1);
+  }
+  return cache[key] = invariant;
+}
+
+/// How many times fewer a move of `v` for `user` runs than `user` does:
+/// dtensor-optimize-collectives moves a collective whose operands are
+/// loop-invariant (loopInvariant) out of an scf.for that runs a constant
+/// number of times, at least once (as LICM: from the loop's own body, so
+/// through each such loop `user` sits directly in). The product of their
+/// trip counts.
+double hoistTrips(Value v, Operation *user,
+                  llvm::DenseMap<std::pair<Value, Operation *>, bool> &cache) {
+  double trips = 1;
+  for (Operation *p = user->getParentOp(); p; p = p->getParentOp()) {
+    auto loop = llvm::dyn_cast<scf::ForOp>(p);
+    if (!loop || !loopInvariant(v, loop, cache))
+      break;
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound()),
+                           ub = getConstantIntValue(loop.getUpperBound()),
+                           step = getConstantIntValue(loop.getStep());
+    if (!lb || !ub || !step || *step <= 0 || *ub <= *lb)
+      break;
+    trips *= std::ceil((double(*ub) - double(*lb)) / double(*step));
+  }
+  return trips;
+}
+
 /// Every placement of a rank-`rank` tensor on a mesh of `meshRank` dims
 /// with R or S(d) per mesh dim (and P(sum) with `partialSum`), default
 /// shard orders.
@@ -483,6 +538,8 @@ struct DTensorPropagatePass
   /// per user and dtensor-optimize-collectives merges equal ones), so it
   /// pays nothing for it. Only values with several users appear.
   llvm::DenseMap<Value, SmallVector<std::pair<Attribute, Block *>, 2>> paidMoves;
+  /// loopInvariant's answers (the IR's structure does not change here).
+  llvm::DenseMap<std::pair<Value, Operation *>, bool> invariantCache;
   bool alreadyPaid(Value v, Attribute spec, Block *block) const {
     auto it = paidMoves.find(v);
     return it != paidMoves.end() &&
@@ -665,6 +722,28 @@ struct DTensorPropagatePass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Option values that mean nothing are errors (they were taken as "no
+    // budget" or priced every link as inter-host).
+    auto badOption = [&](StringRef name, const Twine &why) {
+      module.emitError() << "dtensor-propagate: " << name << " " << why;
+      signalPassFailure();
+    };
+    if (devicesPerHost <= 0)
+      return badOption("devices-per-host", "must be positive, not " +
+                                               Twine(int64_t(devicesPerHost)));
+    if (!(memoryBudgetMb >= 0) || std::isinf(double(memoryBudgetMb)))
+      return badOption("memory-budget-mb",
+                       "must be a finite number of MB, 0 for no budget");
+    if (double(memoryBudgetMb) > 0 && std::string(autoShard).empty())
+      return badOption("memory-budget-mb",
+                       "bounds the arguments auto-sharding chooses: give "
+                       "auto-shard=MESH with it");
+    if (wholeFunctionOps < 0)
+      return badOption("whole-function-ops", "must be 0 (off) or positive");
+    if (!(wholeFunctionSeconds >= 0))
+      return badOption("whole-function-seconds", "must be 0 or positive");
+    if (searchBudget < 0)
+      return badOption("search-budget", "must be 0 (off) or positive");
     if (failed(verifyDistributedTypes(getOperation())))
       return signalPassFailure();
     SymbolTableCollection tables;
@@ -692,6 +771,7 @@ struct DTensorPropagatePass
     recomputables.clear();
     narrowPrices.clear(); // keyed by values and attributes of this module
     paidMoves.clear();
+    invariantCache.clear();
     forced.clear();
     forcedOps.clear();
     alternatives.clear();
@@ -2169,7 +2249,8 @@ struct DTensorPropagatePass
     auto ret = llvm::cast<func::ReturnOp>(body.getTerminator());
     // The placements a use outside the model needs of a value the model
     // decides: a distribute_tensor's spec, the function's result spec
-    // (whole for a public function's plain result); none for other users.
+    // (whole for a public function's plain result), whole for an op that
+    // reads it whole (readsWhole); none for other users.
     auto outsideTarget = [&](OpOperand &use, int64_t rank,
                              size_t meshRank) -> std::optional<Placements> {
       Operation *user = use.getOwner();
@@ -2190,6 +2271,8 @@ struct DTensorPropagatePass
         if (fn.isPublic())
           return Placements(meshRank, Placement::replicate());
       }
+      if (readsWhole(user))
+        return Placements(meshRank, Placement::replicate());
       return std::nullopt;
     };
     for (WholeNode &n : nodes) {
@@ -2425,7 +2508,11 @@ struct DTensorPropagatePass
         }
         AssignmentProblem::Demand &d = problem.demands[it->second];
         std::vector<Placements> &targets = demandStates[it->second];
-        double runs = multiplicity(n.op->getBlock());
+        // (A move of a value from outside the loops around the op leaves
+        // them: hoistTrips.)
+        double runs = multiplicity(n.op->getBlock()) /
+                      hoistTrips(n.op->getOperand(n.rule.operands[o]), n.op,
+                                 invariantCache);
         for (size_t a = 0; a < numFrom; ++a)
           for (std::vector<double> *row : {&d.cost[a], &d.bytes[a]})
             if (row->capacity() < row->size() + rows->wants.size())
@@ -3047,8 +3134,33 @@ struct DTensorPropagatePass
         visitWhile(loop);
       } else if (auto call = llvm::dyn_cast<func::CallOp>(op)) {
         visitCall(call);
+      } else if (readsWhole(&op)) {
+        // Insert-redistribute gathers each distributed operand whole for
+        // it (once per value and block: equal gathers merge).
+        for (Value v : op.getOperands()) {
+          if (!specOf(v) || !llvm::isa<RankedTensorType>(v.getType()))
+            continue;
+          Attribute whole = UnitAttr::get(op.getContext());
+          if (alreadyPaid(v, whole, op.getBlock()))
+            continue;
+          spent += boundaryCost(v, SpecAttr(), &op);
+          markPaid(v, whole, op.getBlock());
+        }
       }
     }
+  }
+
+  /// Whether `op` computes on the global values of its distributed operands
+  /// (insert-redistribute gathers them for it): an op without a sharding
+  /// rule outside the structure propagation follows (a tensor.cast, a
+  /// tensor.extract), or a full_tensor.
+  static bool readsWhole(Operation *op) {
+    if (llvm::isa<FullTensorOp>(op))
+      return true;
+    return op->getNumRegions() == 0 &&
+           !llvm::isa<DTensorDialect>(op->getDialect()) &&
+           !llvm::isa<ShardingRuleOpInterface, scf::YieldOp, scf::ConditionOp,
+                      func::CallOp, func::ReturnOp>(op);
   }
 
   /// The cost of giving `v` the spec `want` (null: plain) at `at`.
@@ -3740,6 +3852,12 @@ struct DTensorPropagatePass
     // alike).
     std::string cacheKey = key;
     appendPaidKey(cacheKey, op);
+    // (The same op at another depth of loops around its operands prices
+    // their moves apart: hoistTrips.)
+    for (Value v : op->getOperands()) {
+      double trips = hoistTrips(v, op, invariantCache);
+      cacheKey.append(reinterpret_cast<const char *>(&trips), sizeof trips);
+    }
     if (force) {
       cacheKey.append("\xff forced");
       for (int64_t f : *force)
@@ -3974,7 +4092,9 @@ struct DTensorPropagatePass
           // dtensor-narrow-moves may move the producer's inputs instead.
           if (narrow && move > 0)
             move = std::min(move, narrowPrice(*view, op, v, like, c.placed[o]));
-          c.moveCost += move;
+          // A move of a value from outside the loops around the op leaves
+          // them: paid once for all their iterations.
+          c.moveCost += move / hoistTrips(v, op, invariantCache);
         }
       for (auto [i, t] : llvm::enumerate(tables)) {
         bool masked = int(i) == maskedTable;
