@@ -122,14 +122,31 @@ bool bodyKeepsPartial(Block &body, ArrayRef<bool> partialInputs,
       return a >= 0 && b >= 0 && a != b && partialInputs[a] != partialInputs[b];
     }
   }
+  // One op (besides constants) on inputs, constants and values from outside
+  // the body (the same for every element: never Partial).
   Operation *def = yield.getOperand(0).getDefiningOp();
-  if (!def || def->getBlock() != &body || &body.front() != def ||
-      def->getNextNode() != yield.getOperation() || def->getNumOperands() != 2)
+  if (!def || def->getBlock() != &body || def->getNumOperands() < 1 ||
+      def->getNumOperands() > 2)
     return false;
-  int a = argIndex(def->getOperand(0)), b = argIndex(def->getOperand(1));
-  if (a < 0 || b < 0)
-    return false;
-  bool pa = partialInputs[a], pb = partialInputs[b];
+  for (Operation &op : body)
+    if (&op != def && &op != yield.getOperation() &&
+        !llvm::isa<arith::ConstantOp>(op))
+      return false;
+  bool partial[2] = {false, false};
+  for (auto [i, v] : llvm::enumerate(def->getOperands())) {
+    if (int at = argIndex(v); at >= 0) {
+      partial[i] = partialInputs[at];
+      continue;
+    }
+    auto arg = llvm::dyn_cast<BlockArgument>(v);
+    if (arg && arg.getOwner() == &body)
+      return false; // the init
+    if (v.getParentBlock() == &body && !v.getDefiningOp<arith::ConstantOp>())
+      return false;
+  }
+  bool pa = partial[0], pb = partial[1];
+  if (llvm::isa<arith::NegFOp>(def))
+    return pa;
   if (llvm::isa<arith::AddFOp, arith::SubFOp>(def))
     return pa && pb;
   if (llvm::isa<arith::MulFOp>(def))
