@@ -2882,11 +2882,18 @@ struct DTensorPropagatePass
       forgetInside(started[i], /*arguments=*/true);
     // Moves paid inside them, of values defined outside too (the
     // function's arguments): the next analysis pays them again.
+    forgetPaidSince(start.fn, start.mark);
+  }
+
+  /// Forgets the moves paid in blocks under `root` or in the callees first
+  /// analysed since `mark`, and those callees (their next call analyses
+  /// them again): the next analysis pays the moves again.
+  void forgetPaidSince(Operation *root, size_t mark) {
     auto inside = [&](Block *block) {
       Operation *owner = block->getParentOp();
-      if (start.fn->isAncestor(owner))
+      if (root->isAncestor(owner))
         return true;
-      for (size_t i = start.mark; i < started.size(); ++i)
+      for (size_t i = mark; i < started.size(); ++i)
         if (started[i]->isAncestor(owner))
           return true;
       return false;
@@ -2895,7 +2902,7 @@ struct DTensorPropagatePass
       llvm::erase_if(paid, [&](const std::pair<Attribute, Block *> &p) {
         return inside(p.second);
       });
-    forgetStarted(start.mark);
+    forgetStarted(mark);
   }
 
   void forgetStarted(size_t mark) {
@@ -3202,20 +3209,7 @@ struct DTensorPropagatePass
       // Moves an earlier attempt paid in the body, or in a callee first
       // called there, are paid again: else the second attempt would find
       // the first's redistributions paid and cost less than it does.
-      auto inAttempt = [&](Block *block) {
-        Operation *owner = block->getParentOp();
-        if (loop->isProperAncestor(owner) || loop == owner)
-          return true;
-        for (size_t i = mark; i < started.size(); ++i)
-          if (started[i]->isAncestor(owner))
-            return true;
-        return false;
-      };
-      for (auto &[value, paid] : paidMoves)
-        llvm::erase_if(paid, [&](const std::pair<Attribute, Block *> &p) {
-          return inAttempt(p.second);
-        });
-      forgetStarted(mark); // callees first called in the body: again
+      forgetPaidSince(loop, mark); // callees first called in the body: again
       log.resize(logStart); // explain the attempt kept, once
       double outer = spent;
       spent = 0;
