@@ -50,8 +50,14 @@ static bool makeArgs(Interpreter &interp, func::FuncOp fn,
     dispatch(*dt, [&](auto v) {
       using T = decltype(v);
       T *x = t.mutableData<T>();
-      for (int64_t i = 0; i < t.numElements(); ++i)
-        x[i] = T(double((i * 7) % 11) - 5.0);
+      // i1 is stored as uint8_t: it takes 0 and 1 only (a negative double
+      // converted to an unsigned type is undefined).
+      for (int64_t i = 0; i < t.numElements(); ++i) {
+        if (*dt == DType::I1)
+          x[i] = T((i * 7) % 3 == 0 ? 1.0 : 0.0);
+        else
+          x[i] = T(double((i * 7) % 11) - 5.0);
+      }
     });
     SpecAttr spec = getSpec(tensor);
     if (!spec) {

@@ -8,6 +8,7 @@
 #include "dtensor/Core/Layout.h"
 #include "dtensor/Core/Redistribute.h"
 
+#include <cstring>
 #include <string>
 
 using namespace mlir::dtensor;
@@ -21,7 +22,13 @@ void report(MlirStringCallback error, void *userData,
 }
 
 bool toCore(const DTensorPlacement &p, Placement &out, std::string &error) {
-  switch (p.kind) {
+  // A caller may store any integer in the enum fields: read them as the
+  // integers they hold (loading an out-of-range enum value is undefined).
+  int kind = 0, reduce = 0;
+  static_assert(sizeof p.kind == sizeof(int) && sizeof p.reduce == sizeof(int));
+  std::memcpy(&kind, &p.kind, sizeof kind);
+  std::memcpy(&reduce, &p.reduce, sizeof reduce);
+  switch (kind) {
   case DTensorPlacementReplicate:
     out = Placement::replicate();
     return true;
@@ -29,14 +36,14 @@ bool toCore(const DTensorPlacement &p, Placement &out, std::string &error) {
     out = Placement::shard(p.dim, p.order);
     return true;
   case DTensorPlacementPartial:
-    if (p.reduce < DTensorReduceSum || p.reduce > DTensorReduceProduct) {
-      error = "unknown Partial reduction " + std::to_string(int(p.reduce));
+    if (reduce < int(DTensorReduceSum) || reduce > int(DTensorReduceProduct)) {
+      error = "unknown Partial reduction " + std::to_string(reduce);
       return false;
     }
-    out = Placement::partial(ReduceKind(p.reduce));
+    out = Placement::partial(ReduceKind(reduce));
     return true;
   }
-  error = "unknown placement kind " + std::to_string(int(p.kind));
+  error = "unknown placement kind " + std::to_string(kind);
   return false;
 }
 

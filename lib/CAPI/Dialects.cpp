@@ -76,8 +76,11 @@ MlirModule dtensorParseModule(MlirContext context, MlirStringRef text,
   if (mlirContextIsNull(context))
     return MlirModule{nullptr};
   MLIRContext *ctx = unwrap(context);
-  llvm::StringRef source = unwrap(text);
-  llvm::StringRef name = unwrap(sourceName);
+  // No text ({NULL, 0}) is the empty module text: MLIR's lexer reads the
+  // byte at its start.
+  llvm::StringRef source = text.data ? unwrap(text) : llvm::StringRef("");
+  llvm::StringRef name =
+      sourceName.data ? unwrap(sourceName) : llvm::StringRef("");
   if (std::optional<dtensor::ScreenFinding> finding =
           dtensor::screenForParserCrashes(source)) {
     llvm::StringRef before = source.take_front(finding->offset);

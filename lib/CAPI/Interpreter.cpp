@@ -72,6 +72,7 @@ std::optional<Tensor> makeTensor(MlirStringRef dtype, const int64_t *shape,
       return std::nullopt;
     }
     std::memcpy(t->mutableBytes(), data, t->numBytes());
+    t->normalizeBools();
   }
   return t;
 }

@@ -48,6 +48,16 @@ bool isLinear(ReduceKind kind) {
   return kind == ReduceKind::Sum || kind == ReduceKind::Avg;
 }
 
+bool sameIgnoringOrder(const Placement &a, const Placement &b) {
+  if (a.kind != b.kind)
+    return false;
+  if (a.isShard())
+    return a.dim == b.dim;
+  if (a.isPartial())
+    return a.reduce == b.reduce;
+  return true;
+}
+
 std::string formatPlacement(const Placement &p) {
   switch (p.kind) {
   case PlacementKind::Replicate:

@@ -104,6 +104,57 @@ mlir::dtensor::placementsForFactor(const ShardingRule &rule, int64_t factor,
   return out;
 }
 
+void mlir::dtensor::adoptShardOrders(
+    const ShardingRule &rule, ArrayRef<int64_t> factorOfMeshDim,
+    std::vector<Placements> &placed,
+    llvm::function_ref<ArrayRef<Placements>(size_t)> statesOf) {
+  size_t meshRank = factorOfMeshDim.size();
+  for (int64_t f = 0; f < int64_t(rule.factors.size()); ++f) {
+    llvm::SmallVector<size_t, 4> dims;
+    for (size_t m = 0; m < meshRank; ++m)
+      if (factorOfMeshDim[m] == f)
+        dims.push_back(m);
+    if (dims.size() < 2)
+      continue;
+    std::optional<llvm::SmallVector<int64_t, 4>> order;
+    for (size_t o = 0; o < rule.numOperands() && !order; ++o) {
+      std::optional<int64_t> d = rule.isInit(o) ? std::nullopt : rule.dimOf(o, f);
+      if (!d)
+        continue;
+      for (const Placements &state : statesOf(o)) {
+        if (state.size() != meshRank)
+          continue;
+        llvm::SmallVector<size_t, 4> sharding;
+        for (size_t m = 0; m < meshRank; ++m)
+          if (state[m].isShard(*d))
+            sharding.push_back(m);
+        if (sharding != dims)
+          continue;
+        llvm::SmallVector<int64_t, 4> positions;
+        bool fallback = true;
+        for (auto [i, m] : llvm::enumerate(dims)) {
+          positions.push_back(state[m].order);
+          fallback &= state[m].order == -1 || state[m].order == int64_t(i);
+        }
+        if (!fallback) {
+          order = positions;
+          break;
+        }
+      }
+    }
+    if (!order)
+      continue;
+    for (size_t o = 0; o < placed.size(); ++o) {
+      std::optional<int64_t> d = rule.dimOf(o, f);
+      if (!d)
+        continue;
+      for (auto [i, m] : llvm::enumerate(dims))
+        if (placed[o][m].isShard(*d))
+          placed[o][m].order = (*order)[i];
+    }
+  }
+}
+
 bool mlir::dtensor::divisibilityHolds(const ShardingRule &rule,
                                       ArrayRef<int64_t> factorOfMeshDim,
                                       ArrayRef<int64_t> meshShape,

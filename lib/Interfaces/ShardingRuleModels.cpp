@@ -90,12 +90,84 @@ std::optional<ReduceKind> combinerOf(Block &body, BlockArgument outArg) {
   return std::nullopt;
 }
 
-/// Whether a body keeps its Partial inputs (marked, by block argument)
-/// Partial: it is one add/sub of two Partial inputs, one mul/div with
-/// exactly one Partial input (the numerator of a div), or a contraction
-/// (out + a * b) with exactly one Partial factor; the rest Replicate.
+/// Whether `op`, one element-wise arith/math op, keeps a Partial of `kind`
+/// in the operands marked in `partial` (one entry per operand of `op`; the
+/// others are the same on every rank: replicated tensors, constants, values
+/// from outside a body). SEMANTICS.md's pointwise rules, where they are
+/// exact for the program's own types: add/sub keep P(sum|avg) of two
+/// Partial sides, and a P(avg) plus or minus a replicated value; mul/div
+/// keep P(sum|avg) with exactly one Partial side (div: the numerator); ops
+/// that do not decrease (exp, tanh, adding a replicated value, max/min with
+/// one, casts that keep the order) keep P(max|min). Not kept, where DTensor
+/// keeps them: a P(sum|avg) through a float cast (the global program
+/// rounds the sum, not each term: a narrowed sum of f32 terms 70000 and
+/// -70000 is 0, the sum of narrowed terms inf - inf; a reduction before a
+/// widening cast moves fewer bytes anyway), and an integer P(avg) through
+/// anything (its reduction divides, truncating: avg(a) * c is not avg(a *
+/// c)). On integers a wrap rules orders out (an i8 P(max) plus a constant,
+/// fptosi of 200.0 to i8), and i1 keeps nothing (add is a xor, a bool
+/// Partial sum an or).
+bool opKeepsPartial(Operation *op, ArrayRef<bool> partial, ReduceKind kind) {
+  if (op->getNumResults() != 1 || partial.empty() ||
+      partial.size() != op->getNumOperands() ||
+      llvm::none_of(partial, [](bool p) { return p; }))
+    return false;
+  Type elem = getElementTypeOrSelf(op->getResult(0).getType());
+  Type in = getElementTypeOrSelf(op->getOperand(0).getType());
+  if (elem.isInteger(1) || in.isInteger(1))
+    return false;
+  bool isFloat = llvm::isa<FloatType>(elem);
+  // Sums wrap exactly on integers (mod 2^n); an average divides.
+  bool linear = kind == ReduceKind::Sum || (kind == ReduceKind::Avg && isFloat);
+  bool order = kind == ReduceKind::Max || kind == ReduceKind::Min;
+  if (op->getNumOperands() == 1) {
+    // An integer truncation is a ring homomorphism (mod 2^n): sums and
+    // products survive it; an order does not.
+    if (llvm::isa<arith::TruncIOp>(op))
+      return kind == ReduceKind::Sum || kind == ReduceKind::Product;
+    if (llvm::isa<arith::NegFOp>(op))
+      return linear;
+    // Non-decreasing on all of their domain: max_i f(a_i) = f(max_i a_i)
+    // (float casts round monotonically; sitofp too).
+    if (llvm::isa<arith::ExtFOp, arith::TruncFOp, arith::ExtSIOp,
+                  arith::SIToFPOp, math::ExpOp, math::Exp2Op, math::ExpM1Op,
+                  math::TanhOp, math::SinhOp, math::AsinhOp, math::AtanOp,
+                  math::ErfOp, math::CbrtOp, math::CeilOp, math::FloorOp,
+                  math::RoundOp, math::RoundEvenOp, math::TruncOp>(op))
+      return order;
+    return false;
+  }
+  if (op->getNumOperands() != 2)
+    return false;
+  bool pa = partial[0], pb = partial[1];
+  bool avg = kind == ReduceKind::Avg && isFloat;
+  if (llvm::isa<arith::AddFOp, arith::AddIOp>(op))
+    return linear ? pa && pb || (avg && pa != pb)
+                  : order && isFloat && pa != pb;
+  if (llvm::isa<arith::SubFOp, arith::SubIOp>(op))
+    return linear ? pa && pb || (avg && pa != pb)
+                  : order && isFloat && pa && !pb;
+  if (llvm::isa<arith::MulFOp, arith::MulIOp>(op))
+    return linear && pa != pb;
+  if (llvm::isa<arith::DivFOp>(op))
+    return linear && pa && !pb;
+  // max(max_i a_i, c) = max_i max(a_i, c), and min(., c) does not decrease
+  // either: one Partial side of either order keeps P(max|min); two Partial
+  // sides only when the op is the Partial's own combiner.
+  bool maxOp = llvm::isa<arith::MaximumFOp, arith::MaxSIOp>(op);
+  bool minOp = llvm::isa<arith::MinimumFOp, arith::MinSIOp>(op);
+  if (maxOp || minOp)
+    return order && (pa != pb || (maxOp ? kind == ReduceKind::Max
+                                        : kind == ReduceKind::Min));
+  return false;
+}
+
+/// Whether a body keeps its Partial inputs (marked, by block argument) of
+/// `kind` Partial: it is one op that does (opKeepsPartial) on inputs,
+/// constants and values from outside the body, or a contraction (out + a *
+/// b) with exactly one Partial factor and a linear kind; the rest Replicate.
 bool bodyKeepsPartial(Block &body, ArrayRef<bool> partialInputs,
-                      unsigned numInputs) {
+                      unsigned numInputs, ReduceKind kind) {
   auto yield = llvm::cast<linalg::YieldOp>(body.getTerminator());
   if (yield.getNumOperands() != 1)
     return false;
@@ -107,12 +179,15 @@ bool bodyKeepsPartial(Block &body, ArrayRef<bool> partialInputs,
   };
   // A contraction, out + a * b, is linear in each factor: one Partial
   // factor (the accumulator Partial too) keeps the result Partial.
+  Value out = body.getArgument(body.getNumArguments() - 1);
+  bool floatOut = llvm::isa<FloatType>(out.getType());
+  if (out.getType().isInteger(1)) // an i1 sum is a xor, a Partial one an or
+    return false;
+  // (An integer average divides, truncating: only its sums are linear.)
+  bool linear = kind == ReduceKind::Sum || (kind == ReduceKind::Avg && floatOut);
   if (auto add = yield.getOperand(0).getDefiningOp();
-      add && llvm::isa<arith::AddFOp, arith::AddIOp>(add) &&
+      add && linear && llvm::isa<arith::AddFOp, arith::AddIOp>(add) &&
       body.getOperations().size() == 3) {
-    Value out = body.getArgument(body.getNumArguments() - 1);
-    if (out.getType().isInteger(1)) // an i1 sum is a xor, a Partial one an or
-      return false;
     Value other = add->getOperand(0) == out ? add->getOperand(1)
                   : add->getOperand(1) == out ? add->getOperand(0)
                                                 : Value();
@@ -122,9 +197,29 @@ bool bodyKeepsPartial(Block &body, ArrayRef<bool> partialInputs,
       return a >= 0 && b >= 0 && a != b && partialInputs[a] != partialInputs[b];
     }
   }
+  Operation *def = yield.getOperand(0).getDefiningOp();
+  // A reduction by the Partial's own combiner of a Partial input into the
+  // accumulator (a sum over a dim no mesh dim here shards): each rank
+  // reduces its terms, and the terms' reductions combine as the Partial
+  // does (sum of sums, max of maxes; an average of sums for floats).
+  if (def && def->getBlock() == &body && def->getNumOperands() == 2 &&
+      body.getOperations().size() == 2 &&
+      llvm::is_contained(def->getOperands(), out)) {
+    Value term = def->getOperand(0) == out ? def->getOperand(1)
+                                           : def->getOperand(0);
+    int at = argIndex(term);
+    if (at < 0 || !partialInputs[at])
+      return false;
+    if (llvm::isa<arith::AddFOp, arith::AddIOp>(def))
+      return linear;
+    if (llvm::isa<arith::MaximumFOp, arith::MaxSIOp>(def))
+      return kind == ReduceKind::Max;
+    if (llvm::isa<arith::MinimumFOp, arith::MinSIOp>(def))
+      return kind == ReduceKind::Min;
+    return false;
+  }
   // One op (besides constants) on inputs, constants and values from outside
   // the body (the same for every element: never Partial).
-  Operation *def = yield.getOperand(0).getDefiningOp();
   if (!def || def->getBlock() != &body || def->getNumOperands() < 1 ||
       def->getNumOperands() > 2)
     return false;
@@ -144,16 +239,8 @@ bool bodyKeepsPartial(Block &body, ArrayRef<bool> partialInputs,
     if (v.getParentBlock() == &body && !v.getDefiningOp<arith::ConstantOp>())
       return false;
   }
-  bool pa = partial[0], pb = partial[1];
-  if (llvm::isa<arith::NegFOp>(def))
-    return pa;
-  if (llvm::isa<arith::AddFOp, arith::SubFOp>(def))
-    return pa && pb;
-  if (llvm::isa<arith::MulFOp>(def))
-    return pa != pb;
-  if (llvm::isa<arith::DivFOp>(def))
-    return pa && !pb;
-  return false;
+  return opKeepsPartial(def, ArrayRef<bool>(partial, def->getNumOperands()),
+                        kind);
 }
 
 /// Adds `scale` times the linear form of `e` to `coef` (per loop) and
@@ -351,13 +438,11 @@ struct LinalgRuleModel
     std::vector<unsigned> operandNumbers = rule.operands;
     rule.keepsPartial = [body, numInputs, operandNumbers](ArrayRef<bool> partial,
                                                           ReduceKind kind) {
-      if (!isLinear(kind))
-        return false;
       SmallVector<bool> byArg(numInputs, false);
       for (size_t o = 0; o < partial.size(); ++o)
         if (partial[o] && operandNumbers[o] < numInputs)
           byArg[operandNumbers[o]] = true;
-      return bodyKeepsPartial(*body, byArg, numInputs);
+      return bodyKeepsPartial(*body, byArg, numInputs, kind);
     };
     rule.makesPartial = llvm::isa<linalg::FillOp>(raw);
     return rule;
@@ -415,16 +500,20 @@ struct ElementwiseRuleModel
       rule.operands.push_back(operand.getOperandNumber());
       rule.operandDims.push_back(rule.resultDims[0]);
     }
-    // Linear ops keep Partial(sum|avg) operands, when all of them are.
-    // (Not on i1: an i1 add is a xor, and a bool Partial sum an or.)
-    bool twoTerms = llvm::isa<arith::AddFOp, arith::SubFOp, arith::AddIOp,
-                              arith::SubIOp>(raw) &&
-                    !type.getElementType().isInteger(1);
-    bool negate = llvm::isa<arith::NegFOp>(raw);
-    if (twoTerms || negate)
-      rule.keepsPartial = [](ArrayRef<bool> partial, ReduceKind kind) {
-        return isLinear(kind) && llvm::all_of(partial, [](bool p) { return p; });
+    // The op's own Partial rule (opKeepsPartial), by op operand. Operands
+    // whose specs then differ (a Partial times a replicated tensor) are
+    // given one linalg.generic by insert-redistribute: arith ops on tensors
+    // take one type.
+    if (rule.operands.size() == raw->getNumOperands()) {
+      std::vector<unsigned> numbers = rule.operands;
+      rule.keepsPartial = [raw, numbers](ArrayRef<bool> partial,
+                                         ReduceKind kind) {
+        SmallVector<bool, 4> byOperand(raw->getNumOperands(), false);
+        for (auto [o, p] : llvm::enumerate(partial))
+          byOperand[numbers[o]] = p;
+        return opKeepsPartial(raw, byOperand, kind);
       };
+    }
     return rule;
   }
 };

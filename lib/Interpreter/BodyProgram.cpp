@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "dtensor/Interpreter/Tensor.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/bit.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
@@ -94,6 +95,7 @@ enum Op : uint16_t {
   FExp, FLog, FTanh, FSqrt, FRsqrt, FErf, FAbs, FSin, FCos, FFloor, FCeil,
   FTrunc, FRoundEven, FLog1p, FExpM1, FLog2,
   FTan, FAtan, FAsin, FAcos, FSinh, FCosh, FAsinh, FAcosh, FAtanh, FExp2, FLog10, FCbrt, FAtan2,
+  FRoundAway, FErfc, FCopySign, FFma, // (FFma: c is the addend's register)
   FPow, FCmp, FRound,
   IAdd, ISub, IMul, IDivS, IFloorDivS, ICeilDivS, IRemS, IMinS, IMaxS, IAnd, IOr, IXor, ICmp, IAbs,
   IShL, IShRU, IShRS, // c: the bit width
@@ -101,7 +103,87 @@ enum Op : uint16_t {
   ZExt, SExt, TruncInt, UIToFP, // c: the source's (ZExt, SExt, UIToFP,
                                 // SIToFP) or result's (TruncInt) bit width
   BitCast, // c: bitKind(source) << 8 | bitKind(result)
+  FIsNan, FIsInf, FIsFinite,
+  // c: the bit width (of the operands; FPToUI: of the result)
+  ICtlz, ICttz, ICtpop, IDivU, IRemU, ICeilDivU, IMaxU, IMinU, IPowI, FPToUI,
 };
+
+/// An integer of `bits` as the unsigned value of its bits.
+uint64_t unsignedOf(int64_t v, int bits) {
+  return uint64_t(zeroExtend(v, bits));
+}
+/// An unsigned result of `bits` as a register holds it (i1: 0 or 1, else
+/// sign-extended).
+int64_t fromUnsigned(uint64_t u, int bits) { return truncateInt(int64_t(u), bits); }
+/// math.ipowi: by squaring, wrapping; a negative exponent gives 1 / base^-e
+/// truncated: 0 but for a base of 1 or -1 (MLIR's own expansion).
+int64_t powInt(int64_t base, int64_t e) {
+  if (e < 0)
+    return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
+  uint64_t result = 1, b = uint64_t(base);
+  for (uint64_t n = uint64_t(e); n; n >>= 1, b *= b)
+    if (n & 1)
+      result *= b;
+  return int64_t(result);
+}
+/// The ops after BitCast, shared by run() and runColumns().
+Reg evalMore(uint16_t op, int c, Reg a, Reg b, Reg addend) {
+  Reg d;
+  d.i = 0;
+  switch (op) {
+  case FRoundAway: d.f = std::round(a.f); break;
+  case FErfc: d.f = std::erfc(a.f); break;
+  case FCopySign: d.f = std::copysign(a.f, b.f); break;
+  case FFma: d.f = std::fma(a.f, b.f, addend.f); break;
+  case FIsNan: d.i = std::isnan(a.f); break;
+  case FIsInf: d.i = std::isinf(a.f); break;
+  case FIsFinite: d.i = std::isfinite(a.f); break;
+  case ICtlz: {
+    uint64_t u = unsignedOf(a.i, c);
+    d.i = u ? int64_t(llvm::countl_zero(u)) - (64 - c) : c;
+    break;
+  }
+  case ICttz: {
+    uint64_t u = unsignedOf(a.i, c);
+    d.i = u ? int64_t(llvm::countr_zero(u)) : c;
+    break;
+  }
+  case ICtpop: d.i = llvm::popcount(unsignedOf(a.i, c)); break;
+  // Division by 0 gives 0, as the signed ones do.
+  case IDivU: {
+    uint64_t y = unsignedOf(b.i, c);
+    d.i = fromUnsigned(y ? unsignedOf(a.i, c) / y : 0, c);
+    break;
+  }
+  case IRemU: {
+    uint64_t y = unsignedOf(b.i, c);
+    d.i = fromUnsigned(y ? unsignedOf(a.i, c) % y : 0, c);
+    break;
+  }
+  case ICeilDivU: {
+    uint64_t x = unsignedOf(a.i, c), y = unsignedOf(b.i, c);
+    d.i = fromUnsigned(y ? x / y + (x % y != 0) : 0, c);
+    break;
+  }
+  case IMaxU:
+    d.i = fromUnsigned(std::max(unsignedOf(a.i, c), unsignedOf(b.i, c)), c);
+    break;
+  case IMinU:
+    d.i = fromUnsigned(std::min(unsignedOf(a.i, c), unsignedOf(b.i, c)), c);
+    break;
+  case IPowI: d.i = powInt(a.i, b.i); break;
+  // Through a 64-bit integer, as fptosi, or its unsigned range above 2^63
+  // (out of range is poison in MLIR); the emitted C++'s rt_fptoui.
+  case FPToUI:
+    d.i = truncateInt(a.f >= 9223372036854775808.0 && a.f < 18446744073709551616.0
+                          ? int64_t(uint64_t(a.f))
+                          : floatToInt(a.f),
+                      c);
+    break;
+  default: break;
+  }
+  return d;
+}
 
 /// How a register holds a scalar type's bits for arith.bitcast: 1 f32, 2
 /// f64, 3 f16, 4 bf16 (floats as doubles), else 64 + the integer's width.
@@ -423,6 +505,23 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
             .Case([](arith::ExtSIOp) { return SExt; })
             .Case([](arith::TruncIOp) { return TruncInt; })
             .Case([](arith::BitcastOp) { return BitCast; })
+            .Case([](math::RoundOp) { return FRoundAway; })
+            .Case([](math::ErfcOp) { return FErfc; })
+            .Case([](math::CopySignOp) { return FCopySign; })
+            .Case([](math::FmaOp) { return FFma; })
+            .Case([](math::IsNaNOp) { return FIsNan; })
+            .Case([](math::IsInfOp) { return FIsInf; })
+            .Case([](math::IsFiniteOp) { return FIsFinite; })
+            .Case([](math::CountLeadingZerosOp) { return ICtlz; })
+            .Case([](math::CountTrailingZerosOp) { return ICttz; })
+            .Case([](math::CtPopOp) { return ICtpop; })
+            .Case([](arith::DivUIOp) { return IDivU; })
+            .Case([](arith::RemUIOp) { return IRemU; })
+            .Case([](arith::CeilDivUIOp) { return ICeilDivU; })
+            .Case([](arith::MaxUIOp) { return IMaxU; })
+            .Case([](arith::MinUIOp) { return IMinU; })
+            .Case([](math::IPowIOp) { return IPowI; })
+            .Case([](arith::FPToUIOp) { return FPToUI; })
             .Case([](linalg::IndexOp) { return Index; })
             .Default([](Operation *) { return std::nullopt; });
     if (!code || op.getNumResults() != 1)
@@ -471,6 +570,13 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
     if (llvm::isa<arith::BitcastOp>(op))
       in.c = bitKind(op.getOperand(0).getType()) << 8 |
              bitKind(op.getResult(0).getType());
+    if (llvm::isa<math::CountLeadingZerosOp, math::CountTrailingZerosOp,
+                  math::CtPopOp, arith::DivUIOp, arith::RemUIOp,
+                  arith::CeilDivUIOp, arith::MaxUIOp, arith::MinUIOp,
+                  arith::FPToUIOp>(op)) {
+      Type t = op.getResult(0).getType();
+      in.c = t.isIndex() ? 64 : int(t.getIntOrFloatBitWidth());
+    }
     if (llvm::isa<arith::ShLIOp, arith::ShRUIOp, arith::ShRSIOp>(op)) {
       Type t = op.getResult(0).getType();
       in.c = t.isIndex() ? 64 : int(t.getIntOrFloatBitWidth());
@@ -484,7 +590,7 @@ FailureOr<BodyProgram> BodyProgram::compile(Block &body) {
     // emitted C++ computes; true is 1 in an i1.)
     if (llvm::isa<arith::AddIOp, arith::SubIOp, arith::MulIOp,
                   arith::DivSIOp, arith::FloorDivSIOp, arith::CeilDivSIOp,
-                  math::AbsIOp, arith::FPToSIOp>(op))
+                  math::AbsIOp, arith::FPToSIOp, math::IPowIOp>(op))
       if (auto it = llvm::dyn_cast<IntegerType>(op.getResult(0).getType());
           it && it.getWidth() < 64)
         in.wrapBits = uint8_t(it.getWidth());
@@ -597,6 +703,12 @@ void BodyProgram::run(Reg *r, const int64_t *index) const {
     case SExt: d.i = signExtend(a.i, in.c); break;
     case TruncInt: d.i = truncateInt(a.i, in.c); break;
     case BitCast: d = bitCast(a, in.c); break;
+    case FRoundAway: case FErfc: case FCopySign: case FFma: case FIsNan:
+    case FIsInf: case FIsFinite: case ICtlz: case ICttz: case ICtpop:
+    case IDivU: case IRemU: case ICeilDivU: case IMaxU: case IMinU:
+    case IPowI: case FPToUI:
+      d = evalMore(in.op, in.c, a, b, in.op == FFma ? r[in.c] : a);
+      break;
     case Index: d.i = index[in.a]; break;
     case Extract:
       d = extractAt(extracts[in.a], [&](int k) { return r[k]; });
@@ -698,6 +810,12 @@ void BodyProgram::runColumns(Reg *block, int64_t stride, int64_t w,
     case SExt: COLUMN(d[i].i = signExtend(a[i].i, in.c))
     case TruncInt: COLUMN(d[i].i = truncateInt(a[i].i, in.c))
     case BitCast: COLUMN(d[i] = bitCast(a[i], in.c))
+    case FRoundAway: case FErfc: case FCopySign: case FFma: case FIsNan:
+    case FIsInf: case FIsFinite: case ICtlz: case ICttz: case ICtpop:
+    case IDivU: case IRemU: case ICeilDivU: case IMaxU: case IMinU:
+    case IPowI: case FPToUI:
+      COLUMN(d[i] = evalMore(in.op, in.c, a[i], b[i],
+                             in.op == FFma ? c[i] : a[i]))
     case Extract: {
       const ExtractInfo &info = extracts[in.a];
       auto at = [&](int64_t i) {

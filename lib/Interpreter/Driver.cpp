@@ -255,6 +255,51 @@ interp::buildArguments(Interpreter &I, func::FuncOp entry,
       continue;
     }
     auto tensorType = llvm::dyn_cast<RankedTensorType>(type);
+    if (!tensorType && type.isIntOrIndexOrFloat()) {
+      // A scalar: given as a tensor of one element (a 0-d .npy) of its type
+      // (index as i64), or generated as a tensor argument is.
+      Type elem = type.isIndex() ? IntegerType::get(type.getContext(), 64) : type;
+      auto asTensor = RankedTensorType::get({}, elem);
+      auto it = inputs.find(unsigned(i));
+      std::optional<Tensor> t;
+      if (it != inputs.end()) {
+        const ArgumentInput &given = it->second;
+        std::string from =
+            given.origin.empty() ? "" : ": '" + given.origin + "'";
+        if (!given.global) {
+          error = argName + from + " is a scalar: give one value, not "
+                                   "per-rank tensors";
+          return std::nullopt;
+        }
+        std::string why;
+        Tensor one = *given.global;
+        if (one.numElements() == 1 && one.rank() > 0)
+          one = one.reshaped({});
+        if (!checkTensorType(one, asTensor, why)) {
+          error = argName + from + " " + why + " (a scalar is given as a 0-d "
+                                                "tensor of its type)";
+          return std::nullopt;
+        }
+        t = std::move(one);
+      } else {
+        t = generateTensor(asTensor, seed + unsigned(i), error);
+        if (!t) {
+          std::string typeText;
+          llvm::raw_string_ostream(typeText) << type;
+          error = argName + " of type " + typeText +
+                  " cannot be generated: give it as input";
+          return std::nullopt;
+        }
+      }
+      RValue scalar = dispatch(t->dtype(), [&](auto v) {
+        using T = decltype(v);
+        T x = t->data<T>()[0];
+        return llvm::isa<FloatType>(type) ? RValue::ofFloat(double(x))
+                                          : RValue::ofInt(int64_t(x));
+      });
+      args.push_back(MValue::same(std::move(scalar)));
+      continue;
+    }
     if (!tensorType) {
       error = argName + " has a type that cannot be given as input";
       return std::nullopt;

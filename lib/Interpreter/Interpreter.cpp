@@ -18,9 +18,12 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
@@ -318,6 +321,13 @@ std::optional<Tensor> mapBinary(const Tensor &a, const Tensor &b, DType out,
   return r;
 }
 
+/// Whether `op` is an element-wise arith/math op with a tensor result.
+bool isElementwiseOnTensors(Operation *op) {
+  return llvm::isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+         op->hasTrait<OpTrait::Elementwise>() && op->getNumResults() == 1 &&
+         llvm::isa<RankedTensorType>(op->getResult(0).getType());
+}
+
 /// An integer binary op on any integer width: computed in int64 and wrapped
 /// to the element type (unsigned arithmetic avoids C++ signed overflow).
 using IntFn = int64_t (*)(int64_t, int64_t);
@@ -357,6 +367,17 @@ void registerIntBinary(llvm::StringMap<Interpreter::Kernel> &k, StringRef name,
   };
 }
 
+/// `v` rounded to the float type `type` (f32, f16, bf16; f64 as is).
+double roundToType(double v, Type type) {
+  if (type.isF32())
+    return double(float(v));
+  if (type.isF16())
+    return double(float(Half(v)));
+  if (type.isBF16())
+    return double(float(BFloat16(v)));
+  return v;
+}
+
 void registerFloatBinary(llvm::StringMap<Interpreter::Kernel> &k,
                          StringRef name, FloatFn f) {
   k[name] = [f](Interpreter &I, Operation *op) -> LogicalResult {
@@ -364,14 +385,7 @@ void registerFloatBinary(llvm::StringMap<Interpreter::Kernel> &k,
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
       const RValue &a = operand(I, op, 0, r), &b = operand(I, op, 1, r);
       if (a.kind == RValue::Kind::Float) {
-        double v = f(a.f, b.f);
-        if (type.isF32())
-          v = double(float(v));
-        else if (type.isF16())
-          v = double(float(Half(v)));
-        else if (type.isBF16())
-          v = double(float(BFloat16(v)));
-        return std::vector<RValue>{RValue::ofFloat(v)};
+        return std::vector<RValue>{RValue::ofFloat(roundToType(f(a.f, b.f), type))};
       }
       if (a.tensor.shape() != b.tensor.shape())
         return op->emitOpError()
@@ -479,6 +493,8 @@ void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
   registerFloatBinary(k, "arith.minnumf",
                       [](double a, double b) { return std::fmin(a, b); });
   k["arith.cmpi"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    if (isElementwiseOnTensors(op))
+      return I.runElementwise(op);
     auto cmp = llvm::cast<arith::CmpIOp>(op);
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
       const RValue &a = operand(I, op, 0, r), &b = operand(I, op, 1, r);
@@ -489,6 +505,8 @@ void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
     });
   };
   k["arith.cmpf"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    if (isElementwiseOnTensors(op))
+      return I.runElementwise(op);
     auto cmp = llvm::cast<arith::CmpFOp>(op);
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
       const RValue &a = operand(I, op, 0, r), &b = operand(I, op, 1, r);
@@ -499,6 +517,8 @@ void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
     });
   };
   k["arith.select"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    if (isElementwiseOnTensors(op))
+      return I.runElementwise(op);
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
       const RValue &c = operand(I, op, 0, r);
       if (c.kind != RValue::Kind::Int)
@@ -506,9 +526,11 @@ void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
       return std::vector<RValue>{operand(I, op, c.i ? 1 : 2, r)};
     });
   };
-  // Scalar casts (tensor casts go through linalg bodies).
+  // Scalar casts (on tensors, runElementwise).
   auto scalarCast = [](StringRef name, llvm::StringMap<Interpreter::Kernel> &k) {
     k[name] = [](Interpreter &I, Operation *op) -> LogicalResult {
+      if (isElementwiseOnTensors(op))
+        return I.runElementwise(op);
       Type type = op->getResult(0).getType();
       return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
         const RValue &a = operand(I, op, 0, r);
@@ -516,8 +538,7 @@ void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
           return op->emitOpError() << "on tensors is not supported yet";
         double x = a.kind == RValue::Kind::Float ? a.f : double(a.i);
         if (llvm::isa<FloatType>(type))
-          return std::vector<RValue>{
-              RValue::ofFloat(type.isF32() ? double(float(x)) : x)};
+          return std::vector<RValue>{RValue::ofFloat(roundToType(x, type))};
         return std::vector<RValue>{RValue::ofInt(
             wrapInt(a.kind == RValue::Kind::Int ? a.i : int64_t(x), type))};
       });
@@ -527,6 +548,8 @@ void registerArithKernels(llvm::StringMap<Interpreter::Kernel> &k) {
                          "arith.truncf", "arith.extsi", "arith.trunci"})
     scalarCast(name, k);
   k["arith.index_cast"] = [](Interpreter &I, Operation *op) -> LogicalResult {
+    if (isElementwiseOnTensors(op))
+      return I.runElementwise(op);
     Type type = op->getResult(0).getType();
     return evaluate(I, op, false, [&](int64_t r) -> FailureOr<std::vector<RValue>> {
       const RValue &a = operand(I, op, 0, r);
@@ -1189,6 +1212,116 @@ bool Interpreter::runsOnce(Operation *op, ValueRange extra) const {
   return llvm::all_of(op->getOperands(), same) && llvm::all_of(extra, same);
 }
 
+LogicalResult Interpreter::runElementwise(Operation *op) {
+  // Made for this run and erased after it (a cache by op would outlive an
+  // op of a module changed between runs).
+  Operation *generic;
+  {
+    MLIRContext *ctx = op->getContext();
+    Location loc = op->getLoc();
+    if (!scratch)
+      scratch = ModuleOp::create(UnknownLoc::get(ctx));
+    auto type = llvm::cast<RankedTensorType>(op->getResult(0).getType());
+    auto plainType = [](Type t) -> Type {
+      if (auto r = llvm::dyn_cast<RankedTensorType>(t))
+        return RankedTensorType::get(r.getShape(), r.getElementType());
+      return t;
+    };
+    RankedTensorType result =
+        llvm::cast<RankedTensorType>(plainType(type));
+    for (Value v : op->getOperands())
+      if (auto t = llvm::dyn_cast<RankedTensorType>(v.getType());
+          t && t.getShape() != result.getShape())
+        return op->emitOpError()
+               << "mixes tensor shapes, which the interpreter does not run";
+    // f(operands..., init) -> result, the generic in its body.
+    SmallVector<Type> argTypes;
+    for (Value v : op->getOperands())
+      argTypes.push_back(plainType(v.getType()));
+    argTypes.push_back(result);
+    OpBuilder b(ctx);
+    b.setInsertionPointToEnd(scratch->getBody());
+    auto fn = func::FuncOp::create(
+        b, loc, "elementwise",
+        b.getFunctionType(argTypes, {result}));
+    Block *entry = fn.addEntryBlock();
+    b.setInsertionPointToEnd(entry);
+    SmallVector<Value> ins;
+    SmallVector<unsigned> tensorOperands;
+    for (auto [i, v] : llvm::enumerate(op->getOperands()))
+      if (llvm::isa<RankedTensorType>(v.getType())) {
+        ins.push_back(entry->getArgument(i));
+        tensorOperands.push_back(i);
+      }
+    SmallVector<AffineMap> maps(ins.size() + 1,
+                                b.getMultiDimIdentityMap(result.getRank()));
+    SmallVector<utils::IteratorType> iterators(result.getRank(),
+                                               utils::IteratorType::parallel);
+    auto made = linalg::GenericOp::create(
+        b, loc, TypeRange{result}, ins, ValueRange{entry->getArguments().back()},
+        maps, iterators, [&](OpBuilder &nested, Location at, ValueRange args) {
+          IRMapping map;
+          for (auto [i, v] : llvm::enumerate(op->getOperands()))
+            map.map(v, entry->getArgument(i));
+          for (auto [k, i] : llvm::enumerate(tensorOperands))
+            map.map(op->getOperand(i), args[k]);
+          Operation *scalar = nested.clone(*op, map);
+          scalar->getResult(0).setType(result.getElementType());
+          linalg::YieldOp::create(nested, at, scalar->getResult(0));
+        });
+    func::ReturnOp::create(b, loc, made.getResult(0));
+    generic = made;
+  }
+  auto fn = generic->getParentOfType<func::FuncOp>();
+  Block &entry = fn.getBody().front();
+  // Nothing of the function outlives this run, whatever its end: its
+  // values, the liveness noted for its block, the function.
+  auto cleanup = llvm::make_scope_exit([&]() {
+    for (BlockArgument arg : entry.getArguments()) {
+      env.erase(arg);
+      lastUser.erase(arg);
+    }
+    env.erase(generic->getResult(0));
+    lastUser.erase(generic->getResult(0));
+    for (Operation &inner : entry)
+      releaseAfter.erase(&inner);
+    analyzedBlocks.erase(&entry);
+    fn.erase();
+  });
+  for (auto [arg, v] : llvm::zip(entry.getArguments(), op->getOperands()))
+    bind(arg, lookup(v));
+  // The init: zeros of the result's shape on each rank (a local shape may
+  // differ across ranks: uneven shards), which the body never reads.
+  auto type = llvm::cast<RankedTensorType>(generic->getResult(0).getType());
+  std::optional<DType> dt = dtypeOf(type.getElementType());
+  if (!dt)
+    return op->emitOpError() << "element type " << type.getElementType()
+                             << " is not supported by the interpreter";
+  Value shaped;
+  for (Value v : op->getOperands())
+    if (llvm::isa<RankedTensorType>(v.getType())) {
+      shaped = v;
+      break;
+    }
+  MValue init;
+  init.uniform = !shaped || lookup(shaped).uniform;
+  for (int64_t r = 0; r < (init.uniform ? 1 : numRanks()); ++r) {
+    Shape shape(type.getShape().begin(), type.getShape().end());
+    if (shaped)
+      shape = lookup(shaped).on(r).tensor.shape();
+    std::string error;
+    std::optional<Tensor> zeros = Tensor::create(*dt, shape, error);
+    if (!zeros)
+      return emitCannotHold(op, r, error);
+    init.values.push_back(RValue::ofTensor(std::move(*zeros)));
+  }
+  bind(entry.getArguments().back(), std::move(init));
+  if (failed(kernels.find("linalg.generic")->second(*this, generic)))
+    return failure();
+  bind(op->getResult(0), lookup(generic->getResult(0)));
+  return success();
+}
+
 LogicalResult Interpreter::runBlock(Block &block,
                                     std::vector<MValue> &results) {
   analyzeLiveness(block);
@@ -1212,10 +1345,13 @@ LogicalResult Interpreter::runBlock(Block &block,
     // the one kernel that reads its indexing maps and body.
     if (it == kernels.end() && llvm::isa<linalg::LinalgOp>(op))
       it = kernels.find("linalg.generic");
-    if (it == kernels.end())
+    // Element-wise ops on tensors without a kernel of their own run as the
+    // generic that applies them per element.
+    bool perElement = it == kernels.end() && isElementwiseOnTensors(&op);
+    if (it == kernels.end() && !perElement)
       return op.emitOpError() << "is not supported by the interpreter yet";
     auto start = std::chrono::steady_clock::now();
-    if (failed(it->second(*this, &op)))
+    if (failed(perElement ? runElementwise(&op) : it->second(*this, &op)))
       return failure();
     // Global view: compute ops see distributed operands as their logical
     // tensors; a result typed with a spec becomes a distributed value.

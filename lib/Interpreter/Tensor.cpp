@@ -644,7 +644,16 @@ std::optional<Tensor> interp::readNpy(const std::string &path,
     error = "cannot read the data of '" + path + "'";
     return std::nullopt;
   }
+  t->normalizeBools();
   return t;
+}
+
+void Tensor::normalizeBools() {
+  if (type != DType::I1)
+    return;
+  uint8_t *x = mutableData<uint8_t>();
+  for (int64_t i = 0; i < count; ++i)
+    x[i] = x[i] != 0;
 }
 
 bool interp::writeNpy(const std::string &path, const Tensor &tensor,

@@ -213,13 +213,42 @@ def plan_redistribute(mesh: DeviceMesh, shape: Sequence[int],
                       dtype: str = "f32", devices_per_host: int = 8) -> Plan:
     """How a tensor moves from placements `src` to `dst` (raises DTensorError
     for moves DTensor forbids, such as Shard -> Partial)."""
-    if dtype not in _ELEMENT_BYTES:
-        raise DTensorError(f"unknown dtype '{dtype}' (one of {sorted(_ELEMENT_BYTES)})")
-    d = _core.plan_redistribute(list(mesh.shape), [int(s) for s in shape],
-                                _ELEMENT_BYTES[dtype], _placements_text(mesh, src),
-                                _placements_text(mesh, dst), int(devices_per_host))
-    return Plan([PlanStep(**s) for s in d["steps"]], d["num_collectives"],
-                d["bytes_per_rank"], d["time_us"], d["optimal"])
+    if not isinstance(dtype, str) or dtype not in _ELEMENT_BYTES:
+        raise DTensorError(f"unknown dtype {dtype!r} (one of {sorted(_ELEMENT_BYTES)})")
+    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__iter__"):
+        raise DTensorError(f"a shape is a sequence of sizes, got {shape!r}")
+    shape = [_integer(n, "a size") for n in shape]
+    if any(not 0 <= n < 2**63 for n in shape):
+        raise DTensorError(f"sizes must be in [0, 2**63), got {tuple(shape)}")
+    devices_per_host = _integer(devices_per_host, "devices_per_host")
+    if not 0 < devices_per_host < 2**63:
+        raise DTensorError(f"devices_per_host must be positive, got {devices_per_host}")
+    src_text, dst_text = _placements_text(mesh, src), _placements_text(mesh, dst)
+    d = _core.plan_redistribute(list(mesh.shape), shape, _ELEMENT_BYTES[dtype],
+                                src_text, dst_text, devices_per_host)
+    steps = [PlanStep(**s) for s in d["steps"]]
+    # A step that turns a replicated dim into Partial(sum) divides by the
+    # group size: no exact integer form (dtensor-compile and dtensor-plan
+    # refuse it too).
+    if dtype[0] == "i":
+        for st in steps:
+            before = _split_placements(st.before)
+            after = _split_placements(st.after)
+            if any(a == "P(sum)" and b == "R" for b, a in zip(before, after)):
+                raise DTensorError(
+                    f"cannot redistribute {src_text} to {dst_text} for {dtype}: "
+                    "a Partial(sum) of an integer tensor cannot be made from a "
+                    "replicated one (that divides by the group size)")
+    return Plan(steps, d["num_collectives"], d["bytes_per_rank"], d["time_us"],
+                d["optimal"])
+
+
+def _split_placements(text: str) -> List[str]:
+    """`[R, S(0)[1], P(sum)]` as its placements' texts."""
+    text = text.strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    return [p.strip() for p in text.split(",") if p.strip()]
 
 
 # ---------------------------------------------------------------------------
@@ -413,6 +442,9 @@ def run(program: Union[str, Module], *, compiled: Optional[Module] = None,
         if a.dtype.kind not in "biufc":
             raise DTensorError(f"input {index}: unsupported numpy dtype {a.dtype} "
                                "(give a bool, integer or float array)")
+        if a.dtype.kind == "f" and a.dtype.itemsize > 8:
+            raise DTensorError(f"input {index}: unsupported numpy dtype {a.dtype} "
+                               "(no program element type is wider than f64)")
         if not a.dtype.isnative:
             a = a.astype(a.dtype.newbyteorder("="))
         if not a.flags.writeable:

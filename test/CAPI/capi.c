@@ -152,6 +152,20 @@ static void testCore(void) {
   plan = dtensorPlanRedistribute(mesh, 2, big, 2, 4, from, to, 0, printLine,
                                  NULL);
   require(dtensorPlanIsNull(plan));
+
+  // Enum fields holding values the enums do not name are errors (read as
+  // the integers they are: loading them as the enums was undefined).
+  DTensorPlacement odd[2] = {from[0], from[1]};
+  int seven = 7, nine = 9;
+  memcpy(&odd[1].kind, &seven, sizeof seven);
+  // CHECK: error: unknown placement kind 7
+  fputs("error: ", stdout);
+  dtensorLocalShard(mesh, 2, shape, 2, odd, 0, local, offset, printLine, NULL);
+  odd[1].kind = DTensorPlacementPartial;
+  memcpy(&odd[1].reduce, &nine, sizeof nine);
+  // CHECK: error: unknown Partial reduction 9
+  fputs("error: ", stdout);
+  dtensorLocalShard(mesh, 2, shape, 2, odd, 0, local, offset, printLine, NULL);
 }
 
 static void testCompileAndRun(void) {
@@ -308,6 +322,13 @@ static void testCompileAndRun(void) {
          (int)mlirModuleIsNull(dtensorParseModule(
              (MlirContext){NULL}, mlirStringRefCreateFromCString(kMlp),
              mlirStringRefCreateFromCString("x.mlir"))));
+  // No text at all ({NULL, 0}) is the empty module (MLIR's lexer read the
+  // byte at its start).
+  MlirModule empty = dtensorParseModule(ctx, (MlirStringRef){NULL, 0},
+                                        (MlirStringRef){NULL, 0});
+  // CHECK-NEXT: no text: a module 1
+  printf("no text: a module %d\n", (int)!mlirModuleIsNull(empty));
+  mlirModuleDestroy(empty);
   dtensorRunDestroy(run);
 
   // An entry that does not exist, and a program that fails at an op.

@@ -84,3 +84,23 @@ func.func @in_body() -> (tensor<4xf16>, tensor<4xbf16>, tensor<4xf32>) {
   } -> tensor<4xf32>
   return %h, %b, %f : tensor<4xf16>, tensor<4xbf16>, tensor<4xf32>
 }
+
+// A scalar cast rounds to its type: 1.00390625 is 1.0 in bf16 and
+// 1.00390625 in f16 (it stayed unrounded in both before, where the emitted
+// C++ rounds).
+// RUN: dtensor-run %s --entry scalar_trunc --print-values | FileCheck %s --check-prefix=SCALAR
+// RUN: %if mpi %{ dtensor-run %s --entry scalar_trunc --verify --target=mpi | FileCheck %s --check-prefix=SMPI %}
+// SCALAR: output 0: 1{{$}}
+// SCALAR: output 1: 1.00391
+// SCALAR: output 2: 1.5{{$}}
+// SMPI: verified @scalar_trunc on target mpi
+func.func @scalar_trunc() -> (f32, f32, f32) {
+  %a = arith.constant 1.00390625 : f32
+  %t = arith.truncf %a : f32 to bf16
+  %e = arith.extf %t : bf16 to f32
+  %h = arith.truncf %a : f32 to f16
+  %eh = arith.extf %h : f16 to f32
+  %three = arith.constant 1.5 : f64
+  %d = arith.truncf %three : f64 to f32
+  return %e, %eh, %d : f32, f32, f32
+}

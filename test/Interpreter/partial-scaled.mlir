@@ -5,8 +5,7 @@
 // Partial). The body rule took only block arguments as operands, so the
 // matmul's sum was reduce-scattered for it on top of the all_reduce:
 // 2 collectives, 120 B/rank; 1 and 60 now. (An arith.mulf on tensors of a
-// Partial and a replicated tensor still costs the extra collective: arith
-// ops on tensors need one encoding for all operands.)
+// Partial and a replicated tensor: partial-elementwise.mlir.)
 // CHECK: verified @in_body: 2 output(s)
 // CHECK: communication: 1 collective, 60 bytes/rank
 // MPI: verified @in_body on target mpi

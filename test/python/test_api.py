@@ -389,3 +389,34 @@ func.func @f(%m: !dtensor.device_mesh<@mesh>, %a: tensor<2xf32>) -> tensor<2xf32
     r = dm.run(p, inputs={1: np.ones(2, np.float32)})
     r.outputs[0].full_tensor()[0] = 7
     assert r.outputs[0].full_tensor()[0] == 1
+
+
+def test_probed_round_6():
+    # Found by probing the embedding surfaces.
+    mesh = dm.DeviceMesh(2)
+    # An integer R -> P(sum) divides: refused, as dtensor-plan and the
+    # compiler refuse it (the plan was returned).
+    with pytest.raises(dm.DTensorError, match="integer tensor"):
+        dm.plan_redistribute(mesh, (4, 4), [dm.Replicate()], [dm.Partial()], dtype="i32")
+    assert dm.plan_redistribute(mesh, (4, 4), [dm.Replicate()], [dm.Partial()]).num_collectives == 0
+    # Shapes are checked as layout checks them (4.7 was truncated, "44"
+    # read as (4, 4), 2**64 a TypeError).
+    for shape in [(4.7, 4), "44", (2**64, 4)]:
+        with pytest.raises(dm.DTensorError):
+            dm.plan_redistribute(mesh, shape, [dm.Shard(0)], [dm.Replicate()])
+    with pytest.raises(dm.DTensorError):
+        dm.plan_redistribute(mesh, (4,), [dm.Shard(0)], [dm.Replicate()], devices_per_host=2**70)
+    # Bool bytes other than 0 / 1 read as numpy reads them (true): an and
+    # of 2 and 1 was false, and the MPI job disagreed with the interpreter.
+    p = dm.Module.parse("""func.func @f(%a: tensor<4xi1>, %b: tensor<4xi1>) -> (tensor<4xi1>, tensor<4xi8>) {
+  %c = arith.andi %a, %b : tensor<4xi1>
+  %e = arith.extui %a : tensor<4xi1> to tensor<4xi8>
+  return %c, %e : tensor<4xi1>, tensor<4xi8>
+}""")
+    a = np.frombuffer(bytes([2, 1, 0, 254]), dtype=np.bool_)
+    r = dm.run(p, inputs={0: a, 1: np.ones(4, np.bool_)})
+    assert r.outputs[0].full_tensor().tolist() == [True, True, False, True]
+    assert r.outputs[1].full_tensor().tolist() == [1, 1, 0, 1]
+    # A float wider than f64 is no element type.
+    with pytest.raises(dm.DTensorError, match="wider than f64"):
+        dm.run(p, inputs={0: np.zeros(4, np.longdouble)})

@@ -76,6 +76,9 @@ struct Placement {
 
 using Placements = std::vector<Placement>;
 
+/// Whether `a` and `b` are the same placement but for a shard's order.
+bool sameIgnoringOrder(const Placement &a, const Placement &b);
+
 /// `S(0)`, `S(0)[1]`, `R`, `P(sum)`.
 std::string formatPlacement(const Placement &p);
 /// `[S(0), R]`.

@@ -119,6 +119,20 @@ std::optional<std::vector<Placement>>
 placementsForFactor(const ShardingRule &rule, int64_t factor,
                     llvm::ArrayRef<Placement> operandPlacements);
 
+/// Shard orders for a choice of factors per mesh dim (`factorOfMeshDim`):
+/// a factor sharded by several mesh dims is sharded in the order a placed
+/// operand (not an init) already shards its dim in, when that dim is
+/// sharded on exactly those mesh dims in a non-default order: every
+/// operand and result indexing the factor then gets that order, so no
+/// operand is reordered for the op (partitioning computes the loop's
+/// pieces nested in it). `placed` holds the placements of every placed
+/// operand, then every result (per mesh dim), built with default orders;
+/// `statesOf(o)` the placements operand `o` may have now.
+void adoptShardOrders(
+    const ShardingRule &rule, llvm::ArrayRef<int64_t> factorOfMeshDim,
+    std::vector<Placements> &placed,
+    llvm::function_ref<llvm::ArrayRef<Placements>(size_t)> statesOf);
+
 /// Whether per-mesh-dim choices `factorOfMeshDim` (on a mesh of `meshShape`)
 /// satisfy every factor's divisibility condition; sets `error` otherwise.
 bool divisibilityHolds(const ShardingRule &rule,

@@ -21,6 +21,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -225,6 +226,11 @@ public:
   // Used by kernels.
   const MValue &lookup(Value v) const { return env.find(v)->second; }
   void bind(Value v, MValue m) { env[v] = std::move(m); }
+  /// Runs an element-wise arith/math op on tensors as the linalg.generic
+  /// that applies it per element (made for the run in a module of the
+  /// interpreter's own): every op linalg bodies run runs on tensors, with
+  /// the bodies' rounding and wrapping.
+  LogicalResult runElementwise(Operation *op);
   /// Whether `op` is the last op to read its operand `i` (the value is
   /// released right after `op`) and reads it through no other operand.
   bool isLastUse(Operation *op, unsigned i);
@@ -288,6 +294,8 @@ private:
   llvm::DenseMap<Operation *, llvm::SmallVector<Value, 2>> releaseAfter;
   llvm::DenseMap<Value, Operation *> lastUser;
   llvm::StringMap<Kernel> kernels;
+  /// Where runElementwise makes its function (one at a time).
+  OwningOpRef<ModuleOp> scratch;
   CommReport comm;
   bool tracing = false;
   int64_t maxLoopIterations = 0;

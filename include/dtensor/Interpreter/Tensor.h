@@ -153,6 +153,10 @@ public:
   /// defined.
   const char *bytes() const { return storage ? storage->data : nullptr; }
   char *mutableBytes() { return storage ? storage->data : nullptr; }
+  /// For i1 data written as raw bytes (a file, a caller's buffer): every
+  /// nonzero byte becomes 1, as numpy and torch read a bool. (Kernels hold
+  /// i1 as 0 / 1 bytes: an `and` of 2 and 1 would be 0.)
+  void normalizeBools();
   /// How many handles share this tensor's storage: when they all belong to a
   /// value at its last use, the op may write it in place instead of copying.
   int64_t numHandles() const { return storage ? storage.use_count() : 0; }

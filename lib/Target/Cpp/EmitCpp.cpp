@@ -787,11 +787,13 @@ LogicalResult CppEmitter::emitScalar(Operation *op, raw_indented_ostream &o) {
       .Case([&](arith::MulIOp) { return wrap("*"); })
       .Case([&](arith::DivSIOp) { return call("rt_divsi"); })
       .Case([&](arith::RemSIOp) { return call("rt_remsi"); })
+      // By zero: 0, as the signed divisions and the interpreter (a C++
+      // division by zero traps).
       .Case([&](arith::DivUIOp) {
-        return def((ty + "(" + unsignedOf(0) + " / " + unsignedOf(1) + ")").str());
+        return def((ty + "(rt_divui(" + unsignedOf(0) + ", " + unsignedOf(1) + "))").str());
       })
       .Case([&](arith::RemUIOp) {
-        return def((ty + "(" + unsignedOf(0) + " % " + unsignedOf(1) + ")").str());
+        return def((ty + "(rt_remui(" + unsignedOf(0) + ", " + unsignedOf(1) + "))").str());
       })
       .Case([&](arith::CeilDivSIOp) { return call("rt_ceildiv"); })
       .Case([&](arith::FloorDivSIOp) { return call("rt_floordiv"); })
@@ -897,8 +899,11 @@ LogicalResult CppEmitter::emitScalar(Operation *op, raw_indented_ostream &o) {
           [&](Operation *) {
             return def((ty + "(" + unsignedOf(0) + ")").str());
           })
+      // Through a 64-bit integer, wrapped to the width, as the interpreter
+      // (a negative or too large value converted to an unsigned type is
+      // undefined in C++).
       .Case([&](arith::FPToUIOp) {
-        return def((ty + "(" + unsignedType(t) + "(" + operand(0) + "))").str());
+        return def((ty + "(" + unsignedType(t) + "(rt_fptoui(" + operand(0) + ")))").str());
       })
       .Case([&](arith::BitcastOp) {
         return def(("rt_bitcast<" + ty + ">(" + operand(0) + ")").str());
@@ -938,6 +943,27 @@ LogicalResult CppEmitter::emitScalar(Operation *op, raw_indented_ostream &o) {
       .Case([&](math::TruncOp) { return call("std::trunc"); })
       .Case([&](math::FmaOp) { return call("std::fma"); })
       .Case([&](math::CopySignOp) { return call("std::copysign"); })
+      .Case([&](math::ErfcOp) { return call("std::erfc"); })
+      .Case([&](math::IsNaNOp) { return call("std::isnan"); })
+      .Case([&](math::IsInfOp) { return call("std::isinf"); })
+      .Case([&](math::IsFiniteOp) { return call("std::isfinite"); })
+      // Bit counts of the width (the interpreter's rules: a zero counts
+      // the width).
+      .Case([&](math::CountLeadingZerosOp) {
+        return def((ty + "(rt_ctlz(" + unsignedOf(0) + ", " +
+                    std::to_string(t.isIndex() ? 64u : t.getIntOrFloatBitWidth()) + "))").str());
+      })
+      .Case([&](math::CountTrailingZerosOp) {
+        return def((ty + "(rt_cttz(" + unsignedOf(0) + ", " +
+                    std::to_string(t.isIndex() ? 64u : t.getIntOrFloatBitWidth()) + "))").str());
+      })
+      .Case([&](math::CtPopOp) {
+        return def((ty + "(rt_ctpop(" + unsignedOf(0) + "))").str());
+      })
+      .Case([&](arith::CeilDivUIOp) {
+        return def((ty + "(rt_ceildivui(" + unsignedOf(0) + ", " + unsignedOf(1) + "))").str());
+      })
+      .Case([&](math::IPowIOp) { return call("rt_ipowi"); })
       .Case([&](math::CbrtOp) { return call("std::cbrt"); })
       .Default([&](Operation *) {
         return op->emitOpError("is not supported by the C++ emitter");
@@ -2473,6 +2499,33 @@ LogicalResult CppEmitter::emit(raw_ostream &out, CppFlavour flavour) {
       << "  if (!(x > -9223372036854775808.0 && x < 9223372036854775808.0))\n"
       << "    return -9223372036854775807LL - 1;\n"
       << "  return int64_t(x);\n}\n"
+      << "template <typename F> DTENSOR_HD int64_t rt_fptoui(F f) {\n"
+      << "  double x = double(f);\n"
+      << "  if (x >= 9223372036854775808.0 && x < 18446744073709551616.0)\n"
+      << "    return int64_t(uint64_t(x));\n"
+      << "  return rt_fptosi(x);\n}\n"
+      << "template <typename U> DTENSOR_HD U rt_ctlz(U u, int bits) {\n"
+      << "  int n = 0;\n"
+      << "  for (int b = bits - 1; b >= 0 && !((u >> b) & 1); --b) ++n;\n"
+      << "  return U(n);\n}\n"
+      << "template <typename U> DTENSOR_HD U rt_cttz(U u, int bits) {\n"
+      << "  if (!u) return U(bits);\n"
+      << "  int n = 0;\n  while (!(u & 1)) { u >>= 1; ++n; }\n  return U(n);\n}\n"
+      << "template <typename U> DTENSOR_HD U rt_ctpop(U u) {\n"
+      << "  int n = 0;\n  while (u) { n += int(u & 1); u >>= 1; }\n  return U(n);\n}\n"
+      << "template <typename U> DTENSOR_HD U rt_ceildivui(U a, U b) {\n"
+      << "  return b == 0 ? U(0) : U(a / b + (a % b != 0));\n}\n"
+      << "template <typename T> DTENSOR_HD T rt_ipowi(T base, T e) {\n"
+      << "  if (e < 0)\n"
+      << "    return base == 1 ? T(1) : base == T(-1) ? ((e & 1) ? T(-1) : T(1)) : T(0);\n"
+      << "  uint64_t r = 1, b = uint64_t(int64_t(base));\n"
+      << "  for (uint64_t n = uint64_t(int64_t(e)); n; n >>= 1, b *= b)\n"
+      << "    if (n & 1) r *= b;\n"
+      << "  return T(r);\n}\n"
+      << "template <typename U> DTENSOR_HD U rt_divui(U a, U b) {\n"
+      << "  return b == 0 ? U(0) : U(a / b);\n}\n"
+      << "template <typename U> DTENSOR_HD U rt_remui(U a, U b) {\n"
+      << "  return b == 0 ? U(0) : U(a % b);\n}\n"
       << "template <typename T> DTENSOR_HD T rt_divsi(T a, T b) {\n"
       << "  if (b == 0) return T(0);\n"
       << "  if (b == T(-1)) return T(0 - uint64_t(int64_t(a)));\n"

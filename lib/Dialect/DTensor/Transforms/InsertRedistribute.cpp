@@ -21,7 +21,10 @@
 #include "dtensor/Dialect/DTensor/Transforms/Propagation.h"
 #include "dtensor/Interfaces/ShardingRuleOpInterface.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -146,6 +149,7 @@ struct DTensorInsertRedistributePass
     operandSpecsName = StringAttr::get(ctx, kOperandSpecsAttr);
     resultSpecsName = StringAttr::get(ctx, kResultSpecsAttr);
     argSpecsName = StringAttr::get(ctx, kArgSpecsAttr);
+    mixedSpecsToGeneric(module);
     retype(module);
     if (failedAny)
       return signalPassFailure();
@@ -173,6 +177,70 @@ struct DTensorInsertRedistributePass
     }
     if (failedAny)
       signalPassFailure();
+  }
+
+  /// An element-wise arith/math op on tensors whose operands were given
+  /// different specs (a Partial times a replicated tensor, which keeps the
+  /// Partial) cannot hold them: its operands and result share one type.
+  /// It becomes the same op in a linalg.generic body, whose operands take
+  /// any spec; the init is a fresh tensor in the result's spec.
+  void mixedSpecsToGeneric(ModuleOp module) {
+    SmallVector<Operation *> mixed;
+    module.walk([&](Operation *op) {
+      if (!llvm::isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+          !op->hasTrait<OpTrait::Elementwise>() || op->getNumResults() != 1)
+        return;
+      ArrayAttr operands = specsOf(op, operandSpecsName);
+      ArrayAttr results = specsOf(op, resultSpecsName);
+      auto type = llvm::dyn_cast<RankedTensorType>(op->getResult(0).getType());
+      if (!operands || !results || results.size() != 1 || !type ||
+          operands.size() != op->getNumOperands())
+        return;
+      for (Value v : op->getOperands()) {
+        auto t = llvm::dyn_cast<RankedTensorType>(v.getType());
+        if (!t || t.getShape() != type.getShape())
+          return;
+      }
+      bool same = llvm::all_of(operands, [&](Attribute a) {
+        return a == results[0];
+      });
+      if (!same)
+        mixed.push_back(op);
+    });
+    for (Operation *op : mixed) {
+      OpBuilder b(op);
+      Location loc = op->getLoc();
+      RankedTensorType type = plain(op->getResult(0).getType());
+      Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                           type.getElementType());
+      unsigned n = op->getNumOperands();
+      SmallVector<AffineMap> maps(n + 1,
+                                  b.getMultiDimIdentityMap(type.getRank()));
+      SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                                 utils::IteratorType::parallel);
+      auto generic = linalg::GenericOp::create(
+          b, loc, TypeRange{type}, op->getOperands(), ValueRange{init}, maps,
+          iterators, [&](OpBuilder &nested, Location at, ValueRange args) {
+            IRMapping map;
+            for (unsigned i = 0; i < n; ++i)
+              map.map(op->getOperand(i), args[i]);
+            Operation *scalar = nested.clone(*op, map);
+            scalar->setLoc(at);
+            scalar->removeAttr(operandSpecsName);
+            scalar->removeAttr(resultSpecsName);
+            scalar->getResult(0).setType(type.getElementType());
+            linalg::YieldOp::create(nested, at, scalar->getResult(0));
+          });
+      SmallVector<Attribute> operandSpecs(
+          specsOf(op, operandSpecsName).getValue());
+      ArrayAttr results = specsOf(op, resultSpecsName);
+      operandSpecs.push_back(results[0]);
+      generic->setAttr(operandSpecsName,
+                       ArrayAttr::get(op->getContext(), operandSpecs));
+      generic->setAttr(resultSpecsName, results);
+      op->getResult(0).replaceAllUsesWith(generic.getResult(0));
+      op->erase();
+    }
   }
 
   /// Gives every value its chosen spec. A result the user annotated keeps

@@ -418,16 +418,6 @@ struct FactorSharding {
   std::vector<std::pair<int, int>> witness;
 };
 
-bool sameIgnoringOrder(const Placement &a, const Placement &b) {
-  if (a.kind != b.kind)
-    return false;
-  if (a.isShard())
-    return a.dim == b.dim;
-  if (a.isPartial())
-    return a.reduce == b.reduce;
-  return true;
-}
-
 /// Per mesh dim of `raw`'s view: whether a masked lookup (Lookups.h) may
 /// make its results P(sum) there from whole operands: its maskable read's
 /// table is sharded there along a dim read at a computed index.
@@ -629,9 +619,10 @@ FailureOr<FactorSharding> analyzeRule(Operation *raw, const ShardingRule &rule,
   std::string error;
   if (!divisibilityHolds(rule, factorOf, view.shape, error))
     return raw->emitOpError() << "cannot be partitioned exactly: " << error;
-  // A factor sharded by several mesh dims must use one order everywhere,
-  // and (as partitioning computes each rank's piece of a loop) the default
-  // one, ascending mesh dims.
+  // A factor sharded by several mesh dims must use one order everywhere:
+  // then every operand and result indexing it holds the same piece of the
+  // loop on each rank (the pieces nest in that order), and the factor's
+  // mesh dims are listed in it.
   for (size_t f = 0; f < rule.factors.size(); ++f) {
     std::optional<std::vector<int64_t>> first;
     size_t firstOperand = 0;
@@ -649,14 +640,14 @@ FailureOr<FactorSharding> analyzeRule(Operation *raw, const ShardingRule &rule,
                << " in another order of mesh dims than " << nameOf(firstOperand);
       }
     }
-    if (first && *first != out.meshDimsOfFactor[f]) {
-      InFlightDiagnostic diag = raw->emitOpError()
-                                << "shards loop " << f << " over mesh dims [";
-      llvm::interleaveComma(*first, diag);
-      diag << "] in that order; compute ops are partitioned with the default "
-              "order (ascending mesh dims) only: redistribute the operands to "
-              "it first";
-      return diag;
+    if (first) {
+      std::vector<int64_t> sorted(*first);
+      llvm::sort(sorted);
+      if (sorted != out.meshDimsOfFactor[f])
+        return raw->emitOpError()
+               << "shards loop " << f << " over other mesh dims than "
+               << nameOf(firstOperand) << "'s order lists";
+      out.meshDimsOfFactor[f] = *first;
     }
   }
   return out;

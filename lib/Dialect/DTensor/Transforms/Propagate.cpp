@@ -2190,6 +2190,9 @@ struct DTensorPropagatePass
             for (size_t o = 0; o < numPlaced + numResults; ++o)
               opt.placed[o][m] = rows[m][pick[m]].second[o];
           }
+          adoptShardOrders(n.rule, opt.factors, opt.placed, [&](size_t o) {
+            return ArrayRef<Placements>(states[o]);
+          });
           std::string error;
           if (!divisibilityHolds(rule, opt.factors, n.view.shape, error))
             return true;
@@ -4011,7 +4014,9 @@ struct DTensorPropagatePass
               return;
             kind = p.reduce;
           }
-          if (o < numPlaced && p != canonical[o][d])
+          // (Orders aside: a candidate takes an operand's own order of a
+          // factor it shards the same way, adoptShardOrders.)
+          if (o < numPlaced && !sameIgnoringOrder(p, canonical[o][d]))
             ++changed;
         }
         if (o >= numPlaced)
@@ -4067,6 +4072,9 @@ struct DTensorPropagatePass
         for (size_t o = 0; o < numPlaced + numResults; ++o)
           c.placed[o][d] = row[o];
       }
+      adoptShardOrders(rule, c.factors, c.placed, [&](size_t o) {
+        return ArrayRef<Placements>(current[o]);
+      });
     };
 
     auto price = [&](Candidate &c) {

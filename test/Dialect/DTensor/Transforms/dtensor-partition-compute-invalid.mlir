@@ -343,20 +343,3 @@ func.func @masked_empty_shard(%m: !dtensor.device_mesh<@mesh>, %t: tensor<1x4xf3
   } -> tensor<4x4xf32, #dtensor.spec<@mesh, [P(sum)]>>
   return %r : tensor<4x4xf32, #dtensor.spec<@mesh, [P(sum)]>>
 }
-
-// -----
-
-dtensor.mesh @mesh shape = [2, 2]
-
-// Both operands shard the loop over mesh dims 1 then 0: one order, but not
-// the default one partitioning computes pieces in (the error said the
-// operands disagreed).
-#id = affine_map<(d0) -> (d0)>
-func.func @one_other_order(%a: tensor<8xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>, %o: tensor<8xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>) -> tensor<8xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>> {
-  // expected-error@+1 {{shards loop 0 over mesh dims [1, 0] in that order; compute ops are partitioned with the default order (ascending mesh dims) only}}
-  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]} ins(%a : tensor<8xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>) outs(%o : tensor<8xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>) {
-  ^bb0(%x: f32, %y: f32):
-    linalg.yield %x : f32
-  } -> tensor<8xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>
-  return %r : tensor<8xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>
-}

@@ -314,3 +314,28 @@ func.func @product_fill_int_one(%m: !dtensor.device_mesh<@mesh2x2>) -> tensor<4x
   %f = linalg.fill ins(%one : i64) outs(%e : tensor<4xi64, #dtensor.spec<@mesh2x2, [R, P(product)]>>) -> tensor<4xi64, #dtensor.spec<@mesh2x2, [R, P(product)]>>
   return %f : tensor<4xi64, #dtensor.spec<@mesh2x2, [R, P(product)]>>
 }
+
+// A compute op whose operands shard a loop in one non-default order (mesh
+// dim 1, then 0: DTensor's _StridedShard) is partitioned in it: each rank
+// computes the piece it holds, no reordering (this was an error, "default
+// order only"). The index of its sharded loop is offset by the rank's piece
+// in that order.
+// CHECK-LABEL: func.func @other_order
+// CHECK-SAME:    (%{{.*}}: !dtensor.device_mesh<@mesh>, %{{.*}}: tensor<4xf32> {dtensor.global = tensor<16xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>}
+// CHECK:         %[[OUTER:.*]] = dtensor.mesh_coord %{{.*}} mesh_dims = [1]
+// CHECK:         %[[INNER:.*]] = dtensor.mesh_coord %{{.*}} mesh_dims = [0]
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK:           linalg.index 0
+// CHECK-NOT:     dtensor.all_gather
+#other_order_id = affine_map<(d0) -> (d0)>
+func.func @other_order(%m: !dtensor.device_mesh<@mesh>, %a: tensor<16xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>, %o: tensor<16xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>) -> tensor<16xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>> {
+  %r = linalg.generic {indexing_maps = [#other_order_id, #other_order_id], iterator_types = ["parallel"]} ins(%a : tensor<16xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>) outs(%o : tensor<16xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>) {
+  ^bb0(%x: f32, %y: f32):
+    %i = linalg.index 0 : index
+    %ii = arith.index_cast %i : index to i64
+    %f = arith.sitofp %ii : i64 to f32
+    %s = arith.addf %x, %f : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>
+  return %r : tensor<16xf32, #dtensor.spec<@mesh, [S(0)[1], S(0)[0]]>>
+}

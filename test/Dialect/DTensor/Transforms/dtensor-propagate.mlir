@@ -52,8 +52,9 @@ func.func @mismatch(%m: !dtensor.device_mesh<@mesh>,
   return %y : tensor<8x8xf32>
 }
 
-// exp does not keep a Partial(max): the input is reduced first (here
-// straight into shards, the cheapest), never silently kept Partial.
+// sin does not keep a Partial(max) (it is not monotone; exp, which does
+// not decrease, would): the input is reduced first (here straight into
+// shards, the cheapest), never silently kept Partial.
 // CHECK-LABEL: func.func @reduce_first
 // CHECK:         %[[R:.*]] = dtensor.redistribute %{{.*}} : tensor<4xf32, #dtensor.spec<@mesh, [R, P(max)]>>, !dtensor.device_mesh<@mesh> -> tensor<4xf32, #dtensor.spec<@mesh, [R, S(0)]>>
 // CHECK:         linalg.generic {{.*}} ins(%[[R]]
@@ -63,7 +64,7 @@ func.func @reduce_first(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4xf32, #dten
   %e = tensor.empty() : tensor<4xf32>
   %r = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%x : tensor<4xf32, #dtensor.spec<@mesh, [R, P(max)]>>) outs(%e : tensor<4xf32>) {
   ^bb0(%a: f32, %b: f32):
-    %v = math.exp %a : f32
+    %v = math.sin %a : f32
     linalg.yield %v : f32
   } -> tensor<4xf32>
   %d = dtensor.distribute_tensor %r, %m : tensor<4xf32>, !dtensor.device_mesh<@mesh> -> tensor<4xf32, #dtensor.spec<@mesh, [R, S(0)]>>
