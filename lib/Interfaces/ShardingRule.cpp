@@ -104,11 +104,13 @@ mlir::dtensor::placementsForFactor(const ShardingRule &rule, int64_t factor,
   return out;
 }
 
-void mlir::dtensor::adoptShardOrders(
+std::vector<std::vector<Placements>> mlir::dtensor::shardOrderVariants(
     const ShardingRule &rule, ArrayRef<int64_t> factorOfMeshDim,
-    std::vector<Placements> &placed,
-    llvm::function_ref<ArrayRef<Placements>(size_t)> statesOf) {
+    const std::vector<Placements> &placed,
+    llvm::function_ref<ArrayRef<Placements>(size_t)> statesOf, size_t limit) {
+  std::vector<std::vector<Placements>> variants{placed};
   size_t meshRank = factorOfMeshDim.size();
+  size_t numAll = rule.numOperands() + rule.numResults();
   for (int64_t f = 0; f < int64_t(rule.factors.size()); ++f) {
     llvm::SmallVector<size_t, 4> dims;
     for (size_t m = 0; m < meshRank; ++m)
@@ -116,9 +118,10 @@ void mlir::dtensor::adoptShardOrders(
         dims.push_back(m);
     if (dims.size() < 2)
       continue;
-    std::optional<llvm::SmallVector<int64_t, 4>> order;
-    for (size_t o = 0; o < rule.numOperands() && !order; ++o) {
-      std::optional<int64_t> d = rule.isInit(o) ? std::nullopt : rule.dimOf(o, f);
+    // The orders of those mesh dims some operand or result has now.
+    std::vector<llvm::SmallVector<int64_t, 4>> orders;
+    for (size_t o = 0; o < numAll; ++o) {
+      std::optional<int64_t> d = rule.dimOf(o, f);
       if (!d)
         continue;
       for (const Placements &state : statesOf(o)) {
@@ -136,23 +139,27 @@ void mlir::dtensor::adoptShardOrders(
           positions.push_back(state[m].order);
           fallback &= state[m].order == -1 || state[m].order == int64_t(i);
         }
-        if (!fallback) {
-          order = positions;
-          break;
-        }
+        if (!fallback && !llvm::is_contained(orders, positions))
+          orders.push_back(positions);
       }
     }
-    if (!order)
-      continue;
-    for (size_t o = 0; o < placed.size(); ++o) {
-      std::optional<int64_t> d = rule.dimOf(o, f);
-      if (!d)
-        continue;
-      for (auto [i, m] : llvm::enumerate(dims))
-        if (placed[o][m].isShard(*d))
-          placed[o][m].order = (*order)[i];
-    }
+    // Every variant so far in each of them (the default kept as it is).
+    size_t existing = variants.size();
+    for (const auto &order : orders)
+      for (size_t v = 0; v < existing && variants.size() < limit; ++v) {
+        std::vector<Placements> next = variants[v];
+        for (size_t o = 0; o < numAll; ++o) {
+          std::optional<int64_t> d = rule.dimOf(o, f);
+          if (!d)
+            continue;
+          for (auto [i, m] : llvm::enumerate(dims))
+            if (next[o][m].isShard(*d))
+              next[o][m].order = order[i];
+        }
+        variants.push_back(std::move(next));
+      }
   }
+  return variants;
 }
 
 bool mlir::dtensor::divisibilityHolds(const ShardingRule &rule,

@@ -119,19 +119,21 @@ std::optional<std::vector<Placement>>
 placementsForFactor(const ShardingRule &rule, int64_t factor,
                     llvm::ArrayRef<Placement> operandPlacements);
 
-/// Shard orders for a choice of factors per mesh dim (`factorOfMeshDim`):
-/// a factor sharded by several mesh dims is sharded in the order a placed
-/// operand (not an init) already shards its dim in, when that dim is
-/// sharded on exactly those mesh dims in a non-default order: every
-/// operand and result indexing the factor then gets that order, so no
-/// operand is reordered for the op (partitioning computes the loop's
-/// pieces nested in it). `placed` holds the placements of every placed
-/// operand, then every result (per mesh dim), built with default orders;
-/// `statesOf(o)` the placements operand `o` may have now.
-void adoptShardOrders(
+/// The placements `placed` (every placed operand, then every result, per
+/// mesh dim; built with default orders for the choice of factors
+/// `factorOfMeshDim`) in each shard order worth trying. A factor sharded by
+/// several mesh dims may be sharded in the default order or in any order
+/// in which an operand (an init too) or a result already shards its dim on
+/// exactly those mesh dims (`statesOf(o)`: the placements placed operand
+/// or result `o` has, or is wanted in, now); every operand and result
+/// indexing the factor then gets that order (partitioning computes the
+/// loop's pieces nested in it), so that the cheapest value is the one
+/// reordered. The first variant is `placed` itself; at most `limit`.
+std::vector<std::vector<Placements>> shardOrderVariants(
     const ShardingRule &rule, llvm::ArrayRef<int64_t> factorOfMeshDim,
-    std::vector<Placements> &placed,
-    llvm::function_ref<llvm::ArrayRef<Placements>(size_t)> statesOf);
+    const std::vector<Placements> &placed,
+    llvm::function_ref<llvm::ArrayRef<Placements>(size_t)> statesOf,
+    size_t limit = 16);
 
 /// Whether per-mesh-dim choices `factorOfMeshDim` (on a mesh of `meshShape`)
 /// satisfy every factor's divisibility condition; sets `error` otherwise.

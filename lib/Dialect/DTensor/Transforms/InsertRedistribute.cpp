@@ -336,8 +336,7 @@ struct DTensorInsertRedistributePass
       if (auto callee = tables.lookupNearestSymbolFrom<func::FuncOp>(
               call, call.getCalleeAttr()))
         copy(0, callee.getArgumentTypes());
-    } else if (!llvm::isa<DTensorDialect>(op->getDialect()) &&
-               !llvm::isa<scf::IfOp, ShardingRuleOpInterface>(op)) {
+    } else if (readsGlobalOperands(op)) {
       // (An op with a rule and no recorded choice keeps the specs its
       // operands were given.)
       // Any other op sees the global value of a distributed operand.
@@ -564,10 +563,7 @@ struct DTensorInsertRedistributePass
   /// and a distribute_tensor to that spec after it (a local slice of the
   /// replicated value: no communication).
   void globalResults(Operation *op, ArrayRef<Type> want) {
-    if (llvm::isa<DTensorDialect>(op->getDialect()) ||
-        llvm::isa<ShardingRuleOpInterface, scf::IfOp, scf::ForOp, scf::WhileOp,
-                  scf::YieldOp, scf::ConditionOp, func::CallOp,
-                  func::ReturnOp>(op))
+    if (!readsGlobalOperands(op))
       return;
     bool readGlobal = llvm::any_of(llvm::enumerate(want), [&](auto it) {
       return it.value() && !getSpec(it.value()) &&

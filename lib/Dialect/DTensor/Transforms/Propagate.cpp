@@ -59,6 +59,13 @@ namespace dtensor {
 using namespace mlir;
 using namespace mlir::dtensor;
 
+bool mlir::dtensor::readsGlobalOperands(Operation *op) {
+  return !llvm::isa<DTensorDialect>(op->getDialect()) &&
+         !llvm::isa<ShardingRuleOpInterface, scf::IfOp, scf::ForOp,
+                    scf::WhileOp, scf::YieldOp, scf::ConditionOp, func::CallOp,
+                    func::ReturnOp>(op);
+}
+
 bool mlir::dtensor::isFreshTensor(Value v) {
   if (v.getDefiningOp<tensor::EmptyOp>())
     return true;
@@ -2190,9 +2197,12 @@ struct DTensorPropagatePass
             for (size_t o = 0; o < numPlaced + numResults; ++o)
               opt.placed[o][m] = rows[m][pick[m]].second[o];
           }
-          adoptShardOrders(n.rule, opt.factors, opt.placed, [&](size_t o) {
-            return ArrayRef<Placements>(states[o]);
-          });
+          std::vector<std::vector<Placements>> variants = shardOrderVariants(
+              n.rule, opt.factors, opt.placed,
+              [&](size_t o) -> ArrayRef<Placements> {
+                return o < numPlaced ? ArrayRef<Placements>(states[o])
+                                     : ArrayRef<Placements>();
+              });
           std::string error;
           if (!divisibilityHolds(rule, opt.factors, n.view.shape, error))
             return true;
@@ -2213,11 +2223,20 @@ struct DTensorPropagatePass
                 return true; // an init whose terms partitioning cannot make
             }
           }
-          for (WholeOption &other : n.options)
-            if (other.placed == opt.placed)
-              return true;
-          n.options.push_back(std::move(opt));
-          return n.options.size() <= kMaxOptions;
+          // One option per shard order worth trying (the solver prices the
+          // moves each makes).
+          for (std::vector<Placements> &v : variants) {
+            if (llvm::any_of(n.options, [&](const WholeOption &other) {
+                  return other.placed == v;
+                }))
+              continue;
+            WholeOption one = opt;
+            one.placed = std::move(v);
+            n.options.push_back(std::move(one));
+            if (n.options.size() > kMaxOptions)
+              return false;
+          }
+          return true;
         }
         for (size_t i = 0; i < rows[d].size(); ++i) {
           pick[d] = i;
@@ -3160,17 +3179,12 @@ struct DTensorPropagatePass
     }
   }
 
-  /// Whether `op` computes on the global values of its distributed operands
-  /// (insert-redistribute gathers them for it): an op without a sharding
-  /// rule outside the structure propagation follows (a tensor.cast, a
-  /// tensor.extract), or a full_tensor.
+  /// Whether `op` reads its distributed operands whole: a full_tensor, or
+  /// an op insert-redistribute gathers them for (readsGlobalOperands: a
+  /// tensor.cast, a tensor.extract, any op without a sharding rule outside
+  /// the structure propagation follows).
   static bool readsWhole(Operation *op) {
-    if (llvm::isa<FullTensorOp>(op))
-      return true;
-    return op->getNumRegions() == 0 &&
-           !llvm::isa<DTensorDialect>(op->getDialect()) &&
-           !llvm::isa<ShardingRuleOpInterface, scf::YieldOp, scf::ConditionOp,
-                      func::CallOp, func::ReturnOp>(op);
+    return llvm::isa<FullTensorOp>(op) || readsGlobalOperands(op);
   }
 
   /// The cost of giving `v` the spec `want` (null: plain) at `at`.
@@ -4015,7 +4029,7 @@ struct DTensorPropagatePass
             kind = p.reduce;
           }
           // (Orders aside: a candidate takes an operand's own order of a
-          // factor it shards the same way, adoptShardOrders.)
+          // factor it shards the same way, shardOrderVariants.)
           if (o < numPlaced && !sameIgnoringOrder(p, canonical[o][d]))
             ++changed;
         }
@@ -4072,9 +4086,38 @@ struct DTensorPropagatePass
         for (size_t o = 0; o < numPlaced + numResults; ++o)
           c.placed[o][d] = row[o];
       }
-      adoptShardOrders(rule, c.factors, c.placed, [&](size_t o) {
-        return ArrayRef<Placements>(current[o]);
-      });
+      // A factor sharded by several mesh dims: the shard order that moves
+      // the least (operands from what they have, results to their targets).
+      std::vector<std::vector<Placements>> variants = shardOrderVariants(
+          rule, c.factors, c.placed, [&](size_t o) -> ArrayRef<Placements> {
+            if (o < numPlaced)
+              return current[o];
+            const auto &target = targets[o - numPlaced];
+            return target ? ArrayRef<Placements>(*target)
+                          : ArrayRef<Placements>();
+          });
+      if (variants.size() < 2)
+        return;
+      double best = std::numeric_limits<double>::infinity();
+      for (std::vector<Placements> &v : variants) {
+        double moves = 0;
+        for (size_t o = 0; o < numPlaced; ++o)
+          if (pays[o] && v[o] != canonical[o])
+            moves += priceOf(*view,
+                             llvm::cast<RankedTensorType>(
+                                 op->getOperand(rule.operands[o]).getType()),
+                             current[o], v[o]);
+        for (size_t r = 0; r < numResults; ++r)
+          if (targets[r] && v[numPlaced + r] != dropDefaultOrders(*targets[r]))
+            moves += priceOf(*view,
+                             llvm::cast<RankedTensorType>(
+                                 op->getResult(r).getType()),
+                             v[numPlaced + r], *targets[r]);
+        if (moves < best) {
+          best = moves;
+          c.placed = std::move(v);
+        }
+      }
     };
 
     auto price = [&](Candidate &c) {

@@ -62,6 +62,13 @@ bool sameProperties(Operation *a, Operation *b);
 /// init is made in the spec it is needed in rather than redistributed.
 bool isFreshTensor(Value v);
 
+/// Whether `op` computes on the global values of its distributed tensor
+/// operands (insert-redistribute gathers each whole before it, and
+/// propagation prices that): an op of no dialect of ours, with no sharding
+/// rule, that is not control flow carrying values (scf.if/for/while, their
+/// yields and conditions, calls and returns).
+bool readsGlobalOperands(Operation *op);
+
 /// The sharding rule of `op` when the value it computes may be computed
 /// again from its operands in another spec (dtensor-narrow-moves, and
 /// propagation pricing it): one result, no memory effects, no value for
