@@ -28,6 +28,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -515,6 +516,24 @@ static int runTargetJobs(ModuleOp compiled, std::vector<TargetJob> &jobs,
   bool cuda = target != "mpi";
   std::string source = joinPath(dir, cuda ? "program.cu" : "program.cpp");
   OwningOpRef<ModuleOp> program = compiled.clone();
+  // Only the entries run here are the executable's entries: another public
+  // function (one whose arguments the emitted main cannot take, a scalar)
+  // is dropped, or kept private where something calls it.
+  {
+    llvm::StringSet<> run;
+    for (const TargetJob &job : jobs)
+      run.insert(job.entry);
+    SmallVector<func::FuncOp> others;
+    for (auto fn : program->getOps<func::FuncOp>())
+      if (fn.isPublic() && !fn.isExternal() && !run.contains(fn.getSymName()))
+        others.push_back(fn);
+    for (func::FuncOp fn : others) {
+      if (SymbolTable::symbolKnownUseEmpty(fn, *program))
+        fn.erase();
+      else
+        fn.setPrivate();
+    }
+  }
   {
     std::error_code ec;
     llvm::raw_fd_ostream os(source, ec);
