@@ -367,14 +367,16 @@ void registerIntBinary(llvm::StringMap<Interpreter::Kernel> &k, StringRef name,
   };
 }
 
-/// `v` rounded to the float type `type` (f32, f16, bf16; f64 as is).
+/// `v` rounded to the float type `type` (f32, f16, bf16; f64 as is); the
+/// 16-bit types through float, as linalg bodies (BodyProgram's roundTo) and
+/// the emitted C++ round them.
 double roundToType(double v, Type type) {
   if (type.isF32())
     return double(float(v));
   if (type.isF16())
-    return double(float(Half(v)));
+    return double(float(Half(float(v))));
   if (type.isBF16())
-    return double(float(BFloat16(v)));
+    return double(float(BFloat16(float(v))));
   return v;
 }
 
