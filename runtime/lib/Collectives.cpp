@@ -10,8 +10,9 @@
 // shapes, checks, packing (a gather, scatter, split or concat dim that is
 // not the outermost is packed before or unpacked after the transfer, by the
 // runtime's own kernels), Avg as a sum then a division in the type, the
-// permute's zero fill, and the byte counts. The transfer itself is the
-// transport's (MpiTransport.cpp, NcclTransport.cpp), on contiguous buffers.
+// permute's zero fill, float max / min as integer keys (Internal.h), and
+// the byte counts. The transfer itself is the transport's (MpiTransport.cpp,
+// NcclTransport.cpp), on contiguous buffers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -123,6 +124,8 @@ struct Future::State {
   Tensor result;
   /// Buffers the transfer reads or writes until it completes.
   Tensor input, scratch;
+  /// A float max / min: the keys received (Internal.h, orderedKey).
+  Tensor keys;
   transport::PendingPtr pending;
   /// Unpacking or dividing after completion (may be empty).
   std::function<void(State &)> finish;
@@ -216,10 +219,20 @@ Future allReduceStart(Mesh &mesh, int group, const Tensor &input,
   const Group &g = mesh.group(group);
   auto s = newState(input, where);
   s->result = Tensor::empty(input.dtype(), input.shape());
-  s->pending = transport::allReduce(g.comm, input.raw(), s->result.raw(),
-                                    size_t(input.numel()), input.dtype(),
-                                    transferred(reduce), where);
-  divideAfter(*s, reduce, g.size);
+  if (reducesAsKeys(input.dtype(), reduce)) {
+    // The keys sent stay alive as the state's input.
+    s->input = toOrderedKeys(input, reduce == Reduction::Max);
+    s->keys = Tensor::empty(s->input.dtype(), input.shape());
+    s->pending = transport::allReduce(g.comm, s->input.raw(), s->keys.raw(),
+                                      size_t(input.numel()), s->input.dtype(),
+                                      reduce, where);
+    s->finish = [](Future::State &st) { fromOrderedKeys(st.keys, st.result); };
+  } else {
+    s->pending = transport::allReduce(g.comm, input.raw(), s->result.raw(),
+                                      size_t(input.numel()), input.dtype(),
+                                      transferred(reduce), where);
+    divideAfter(*s, reduce, g.size);
+  }
   count(1, input, s->result);
   return startCollective(s);
 }
@@ -238,17 +251,27 @@ Future reduceScatterStart(Mesh &mesh, int group, const Tensor &input,
   Shape out = input.shape();
   out[scatterDim] /= g.size;
   s->result = Tensor::empty(input.dtype(), out);
-  const void *send = input.raw();
+  // A float max / min sends keys (Internal.h, orderedKey): the state's
+  // input, received into `keys`.
+  bool keyed = reducesAsKeys(input.dtype(), reduce);
+  if (keyed) {
+    s->input = toOrderedKeys(input, reduce == Reduction::Max);
+    s->keys = Tensor::empty(s->input.dtype(), out);
+  }
+  const Tensor &sent = s->input;
+  const void *send = sent.raw();
   if (outerOf(input.shape(), scatterDim) != 1) {
-    s->scratch = Tensor::empty(input.dtype(), {input.numel()});
-    packPieces(input, scatterDim, g.size, s->scratch.raw());
+    s->scratch = Tensor::empty(sent.dtype(), {input.numel()});
+    packPieces(sent, scatterDim, g.size, s->scratch.raw());
     send = s->scratch.raw();
   }
-  s->pending = transport::reduceScatter(g.comm, send, s->result.raw(),
-                                        size_t(s->result.numel()),
-                                        input.dtype(), transferred(reduce),
-                                        where);
-  divideAfter(*s, reduce, g.size);
+  s->pending = transport::reduceScatter(
+      g.comm, send, keyed ? s->keys.raw() : s->result.raw(),
+      size_t(s->result.numel()), sent.dtype(), transferred(reduce), where);
+  if (keyed)
+    s->finish = [](Future::State &st) { fromOrderedKeys(st.keys, st.result); };
+  else
+    divideAfter(*s, reduce, g.size);
   count(2, input, s->result);
   return startCollective(s);
 }

@@ -81,6 +81,58 @@ void copyBoxKernel(const void *src, int64_t srcBase, const Shape &srcStrides,
 Shape rowMajorStrides(const Shape &shape);
 
 //===----------------------------------------------------------------------===//
+// Float max / min as integer reductions
+//===----------------------------------------------------------------------===//
+//
+// A Partial max / min of floats combines as torch.maximum / minimum and
+// arith.maximumf / minimumf (the interpreter's rule): a NaN term gives NaN
+// whichever rank holds it, and -0 orders below +0. Neither MPI_MAX nor
+// NCCL's ncclMax does that (MPI keeps or drops a NaN by the order it
+// combines in; NCCL's float max is fmaxf, which drops it). So every flavour
+// sends float maxima and minima as integer keys whose signed order is the
+// float order: a non-negative float's bits as they are, a negative one's
+// with every bit but the sign flipped (so -0 is -1, below +0's 0), and any
+// NaN as the integer maximum (max) or minimum (min), which no float's key
+// reaches. The integer max / min of the keys is then the float rule's
+// result, exactly, and a transport's integer max is exact and
+// order-independent on every library. f16 and bf16 keys are 16 bits wide.
+
+/// The key of a float's `bits`: `S` is the signed integer of the float's
+/// width, `U` the unsigned one, `infBits` the bits of +infinity (every bit
+/// pattern above it, sign aside, is a NaN).
+template <typename S, typename U>
+DTENSOR_HD inline S orderedKey(U bits, U infBits, bool max) {
+  const U magnitude = U(U(~U(0)) >> 1);
+  const S top = S(magnitude), bottom = S(-top - 1);
+  if (U(bits & magnitude) > infBits)
+    return max ? top : bottom;
+  S s = S(bits);
+  return s >= 0 ? s : S(s ^ top);
+}
+
+/// The float bits of a key (`nanBits`, a quiet NaN, for either NaN key).
+template <typename S, typename U>
+DTENSOR_HD inline U fromOrderedKey(S key, U nanBits) {
+  const S top = S(U(U(~U(0)) >> 1)), bottom = S(-top - 1);
+  if (key == top || key == bottom)
+    return nanBits;
+  return U(key >= 0 ? key : S(key ^ top));
+}
+
+/// Whether a reduction of `t` by `r` travels as keys.
+inline bool reducesAsKeys(DType t, Reduction r) {
+  return (r == Reduction::Max || r == Reduction::Min) &&
+         (t == DType::F32 || t == DType::F64 || t == DType::F16 ||
+          t == DType::BF16);
+}
+
+/// The keys of a float tensor (a kernel of the flavour), of the signed
+/// integer type of its width.
+Tensor toOrderedKeys(const Tensor &floats, bool max);
+/// Writes the floats of `keys` into `out` (same element count).
+void fromOrderedKeys(const Tensor &keys, Tensor &out);
+
+//===----------------------------------------------------------------------===//
 // Transports
 //===----------------------------------------------------------------------===//
 
@@ -105,7 +157,8 @@ void *split(int color, int key, int &size, int &rank, const char *where);
 void release(void *comm);
 
 /// Buffers are compute memory; counts are elements of `dtype` or bytes.
-/// `reduce` is never Avg (the caller sums and divides).
+/// `reduce` is never Avg (the caller sums and divides), and never Max or
+/// Min of a float type (the caller reduces keys: orderedKey).
 PendingPtr allGather(void *comm, const void *send, void *recv, size_t bytes,
                      const char *where);
 PendingPtr allReduce(void *comm, const void *send, void *recv, size_t count,

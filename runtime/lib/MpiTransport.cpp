@@ -11,7 +11,8 @@
 // kernels that produce it, then starts the MPI call on host buffers; wait
 // completes it and copies the result back to the device). The staged flavour
 // lets several ranks share one GPU, which NCCL refuses. Data moves as
-// MPI_BYTE except in reductions; f16 and bf16 reduce through user MPI ops.
+// MPI_BYTE except in reductions; f16 and bf16 sums and products reduce
+// through user MPI ops, float maxima and minima arrive as integer keys.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,37 +76,16 @@ template <typename F> void forChunks(size_t total, F f) {
 
 MPI_Comm commOf(void *comm) { return *static_cast<MPI_Comm *>(comm); }
 
-/// A Partial max / min of floats: torch.maximum / minimum (LocalTensor's
-/// collectives) and arith.maximumf / minimumf, so that a NaN term gives NaN
-/// whichever rank holds it (MPI_MAX keeps or drops it by the order it
-/// combines in) and -0 orders below +0. The interpreter combines the same.
-template <typename T> T ieeeMaxMin(bool max, T a, T b) {
-  if (std::isnan(a) || std::isnan(b))
-    return std::numeric_limits<T>::quiet_NaN();
-  if (a == 0 && b == 0)
-    return std::signbit(a) == max ? b : a;
-  return (a > b) == max ? a : b;
-}
-
-template <typename T, bool Max>
-void reduceFloat(void *in, void *inout, int *len, MPI_Datatype *) {
-  auto *a = static_cast<const T *>(in);
-  auto *b = static_cast<T *>(inout);
-  for (int i = 0; i < *len; ++i)
-    b[i] = ieeeMaxMin(Max, a[i], b[i]);
-}
-
-template <bool BF, int Kind>
+/// An f16 / bf16 sum or product, through float. (Float maxima and minima
+/// never come here: they travel as integer keys, Internal.h's orderedKey.)
+template <bool BF, bool Product>
 void reduce16(void *in, void *inout, int *len, MPI_Datatype *) {
   auto *a = static_cast<uint16_t *>(in);
   auto *b = static_cast<uint16_t *>(inout);
   for (int i = 0; i < *len; ++i) {
     float x = BF ? bf16ToFloat(a[i]) : halfToFloat(a[i]);
     float y = BF ? bf16ToFloat(b[i]) : halfToFloat(b[i]);
-    float r = Kind == 0   ? x + y
-              : Kind == 1 ? ieeeMaxMin(true, x, y)
-              : Kind == 2 ? ieeeMaxMin(false, x, y)
-                          : x * y;
+    float r = Product ? x * y : x + y;
     b[i] = BF ? floatToBf16(r) : floatToHalf(r);
   }
 }
@@ -131,22 +111,20 @@ void reductionOf(DType t, Reduction r, MPI_Datatype &type, MPI_Op &op) {
              : r == Reduction::Max                      ? 1
              : r == Reduction::Min                      ? 2
                                                         : 3;
+  if (reducesAsKeys(t, r))
+    fail(nullptr, "a float max / min reaches the transport (it reduces keys)");
   if (t == DType::F16 || t == DType::BF16) {
-    static MPI_Op ops[2][4];
+    static MPI_Op ops[2][2];
     static bool made = false;
     if (!made) {
-      MPI_Op_create(&reduce16<false, 0>, 1, &ops[0][0]);
-      MPI_Op_create(&reduce16<false, 1>, 1, &ops[0][1]);
-      MPI_Op_create(&reduce16<false, 2>, 1, &ops[0][2]);
-      MPI_Op_create(&reduce16<false, 3>, 1, &ops[0][3]);
-      MPI_Op_create(&reduce16<true, 0>, 1, &ops[1][0]);
-      MPI_Op_create(&reduce16<true, 1>, 1, &ops[1][1]);
-      MPI_Op_create(&reduce16<true, 2>, 1, &ops[1][2]);
-      MPI_Op_create(&reduce16<true, 3>, 1, &ops[1][3]);
+      MPI_Op_create(&reduce16<false, false>, 1, &ops[0][0]);
+      MPI_Op_create(&reduce16<false, true>, 1, &ops[0][1]);
+      MPI_Op_create(&reduce16<true, false>, 1, &ops[1][0]);
+      MPI_Op_create(&reduce16<true, true>, 1, &ops[1][1]);
       made = true;
     }
     type = MPI_UINT16_T;
-    op = ops[t == DType::BF16][kind];
+    op = ops[t == DType::BF16][kind == 3];
     return;
   }
   switch (t) {
@@ -161,19 +139,6 @@ void reductionOf(DType t, Reduction r, MPI_Datatype &type, MPI_Op &op) {
   if (t == DType::I1) {
     // bool(a + b) is a logical or, bool(a * b) a logical and.
     op = kind == 0 || kind == 1 ? MPI_MAX : MPI_MIN;
-    return;
-  }
-  if ((t == DType::F32 || t == DType::F64) && (kind == 1 || kind == 2)) {
-    static MPI_Op ops[2][2];
-    static bool made = false;
-    if (!made) {
-      MPI_Op_create(&reduceFloat<float, true>, 1, &ops[0][0]);
-      MPI_Op_create(&reduceFloat<float, false>, 1, &ops[0][1]);
-      MPI_Op_create(&reduceFloat<double, true>, 1, &ops[1][0]);
-      MPI_Op_create(&reduceFloat<double, false>, 1, &ops[1][1]);
-      made = true;
-    }
-    op = ops[t == DType::F64][kind - 1];
     return;
   }
   if ((t == DType::I8 || t == DType::I16) && (kind == 0 || kind == 3)) {

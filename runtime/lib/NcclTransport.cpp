@@ -20,6 +20,8 @@
 //   - send / recv (permute, all_to_all) inside ncclGroupStart/End.
 // NCCL's AllGather and ReduceScatter take equal counts on every rank; the
 // compiled program already pads uneven pieces (docs/Redistribution.md).
+// Float maxima and minima arrive as integer keys (Internal.h, orderedKey):
+// NCCL's float max is fmaxf, which drops a NaN the program's maximumf keeps.
 //
 //===----------------------------------------------------------------------===//
 

@@ -741,6 +741,74 @@ void divideBy(Tensor &t, double n) {
   }
 }
 
+namespace {
+
+template <typename S, typename U>
+void keysOf(const void *in, void *out, int64_t n, U infBits, bool max) {
+  const U *x = static_cast<const U *>(in);
+  S *k = static_cast<S *>(out);
+  parallel_for(n, DTENSOR_KERNEL(int64_t i) {
+    k[i] = orderedKey<S, U>(x[i], infBits, max);
+  });
+}
+
+template <typename S, typename U>
+void floatsOf(const void *in, void *out, int64_t n, U nanBits) {
+  const S *k = static_cast<const S *>(in);
+  U *x = static_cast<U *>(out);
+  parallel_for(n, DTENSOR_KERNEL(int64_t i) {
+    x[i] = fromOrderedKey<S, U>(k[i], nanBits);
+  });
+}
+
+} // namespace
+
+Tensor toOrderedKeys(const Tensor &floats, bool max) {
+  int64_t n = floats.numel();
+  switch (floats.dtype()) {
+  case DType::F32: {
+    Tensor k = Tensor::empty(DType::I32, floats.shape());
+    keysOf<int32_t, uint32_t>(floats.raw(), k.raw(), n, 0x7f800000u, max);
+    return k;
+  }
+  case DType::F64: {
+    Tensor k = Tensor::empty(DType::I64, floats.shape());
+    keysOf<int64_t, uint64_t>(floats.raw(), k.raw(), n,
+                              0x7ff0000000000000ull, max);
+    return k;
+  }
+  case DType::F16:
+  case DType::BF16: {
+    Tensor k = Tensor::empty(DType::I16, floats.shape());
+    uint16_t inf = floats.dtype() == DType::F16 ? 0x7c00 : 0x7f80;
+    keysOf<int16_t, uint16_t>(floats.raw(), k.raw(), n, inf, max);
+    return k;
+  }
+  default:
+    fail(nullptr, std::string("no ordered keys of ") +
+                      dtypeName(floats.dtype()));
+  }
+}
+
+void fromOrderedKeys(const Tensor &keys, Tensor &out) {
+  int64_t n = out.numel();
+  if (keys.numel() != n)
+    fail(nullptr, "ordered keys of another size");
+  switch (out.dtype()) {
+  case DType::F32:
+    return floatsOf<int32_t, uint32_t>(keys.raw(), out.raw(), n, 0x7fc00000u);
+  case DType::F64:
+    return floatsOf<int64_t, uint64_t>(keys.raw(), out.raw(), n,
+                                       0x7ff8000000000000ull);
+  case DType::F16:
+    return floatsOf<int16_t, uint16_t>(keys.raw(), out.raw(), n, 0x7e00);
+  case DType::BF16:
+    return floatsOf<int16_t, uint16_t>(keys.raw(), out.raw(), n, 0x7fc0);
+  default:
+    fail(nullptr, std::string("no ordered keys of ") + dtypeName(out.dtype()));
+  }
+}
+
 //===----------------------------------------------------------------------===//
 // Matmul
 //===----------------------------------------------------------------------===//

@@ -15,6 +15,12 @@
 //                                      computed from every rank's (known)
 //                                      input; permute zero-fill; two started
 //                                      collectives in flight at once
+//   dtensor-rt-test keys MESH          float max / min as ordered integer
+//                                      keys: the keys' order on every f16 /
+//                                      bf16 pattern and random f32 / f64
+//                                      ones; all_reduce and reduce_scatter
+//                                      with NaNs, infinities and both zeros
+//                                      on every rank position, exactly
 //   dtensor-rt-test npy DIR            box reads of .npy files (empty box
 //                                      included) and their errors
 //   dtensor-rt-test tensors            pool reuse and copy-on-write; the
@@ -42,6 +48,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <string>
@@ -409,6 +416,244 @@ int runCollectives(const Shape &meshShape) {
 }
 
 //===----------------------------------------------------------------------===//
+// Float max / min: ordered integer keys
+//===----------------------------------------------------------------------===//
+
+/// The float rule of a Partial max / min (torch.maximum / minimum,
+/// arith.maximumf / minimumf; the interpreter's): a NaN gives NaN, -0 is
+/// below +0.
+double ieeeMaxMin(bool max, double a, double b) {
+  if (std::isnan(a) || std::isnan(b))
+    return NAN;
+  if (a == 0 && b == 0)
+    return std::signbit(a) == max ? b : a;
+  return (a > b) == max ? a : b;
+}
+
+/// Bit patterns of every float type that reach the rule's edges: quiet and
+/// signalling NaNs of both signs, infinities, both zeros, the largest
+/// finite values, the smallest subnormals, and ordinary values.
+const DType kFloatTypes[] = {DType::F32, DType::F64, DType::F16, DType::BF16};
+std::vector<uint64_t> specialBits(DType t) {
+  switch (t) {
+  case DType::F16:
+    return {0x7e00, 0xfe00, 0x7c01, 0x7c00, 0xfc00, 0x8000, 0x0000, 0x3c00,
+            0xbc00, 0x7bff, 0xfbff, 0x0001, 0x8001, 0x4100};
+  case DType::BF16:
+    return {0x7fc0, 0xffc0, 0x7f81, 0x7f80, 0xff80, 0x8000, 0x0000, 0x3f80,
+            0xbf80, 0x7f7f, 0xff7f, 0x0001, 0x8001, 0x4020};
+  case DType::F32:
+    return {0x7fc00000, 0xffc00000, 0x7f800001, 0x7f800000, 0xff800000,
+            0x80000000, 0x00000000, 0x3f800000, 0xbf800000, 0x7f7fffff,
+            0xff7fffff, 0x00000001, 0x80000001, 0x40200000};
+  default:
+    return {0x7ff8000000000000ull, 0xfff8000000000000ull,
+            0x7ff0000000000001ull, 0x7ff0000000000000ull,
+            0xfff0000000000000ull, 0x8000000000000000ull, 0,
+            0x3ff0000000000000ull, 0xbff0000000000000ull,
+            0x7fefffffffffffffull, 0xffefffffffffffffull, 1,
+            0x8000000000000001ull, 0x4004000000000000ull};
+  }
+}
+
+/// The value of the float bits `b` of type `t` (exact in double).
+double floatOfBits(DType t, uint64_t b) {
+  switch (t) {
+  case DType::F16: return dtensor_rt::halfToFloat(uint16_t(b));
+  case DType::BF16: return dtensor_rt::bf16ToFloat(uint16_t(b));
+  case DType::F32: {
+    uint32_t w = uint32_t(b);
+    float f;
+    std::memcpy(&f, &w, 4);
+    return f;
+  }
+  default: {
+    double d;
+    std::memcpy(&d, &b, 8);
+    return d;
+  }
+  }
+}
+
+uint64_t bitsAt(const Tensor &x, int64_t i) {
+  switch (dtypeBytes(x.dtype())) {
+  case 2: return x.data<uint16_t>()[i];
+  case 4: return x.data<uint32_t>()[i];
+  default: return x.data<uint64_t>()[i];
+  }
+}
+
+void setBits(Tensor &x, int64_t i, uint64_t b) {
+  switch (dtypeBytes(x.dtype())) {
+  case 2: x.data<uint16_t>()[i] = uint16_t(b); break;
+  case 4: x.data<uint32_t>()[i] = uint32_t(b); break;
+  default: x.data<uint64_t>()[i] = b; break;
+  }
+}
+
+/// Whether `got` is `want` exactly: the same value and sign of zero, or
+/// both NaN.
+bool sameFloat(double got, double want) {
+  if (std::isnan(want) || std::isnan(got))
+    return std::isnan(want) && std::isnan(got);
+  return got == want && std::signbit(got) == std::signbit(want);
+}
+
+/// The keys themselves, on this process: every 16-bit pattern (and random
+/// 32- and 64-bit ones with the specials) in float order has a strictly
+/// larger key than the one before (zeros: -0 first), NaNs take the end
+/// their reduction needs, and every other key maps back to its bits.
+int checkKeys() {
+  int cases = 0;
+  for (DType t : kFloatTypes) {
+    size_t width = dtypeBytes(t);
+    std::vector<uint64_t> bits = specialBits(t);
+    if (width == 2) {
+      for (uint64_t b = 0; b < 0x10000; ++b)
+        bits.push_back(b);
+    } else {
+      uint64_t state = 0x9e3779b97f4a7c15ull;
+      for (int k = 0; k < 200000; ++k) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        bits.push_back(width == 4 ? (state & 0xffffffffull) : state);
+      }
+    }
+    Tensor x = Tensor::empty(t, {static_cast<int64_t>(bits.size())});
+    for (size_t i = 0; i < bits.size(); ++i)
+      setBits(x, int64_t(i), bits[i]);
+    for (bool max : {true, false}) {
+      Tensor keys = toOrderedKeys(x, max);
+      Tensor back = Tensor::empty(t, x.shape());
+      fromOrderedKeys(keys, back);
+      auto keyAt = [&](size_t i) -> int64_t {
+        switch (width) {
+        case 2: return keys.data<int16_t>()[i];
+        case 4: return keys.data<int32_t>()[i];
+        default: return keys.data<int64_t>()[i];
+        }
+      };
+      int64_t top = width == 2   ? INT16_MAX
+                    : width == 4 ? INT32_MAX
+                                 : INT64_MAX;
+      std::vector<size_t> order;
+      for (size_t i = 0; i < bits.size(); ++i) {
+        double v = floatOfBits(t, bits[i]);
+        double r = floatOfBits(t, bitsAt(back, int64_t(i)));
+        if (std::isnan(v)) {
+          check(keyAt(i) == (max ? top : -top - 1) && std::isnan(r),
+                std::string(dtypeName(t)) + " NaN key");
+          continue;
+        }
+        check(bitsAt(back, int64_t(i)) == bits[i],
+              std::string(dtypeName(t)) + " key round trip of bits " +
+                  std::to_string(bits[i]));
+        order.push_back(i);
+      }
+      std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+        double va = floatOfBits(t, bits[a]), vb = floatOfBits(t, bits[b]);
+        if (va != vb)
+          return va < vb;
+        return std::signbit(va) > std::signbit(vb);
+      });
+      for (size_t k = 1; k < order.size(); ++k) {
+        double a = floatOfBits(t, bits[order[k - 1]]);
+        double b = floatOfBits(t, bits[order[k]]);
+        bool equal = a == b && std::signbit(a) == std::signbit(b);
+        bool ok = equal ? keyAt(order[k - 1]) == keyAt(order[k])
+                        : keyAt(order[k - 1]) < keyAt(order[k]);
+        if (!ok) {
+          check(false, std::string(dtypeName(t)) + " keys out of order at " +
+                           std::to_string(a) + ", " + std::to_string(b));
+          break;
+        }
+      }
+      ++cases;
+    }
+  }
+  return cases;
+}
+
+/// all_reduce and reduce_scatter by max and min of every float type on
+/// every group of the mesh, each element's terms drawn from the specials
+/// so that NaNs, infinities and both zeros meet on every rank position,
+/// compared exactly with the rule folded over the group's members in order.
+int runKeys(const Shape &meshShape) {
+  int cases = worldRank == 0 ? checkKeys() : 0;
+  Mesh mesh(meshShape);
+  std::vector<std::vector<int64_t>> subsets;
+  std::vector<int64_t> cur;
+  orderedSubsets(static_cast<int64_t>(meshShape.size()), subsets, cur);
+  for (const auto &dims : subsets) {
+    std::vector<std::vector<int64_t>> groups;
+    int id = addGroup(mesh, meshShape, dims, groups);
+    const std::vector<int64_t> &members = myGroup(groups);
+    int64_t n = static_cast<int64_t>(members.size());
+    int64_t me = mesh.group(id).rank;
+    for (DType t : kFloatTypes) {
+      std::vector<uint64_t> specials = specialBits(t);
+      int64_t k = static_cast<int64_t>(specials.size());
+      auto term = [&](int64_t rank, int64_t i) {
+        return specials[(i * 5 + rank * 3 + (i / k) * rank) % k];
+      };
+      Shape in = {24, 24}; // divisible by every group size (1 to 4, 6, 8)
+      Tensor x = Tensor::empty(t, in);
+      for (int64_t i = 0; i < x.numel(); ++i)
+        setBits(x, i, term(worldRank, i));
+      for (bool max : {true, false}) {
+        Reduction r = max ? Reduction::Max : Reduction::Min;
+        auto want = [&](int64_t i) {
+          double acc = floatOfBits(t, term(members[0], i));
+          for (int64_t m = 1; m < n; ++m)
+            acc = ieeeMaxMin(max, acc, floatOfBits(t, term(members[m], i)));
+          return acc;
+        };
+        std::string tag = std::string(dtypeName(t)) + (max ? " max" : " min") +
+                          " group " + dimsText(dims);
+        Tensor a = allReduce(mesh, id, x, r, "all_reduce");
+        for (int64_t i = 0; i < a.numel(); ++i)
+          if (!sameFloat(floatOfBits(t, bitsAt(a, i)), want(i))) {
+            check(false, tag + " all_reduce element " + std::to_string(i) +
+                             " is " + std::to_string(floatOfBits(t, bitsAt(a, i))) +
+                             ", expected " + std::to_string(want(i)));
+            break;
+          }
+        for (int64_t dim = 0; dim < 2; ++dim) {
+          Shape rs = in;
+          rs[dim] /= n;
+          Tensor s = reduceScatter(mesh, id, x, dim, r, "reduce_scatter");
+          check(s.shape() == rs, tag + " reduce_scatter shape");
+          for (int64_t i = 0; i < rs[0] && s.shape() == rs; ++i)
+            for (int64_t j = 0; j < rs[1]; ++j) {
+              int64_t idx[2] = {i, j};
+              idx[dim] += me * rs[dim];
+              double w = want(idx[0] * in[1] + idx[1]);
+              double got = floatOfBits(t, bitsAt(s, i * rs[1] + j));
+              if (!sameFloat(got, w)) {
+                check(false, tag + " reduce_scatter dim " +
+                                 std::to_string(dim) + " element (" +
+                                 std::to_string(i) + ", " + std::to_string(j) +
+                                 ") is " + std::to_string(got) +
+                                 ", expected " + std::to_string(w));
+                i = rs[0];
+                break;
+              }
+            }
+        }
+        cases += 3;
+      }
+    }
+  }
+  int all = 0;
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (worldRank == 0 && !all)
+    std::printf("keys %zu-d mesh: %d cases passed on %d ranks\n",
+                meshShape.size(), cases, worldSize);
+  return all != 0;
+}
+
+//===----------------------------------------------------------------------===//
 // .npy and tensors
 //===----------------------------------------------------------------------===//
 
@@ -655,13 +900,16 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &worldSize);
   std::string what = argc > 1 ? argv[1] : "";
   int rc = 2;
-  if ((what == "groups" || what == "collectives") && argc == 3) {
+  if ((what == "groups" || what == "collectives" || what == "keys") &&
+      argc == 3) {
     Shape mesh = parseMesh(argv[2]);
     if (mlir::dtensor::meshSize(mesh) != worldSize) {
       std::fprintf(stderr, "run with -np %lld\n",
                    static_cast<long long>(mlir::dtensor::meshSize(mesh)));
     } else {
-      rc = what == "groups" ? runGroups(mesh) : runCollectives(mesh);
+      rc = what == "groups"        ? runGroups(mesh)
+           : what == "collectives" ? runCollectives(mesh)
+                                   : runKeys(mesh);
     }
   } else if (what == "npy" && argc == 3) {
     rc = runNpy(argv[2]);
@@ -670,8 +918,8 @@ int main(int argc, char **argv) {
   } else if (what == "plan") {
     rc = runPlan();
   } else if (worldRank == 0) {
-    std::fprintf(stderr, "usage: %s groups MESH | collectives MESH | npy DIR | "
-                         "tensors | plan\n",
+    std::fprintf(stderr, "usage: %s groups MESH | collectives MESH | "
+                         "keys MESH | npy DIR | tensors | plan\n",
                  argv[0]);
   }
   int any = 0;

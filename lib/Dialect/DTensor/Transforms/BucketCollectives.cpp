@@ -118,7 +118,8 @@ struct DTensorBucketCollectivesPass
               reduce.getReduce(), t.getElementType()};
       int64_t bytes = bytesOf(t);
       auto it = llvm::find_if(open, [&](const Bucket &b) { return b.key == key; });
-      if (it != open.end() && it->bytes + bytes > bucketBytes) {
+      // (Compared without adding: a limit near INT64_MAX would overflow.)
+      if (it != open.end() && bytes > int64_t(bucketBytes) - it->bytes) {
         flush(it->members, reduce);
         open.erase(it);
         it = open.end();
@@ -176,7 +177,13 @@ struct DTensorBucketCollectivesPass
       SmallVector<ReassociationIndices> groups(1);
       for (int64_t d = 0; d < t.getRank(); ++d)
         groups[0].push_back(d);
-      Value shaped = tensor::ExpandShapeOp::create(b, loc, t, piece, groups);
+      // Expanded to the (static) input's shape; a result type with dynamic
+      // sizes is reached by a cast.
+      auto in = llvm::cast<RankedTensorType>(m.getInput().getType());
+      Value shaped = tensor::ExpandShapeOp::create(
+          b, loc, RankedTensorType::get(in.getShape(), element), piece, groups);
+      if (shaped.getType() != t)
+        shaped = tensor::CastOp::create(b, loc, t, shaped);
       m.getResult().replaceAllUsesWith(shaped);
       offset += size;
     }

@@ -1,5 +1,6 @@
 // RUN: dtensor-opt %s --dtensor-bucket-collectives --split-input-file | FileCheck %s
 // RUN: dtensor-opt %s --dtensor-bucket-collectives=bucket-bytes=64 --split-input-file | FileCheck %s --check-prefix=SMALL
+// RUN: dtensor-opt %s --dtensor-bucket-collectives=bucket-bytes=9223372036854775807 --split-input-file | FileCheck %s --check-prefix=HUGE
 
 // All_reduces of one group, reduction and element type merge into one
 // all_reduce of their concatenation, placed just before the first use of
@@ -63,4 +64,27 @@ func.func @apart(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8xf32>, %y: tensor<
   %h = dtensor.all_reduce %x, %m mesh_dims = [0] reduce = sum : tensor<8xf32>, !dtensor.device_mesh<@mesh> -> tensor<8xf32>
   %w = dtensor.wait %g : !dtensor.future<tensor<8xf32>>
   return %u, %b, %c, %d, %f, %w, %h : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xi32>, tensor<f32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+dtensor.mesh @mesh shape = [2, 2] names = ["a", "b"]
+
+// A result type with dynamic sizes (legal: the input is static): the
+// piece is expanded to the input's shape and cast to the result type (it
+// crashed in tensor.expand_shape's shape inference; found by probing).
+// CHECK-LABEL: func.func @dynamic_results
+// CHECK:         %[[R:.+]] = dtensor.all_reduce {{.*}} : tensor<19xf32>
+// CHECK:         %[[E:.+]] = tensor.expand_shape {{.*}} output_shape [2, 8] : tensor<16xf32> into tensor<2x8xf32>
+// CHECK-NEXT:    tensor.cast %[[E]] : tensor<2x8xf32> to tensor<?x8xf32>
+// CHECK:         %[[F:.+]] = tensor.expand_shape {{.*}} output_shape [3] : tensor<3xf32> into tensor<3xf32>
+// CHECK-NEXT:    tensor.cast %[[F]] : tensor<3xf32> to tensor<?xf32>
+// A limit near INT64_MAX merges without overflowing the byte count.
+// HUGE-LABEL: func.func @dynamic_results
+// HUGE:         dtensor.all_reduce {{.*}} : tensor<19xf32>
+// HUGE-NOT:     dtensor.all_reduce
+func.func @dynamic_results(%m: !dtensor.device_mesh<@mesh>, %x: tensor<2x8xf32>, %y: tensor<3xf32>) -> (tensor<?x8xf32>, tensor<?xf32>) {
+  %a = dtensor.all_reduce %x, %m mesh_dims = [1] reduce = sum : tensor<2x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<?x8xf32>
+  %b = dtensor.all_reduce %y, %m mesh_dims = [1] reduce = sum : tensor<3xf32>, !dtensor.device_mesh<@mesh> -> tensor<?xf32>
+  return %a, %b : tensor<?x8xf32>, tensor<?xf32>
 }
