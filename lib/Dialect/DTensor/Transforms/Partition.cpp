@@ -1381,7 +1381,8 @@ struct DTensorPartitionPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (failed(verifyDistributedTypes(getOperation())))
+    if (failed(verifyDistributedTypes(getOperation())) ||
+        failed(verifyUniformCompute(module)))
       return signalPassFailure();
     Context c;
     c.module = module;

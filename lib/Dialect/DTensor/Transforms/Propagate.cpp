@@ -751,7 +751,8 @@ struct DTensorPropagatePass
       return badOption("whole-function-seconds", "must be 0 or positive");
     if (searchBudget < 0)
       return badOption("search-budget", "must be 0 (off) or positive");
-    if (failed(verifyDistributedTypes(getOperation())))
+    if (failed(verifyDistributedTypes(getOperation())) ||
+        failed(verifyUniformCompute(module)))
       return signalPassFailure();
     SymbolTableCollection tables;
     symbolTables = &tables;

@@ -42,3 +42,25 @@ func.func @int_sum(%m: !dtensor.device_mesh<@pair>, %t: tensor<4xi32>) -> tensor
   %d = dtensor.distribute_tensor %t, %m : tensor<4xi32>, !dtensor.device_mesh<@pair> -> tensor<4xi32, #dtensor.spec<@pair, [P(sum)]>>
   return %d : tensor<4xi32, #dtensor.spec<@pair, [P(sum)]>>
 }
+
+// -----
+
+dtensor.mesh @mesh shape = [4]
+
+// Hand-written global IR that skips propagation is checked too: a value
+// that differs per rank in compute on a distributed tensor
+// (dtensor-uniform-invalid.mlir has the cases).
+func.func @per_rank_value(%m: !dtensor.device_mesh<@mesh>, %x: tensor<8xf32, #dtensor.spec<@mesh, [S(0)]>>) -> tensor<8xf32, #dtensor.spec<@mesh, [S(0)]>> {
+  // expected-note@+1 {{the value that differs per rank comes from here}}
+  %c = dtensor.mesh_coord %m mesh_dims = [0] : !dtensor.device_mesh<@mesh> -> index
+  %ci = arith.index_cast %c : index to i32
+  %cf = arith.sitofp %ci : i32 to f32
+  %e = tensor.empty() : tensor<8xf32, #dtensor.spec<@mesh, [S(0)]>>
+  // expected-error@+1 {{computes on a distributed tensor with a value that differs from rank to rank}}
+  %z = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%x : tensor<8xf32, #dtensor.spec<@mesh, [S(0)]>>) outs(%e : tensor<8xf32, #dtensor.spec<@mesh, [S(0)]>>) {
+  ^bb0(%a: f32, %o: f32):
+    %p = arith.addf %a, %cf : f32
+    linalg.yield %p : f32
+  } -> tensor<8xf32, #dtensor.spec<@mesh, [S(0)]>>
+  return %z : tensor<8xf32, #dtensor.spec<@mesh, [S(0)]>>
+}

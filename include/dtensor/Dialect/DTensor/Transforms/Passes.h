@@ -10,6 +10,7 @@
 #include "dtensor/Dialect/DTensor/IR/DTensor.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
@@ -25,6 +26,17 @@ namespace dtensor {
 /// pass that computes layouts runs it first, so none relies on IR the parser
 /// accepted but nothing verified.
 LogicalResult verifyDistributedTypes(Operation *root);
+
+/// Checks that no op of the global view computes on a distributed tensor
+/// (or on a value computed from one) with a value that differs from rank to
+/// rank: one computed from a rank query (dtensor.mesh_coord, shard_size,
+/// shard_offset), a to_local shard, a collective that does not reach every
+/// rank, or control flow on such a value. Partitioning would apply each
+/// rank's own value to each rank's own shard, which matches no global
+/// program (DTensor, too, assumes such values are the same everywhere).
+/// from_local and local_map are the per-rank ways in. Emits at each such op
+/// with a note at the value's origin.
+LogicalResult verifyUniformCompute(ModuleOp module);
 
 /// Checks propagation's attributes (`dtensor.operand_specs`,
 /// `dtensor.result_specs`, `dtensor.arg_specs`, see Propagation.h) where
