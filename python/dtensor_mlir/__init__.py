@@ -84,6 +84,10 @@ class DeviceMesh:
         return n
 
     def coordinate(self, rank: int) -> Tuple[int, ...]:
+        rank = _integer(rank, "a rank")
+        if not 0 <= rank < self.size():
+            raise DTensorError(
+                f"rank {rank} is not a rank of a mesh of {self.size()} ranks")
         coord = []
         for s in reversed(self.shape):
             coord.append(rank % s)
@@ -135,7 +139,12 @@ class Partial(Placement):
     """Partial(reduce_op): every rank holds a term; the value is their
     reduction (sum, avg, max, min, product)."""
 
+    REDUCE_OPS = ("sum", "avg", "max", "min", "product")
+
     def __init__(self, reduce_op: str = "sum"):
+        if reduce_op not in self.REDUCE_OPS:
+            raise DTensorError(f"Partial's reduce_op is one of {', '.join(self.REDUCE_OPS)}, "
+                               f"not {reduce_op!r}")
         self.reduce_op = reduce_op
 
     def spec(self) -> str:
@@ -336,7 +345,9 @@ class LocalTensor:
 
 def rank_map(mesh: Union[DeviceMesh, int], fn: Callable[[int], np.ndarray]) -> LocalTensor:
     """A LocalTensor whose rank r holds fn(r) (per-rank inputs)."""
-    n = mesh.size() if isinstance(mesh, DeviceMesh) else int(mesh)
+    n = mesh.size() if isinstance(mesh, DeviceMesh) else _integer(mesh, "a number of ranks")
+    if n <= 0:
+        raise DTensorError(f"rank_map needs a positive number of ranks, got {n}")
     return LocalTensor({r: np.asarray(fn(r), order="C") for r in range(n)})
 
 

@@ -391,6 +391,27 @@ func.func @f(%m: !dtensor.device_mesh<@mesh>, %a: tensor<2xf32>) -> tensor<2xf32
     assert r.outputs[0].full_tensor()[0] == 1
 
 
+def test_probed_round_7():
+    # Found by probing 2026-12-01: a rank outside the mesh gave a coordinate
+    # (4 on a 2x2 mesh (0, 0), -1 (1, 1)); Partial("") was taken as a sum;
+    # rank_map(-1) gave an empty LocalTensor.
+    mesh = dm.DeviceMesh((2, 2))
+    assert mesh.coordinate(3) == (1, 1)
+    for rank in [4, -1, 2**70]:
+        with pytest.raises(dm.DTensorError, match="not a rank"):
+            mesh.coordinate(rank)
+    with pytest.raises(dm.DTensorError):
+        mesh.coordinate(1.0)
+    for op in ["", "prod", "band"]:
+        with pytest.raises(dm.DTensorError, match="reduce_op"):
+            dm.Partial(op)
+    assert [dm.Partial(op).spec() for op in dm.Partial.REDUCE_OPS] == [
+        "P(sum)", "P(avg)", "P(max)", "P(min)", "P(product)"]
+    for n in [-1, 0]:
+        with pytest.raises(dm.DTensorError, match="positive number of ranks"):
+            dm.rank_map(n, lambda r: np.ones(1))
+
+
 def test_probed_round_6():
     # Found by probing the embedding surfaces.
     mesh = dm.DeviceMesh(2)

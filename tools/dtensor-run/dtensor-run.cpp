@@ -919,11 +919,18 @@ int main(int argc, char **argv) {
       argc, argv,
       "dtensor-run: runs a dtensor program for every rank of its mesh in one "
       "process (LocalTensor-style)\n");
-  if ((!std::isnan(rtolOption) && !(rtolOption >= 0)) ||
-      (!std::isnan(atolOption) && !(atolOption >= 0)))
-    return fail("--rtol and --atol take a tolerance >= 0");
+  // (NaN means "not given"; one given as nan is an error, as are negative
+  // and infinite ones.)
+  auto badTolerance = [](cl::opt<double> &t) {
+    return t.getNumOccurrences() && !(t >= 0 && !std::isinf(t));
+  };
+  if (badTolerance(rtolOption) || badTolerance(atolOption))
+    return fail("--rtol and --atol take a finite tolerance >= 0");
   setToleranceOverride(rtolOption, atolOption);
-  if (!maxTensorBytes.empty()) {
+  if (maxLoopIterations < 0)
+    return fail("--max-loop-iterations takes 0 (no limit) or a positive "
+                "count, not " + llvm::Twine(int64_t(maxLoopIterations)));
+  if (!maxTensorBytes.empty() || maxTensorBytes.getNumOccurrences()) {
     std::optional<int64_t> limit = parseByteCount(maxTensorBytes);
     if (!limit)
       return fail("--max-tensor-bytes '" + maxTensorBytes +

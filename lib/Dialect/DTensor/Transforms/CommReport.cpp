@@ -12,6 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include <cmath>
+
 #include "dtensor/Core/Redistribute.h"
 #include "dtensor/Dialect/DTensor/Transforms/Passes.h"
 #include "dtensor/Dialect/DTensor/Transforms/Propagation.h"
@@ -428,6 +430,24 @@ struct DTensorCommReportPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // Option values that mean nothing are errors (a NaN rate printed NaN
+    // in the JSON; zero or negative rates were clamped to 1e-9 silently).
+    auto positive = [&](StringRef name, double v) {
+      if (v > 0 && !std::isinf(v))
+        return true;
+      module.emitError() << "dtensor-comm-report: " << name
+                         << " must be a positive, finite number, not " << v;
+      return false;
+    };
+    if (!positive("peak-tflops", peakTflops) ||
+        !positive("memory-gbs", memoryGbs))
+      return signalPassFailure();
+    if (devicesPerHost <= 0) {
+      module.emitError()
+          << "dtensor-comm-report: devices-per-host must be positive, not "
+          << int64_t(devicesPerHost);
+      return signalPassFailure();
+    }
     if (failed(verifyDistributedTypes(getOperation())))
       return signalPassFailure();
 
@@ -480,8 +500,8 @@ struct DTensorCommReportPass
     CostModel cost;
     if (devicesPerHost > 0)
       cost.devicesPerHost = devicesPerHost;
-    StepModel stepModel(cost, std::max(double(peakTflops), 1e-9) * 1e6,
-                    std::max(double(memoryGbs), 1e-9) * 1e3, symbols);
+    StepModel stepModel(cost, double(peakTflops) * 1e6,
+                        double(memoryGbs) * 1e3, symbols);
     for (auto &[op, stats] : functions)
       if (model && stats.notYet.empty())
         stats.modeled = stepModel.ofFunction(llvm::cast<FunctionOpInterface>(op));

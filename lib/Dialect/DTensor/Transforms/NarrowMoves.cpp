@@ -287,6 +287,12 @@ struct DTensorNarrowMovesPass
           << int64_t(devicesPerHost);
       return signalPassFailure();
     }
+    if (depth < 0) {
+      getOperation().emitError()
+          << "dtensor-narrow-moves: depth must be 0 or positive, not "
+          << int64_t(depth);
+      return signalPassFailure();
+    }
     if (failed(verifyDistributedTypes(getOperation())))
       return signalPassFailure();
     ModuleOp module = getOperation();

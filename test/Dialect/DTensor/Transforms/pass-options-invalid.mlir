@@ -21,6 +21,17 @@
 // SEARCH: error: dtensor-propagate: search-budget must be 0 (off) or positive
 // RUN: not dtensor-opt %s --dtensor-bucket-collectives=bucket-bytes=-5 2>&1 | FileCheck %s --check-prefix=BUCKET
 // BUCKET: error: dtensor-bucket-collectives: bucket-bytes must be 0 or positive, not -5
+// Found by probing 2026-12-01: the comm report printed NaN into its JSON for
+// peak-tflops=nan, clamped zero or negative rates to 1e-9 and took a
+// negative devices-per-host; narrow-moves took a negative depth.
+// RUN: not dtensor-opt %s --dtensor-comm-report=peak-tflops=nan 2>&1 | FileCheck %s --check-prefix=TFLOPS
+// TFLOPS: error: dtensor-comm-report: peak-tflops must be a positive, finite number, not nan
+// RUN: not dtensor-opt %s --dtensor-comm-report=memory-gbs=0 2>&1 | FileCheck %s --check-prefix=GBS
+// GBS: error: dtensor-comm-report: memory-gbs must be a positive, finite number, not 0
+// RUN: not dtensor-opt %s --dtensor-comm-report=devices-per-host=-4 2>&1 | FileCheck %s --check-prefix=REPORTDPH
+// REPORTDPH: error: dtensor-comm-report: devices-per-host must be positive, not -4
+// RUN: not dtensor-opt %s --dtensor-narrow-moves=depth=-1 2>&1 | FileCheck %s --check-prefix=DEPTH
+// DEPTH: error: dtensor-narrow-moves: depth must be 0 or positive, not -1
 // dtensor-compile forwards bucket-bytes (it had no such option).
 // RUN: dtensor-opt %s "--dtensor-compile=overlap=1 bucket-bytes=64" | FileCheck %s --check-prefix=OK
 // OK: func.func @f
