@@ -9,6 +9,7 @@ bash "$root/scripts/setup.sh"
 # The Python package builds against the project's .venv (nanobind, numpy).
 bash "$root/scripts/setup-python.sh"
 python="$root/.venv/bin/python"
+source "$root/scripts/ccache-env.sh"
 
 if [ ! -f "$build/build.ninja" ] ||
    ! grep -q "^DTENSOR_ENABLE_PYTHON:BOOL=ON" "$build/CMakeCache.txt"; then
@@ -18,7 +19,7 @@ if [ ! -f "$build/build.ninja" ] ||
     -DCMAKE_C_COMPILER=gcc -DCMAKE_CXX_COMPILER=g++ \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-    -DLLVM_USE_LINKER=lld \
+    -DLLVM_USE_LINKER=lld "${ccache_flags[@]}" \
     > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
 fi
 ninja -C "$build" "$@"

@@ -15,6 +15,7 @@ runLit=1
 bash "$root/scripts/setup.sh"
 bash "$root/scripts/setup.sh" clang-22 libclang-rt-22-dev libomp-22-dev
 
+source "$root/scripts/ccache-env.sh"
 flags="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -gline-tables-only"
 if [ ! -f "$build/build.ninja" ]; then
   echo "sanitize: configuring $build (clang-22, ASan + UBSan, fuzzers)"
@@ -26,7 +27,7 @@ if [ ! -f "$build/build.ninja" ]; then
     -DDTENSOR_ENABLE_FUZZERS=ON -DDTENSOR_ENABLE_CUDA=OFF -DDTENSOR_USE_MIMALLOC=OFF \
     -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
     -DLLVM_EXTERNAL_LIT=/usr/lib/llvm-22/bin/lit \
-    -DLLVM_USE_LINKER=lld \
+    -DLLVM_USE_LINKER=lld "${ccache_flags[@]}" \
     > "$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
 fi
 echo "sanitize: building $build"

@@ -9,7 +9,7 @@ PKGS=(
   cmake ninja-build lld g++ libgtest-dev libopenblas-dev python3
   libzstd-dev zlib1g-dev libedit-dev libcurl4-openssl-dev libxml2-dev libffi-dev
   libopenmpi-dev openmpi-bin python3-venv python3-dev
-  coinor-libcbc-dev pkg-config libmimalloc-dev
+  coinor-libcbc-dev pkg-config libmimalloc-dev ccache
 )
 # Extra packages a script needs (scripts/sanitize.sh: clang-22 and its runtimes).
 PKGS+=("$@")

@@ -162,6 +162,40 @@ template <typename T> T combine(Reduction r, T a, T b) {
   return a;
 }
 
+/// The average of `terms` at elements [begin, end) into `o`: floats divide
+/// each term by the count, then sum in rank order in their type (as NCCL's
+/// ncclAvg and DDP's pre-divided gradients do: a sum of large terms then
+/// overflows only where the mean does; for a power-of-two count the bits
+/// are those of the sum divided after, as a binary scaling commutes with
+/// rounding); integers sum in i64 and divide truncating toward zero, so the
+/// mean of i8, i16 and i32 terms is exact (an i8 mean of four 100s is 100,
+/// where a sum in i8 wrapped to -112 and gave -28; an i64 sum wraps). The
+/// runtime computes the same (runtime/lib/Collectives.cpp).
+template <typename T>
+void averageTerms(const std::vector<const Tensor *> &terms, T *o,
+                  int64_t begin, int64_t end) {
+  int64_t count = static_cast<int64_t>(terms.size());
+  if constexpr (std::is_integral_v<T>) {
+    // (An i64 sum wraps, as the runtime's does: MPI and NCCL have no
+    // wider integer.)
+    for (int64_t i = begin; i < end; ++i) {
+      int64_t sum = 0;
+      for (const Tensor *t : terms)
+        sum = addWrapping(sum, int64_t(t->data<T>()[i]));
+      o[i] = T(sum / count);
+    }
+  } else {
+    const T n = T(count);
+    for (int64_t i = begin; i < end; ++i)
+      o[i] = T(terms.front()->data<T>()[i] / n);
+    for (size_t t = 1; t < terms.size(); ++t) {
+      const T *x = terms[t]->data<T>();
+      for (int64_t i = begin; i < end; ++i)
+        o[i] = T(o[i] + T(x[i] / n));
+    }
+  }
+}
+
 /// Element-wise reduction of equally shaped tensors.
 std::optional<Tensor> reduceAll(const std::vector<const Tensor *> &terms,
                                 Reduction r, std::string &error) {
@@ -177,6 +211,10 @@ std::optional<Tensor> reduceAll(const std::vector<const Tensor *> &terms,
     // Chunks of elements on the rank threads; each chunk combines the terms
     // in rank order, so the result does not depend on the threads.
     parallelChunks(n, int64_t(1) << 15, [&](int64_t begin, int64_t end) {
+      if (r == Reduction::Avg && out.dtype() != DType::I1) {
+        averageTerms<T>(terms, o, begin, end);
+        return;
+      }
       std::copy(terms.front()->data<T>() + begin,
                 terms.front()->data<T>() + end, o + begin);
       for (size_t t = 1; t < terms.size(); ++t) {
@@ -188,7 +226,7 @@ std::optional<Tensor> reduceAll(const std::vector<const Tensor *> &terms,
         bool isBool = out.dtype() == DType::I1;
         switch (r) {
         case Reduction::Sum:
-        case Reduction::Avg:
+        case Reduction::Avg: // (of i1; others averaged above)
           // A bool sum is a logical or (torch's bool + bool; the runtime's
           // MPI_MAX / ncclMax), never a value other than 0 or 1.
           if (isBool)
@@ -200,9 +238,6 @@ std::optional<Tensor> reduceAll(const std::vector<const Tensor *> &terms,
           each([r](T a, T b) { return combine(r, a, b); });
         }
       }
-      if (r == Reduction::Avg && out.dtype() != DType::I1)
-        for (int64_t i = begin; i < end; ++i)
-          o[i] = T(o[i] / T(terms.size()));
     });
   });
   return made;

@@ -651,6 +651,13 @@ LogicalResult interp::runEntry(ModuleOp program, ModuleOp compiled,
                                const std::map<unsigned, ArgumentInput> &inputs,
                                unsigned seed, RunOutcome &outcome,
                                std::string &error) {
+  // The types as every pass checks them first (an integer Partial(avg)
+  // over two mesh dims, which has no value, included).
+  if (failed(dtensor::verifyDistributedTypes(program))) {
+    error = "the program's distributed types are invalid (the diagnostics "
+            "say where)";
+    return failure();
+  }
   Interpreter reference(program);
   std::optional<std::vector<MValue>> args =
       buildArguments(reference, entry, inputs, seed, error);

@@ -479,9 +479,6 @@ class _Importer:
         self.updated_inputs: List[int] = []
         # The seed argument of random ops and how many streams they use.
         self.rng_seed: Optional[_Value] = None
-        # Partial output placements asked for a value no reduction makes
-        # Partial: redistributed to them (_import_graph retries so).
-        self.partial_outputs_by_redistribute = False
         self.rng_streams = 0
         self._user_index_of: Dict[str, int] = {}
 
@@ -700,37 +697,20 @@ class _Importer:
                                          "wider type in the module)")
                     ps = self.out_specs[i] if self.out_specs else None
                     if ps:
-                        partial = any(isinstance(p, Partial) for p in ps)
-                        hinted = ps
-                        if partial and self.partial_outputs_by_redistribute:
-                            # A value that is no Partial sum of terms (its
-                            # producer is element-wise): hinted without the
-                            # Partial, then redistributed to it (R -> P, as
-                            # DTensor's redistribute: a float sum divided
-                            # over the group, max / min / avg kept).
-                            hinted = [Replicate() if isinstance(p, Partial) else p for p in ps]
-                        text = "[" + ", ".join(p.spec() for p in hinted) + "]"
+                        text = "[" + ", ".join(p.spec() for p in ps) + "]"
                         d = _Value(self.e.fresh("out"), v.shape, v.et,
                                    f"#dtensor.spec<@mesh, {text}>")
                         # A hint: the producer computes in this spec when it
-                        # can (a Partial output stays Partial, as in DTensor).
+                        # can (a Partial output stays Partial, as in DTensor:
+                        # a K-sharded matmul's sum makes no collective), else
+                        # the value moves to it (R -> P as DTensor's
+                        # redistribute: a float sum divided over the group).
+                        # (Named "output i": what a diagnostic at it names.)
+                        self.e.loc = f' loc("output {i}")'
                         self.e.emit(f"{d.name} = dtensor.hint {v.name}, %mesh : "
                                     f"{v.type}, !dtensor.device_mesh<@mesh> -> {d.type}")
+                        self.e.loc = ""
                         v = d
-                        if hinted is not ps:
-                            if not _is_float(v.et) and any(
-                                    isinstance(p, Partial) and p.spec() == "P(sum)" for p in ps):
-                                self.fail(o, f"output {i}: Partial(sum) placements "
-                                             f"{[p.spec() for p in ps]} of an integer value "
-                                             "that is not a sum of terms (no rank's share of "
-                                             "an integer divides evenly); ask for Replicate "
-                                             "or Shard")
-                            text = "[" + ", ".join(p.spec() for p in ps) + "]"
-                            d = _Value(self.e.fresh("out"), v.shape, v.et,
-                                       f"#dtensor.spec<@mesh, {text}>")
-                            self.e.emit(f"{d.name} = dtensor.redistribute {v.name}, %mesh : "
-                                        f"{v.type}, !dtensor.device_mesh<@mesh> -> {d.type}")
-                            v = d
                     results.append(v)
                 for ph in gm.graph.nodes:
                     if ph.op == "placeholder" and ph in self.updates:
@@ -6745,22 +6725,11 @@ def _finish(ep, mesh, specs, outs, pipeline) -> "CompiledModel":
 def _import_graph(gm, kinds, values, mesh, specs, outs, pipeline,
                   mutated: Optional[Dict[str, str]] = None,
                   input_mutations: Optional[Dict[str, str]] = None) -> "CompiledModel":
-    def build(by_redistribute: bool):
-        imp = _Importer(gm, kinds, mesh, specs, outs)
-        imp.mutated_outputs = dict(mutated or {})
-        imp.input_mutations = dict(input_mutations or {})
-        imp.partial_outputs_by_redistribute = by_redistribute
-        text, inputs = imp.build()
-        return imp, text, inputs, Module.parse(text, "forward.mlir")
-    try:
-        imp, text, inputs, program = build(False)
-    except DTensorError as e:
-        # A Partial output placement hinted on a value that no rank holds a
-        # term of (an element-wise result): redistribute to it instead.
-        if "hints a Partial spec" not in str(e) or not outs or \
-                not any(o and any(isinstance(p, Partial) for p in o) for o in outs):
-            raise
-        imp, text, inputs, program = build(True)
+    imp = _Importer(gm, kinds, mesh, specs, outs)
+    imp.mutated_outputs = dict(mutated or {})
+    imp.input_mutations = dict(input_mutations or {})
+    text, inputs = imp.build()
+    program = Module.parse(text, "forward.mlir")
     compiled = program.compile(pipeline)
     state = {}
     for kind, key in inputs:
@@ -6921,10 +6890,27 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
     from torch.fx.experimental.proxy_tensor import make_fx
     from torch._decomp import core_aten_decompositions
     module, found, own_mesh = _unwrap_dtensor_params(module)
-    mesh = mesh or own_mesh
+    # DTensor inputs give their placements and mesh, as in compile() (they
+    # were read as plain tensors: replicated, found by probing).
+    example_args = tuple(example_args)
+    input_specs: Dict[int, List[Placement]] = {}
+    input_mesh = None
+    for i, a in enumerate(example_args):
+        if _is_dtensor(a):
+            this = DeviceMesh(tuple(a.device_mesh.shape), a.device_mesh.mesh_dim_names)
+            if input_mesh is not None and tuple(input_mesh.shape) != tuple(this.shape):
+                raise DTensorError(f"DTensor inputs live on a {input_mesh.shape} mesh and a "
+                                   f"{this.shape} mesh")
+            input_mesh = input_mesh or this
+            input_specs[i] = placements_of(a.placements, tuple(a.device_mesh.shape))
+    mesh = mesh or own_mesh or input_mesh
     if mesh is None:
         raise DTensorError("give a mesh: DeviceMesh(shape, names)")
+    for what, m in (("module's DTensors", own_mesh), ("DTensor inputs", input_mesh)):
+        if m is not None and tuple(m.shape) != tuple(mesh.shape):
+            raise DTensorError(f"the {what} live on a {m.shape} mesh, not {mesh.shape}")
     specs: Dict[Union[str, int], List[Placement]] = dict(found)
+    specs.update(input_specs)
     for k, v in (placements or {}).items():
         specs[k] = placements_of(v, mesh.shape)
     names = [n for n, _ in module.named_parameters()]

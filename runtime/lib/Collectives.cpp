@@ -124,8 +124,11 @@ struct Future::State {
   Tensor result;
   /// Buffers the transfer reads or writes until it completes.
   Tensor input, scratch;
-  /// A float max / min: the keys received (Internal.h, orderedKey).
-  Tensor keys;
+  /// What a reduction receives when it does not travel in the result's
+  /// type (prepareReduction): float max / min keys, an integer mean's i64
+  /// sums.
+  Tensor transit;
+  bool viaTransit = false;
   transport::PendingPtr pending;
   /// Unpacking or dividing after completion (may be empty).
   std::function<void(State &)> finish;
@@ -176,14 +179,54 @@ std::shared_ptr<Future::State> newState(const Tensor &input, const char *where) 
   return s;
 }
 
-/// Sum for Avg (the division follows the transfer).
-Reduction transferred(Reduction r) {
-  return r == Reduction::Avg ? Reduction::Sum : r;
-}
-
-void divideAfter(Future::State &s, Reduction r, int n) {
-  if (r == Reduction::Avg)
+/// How a reduction travels: the transport never sees Avg, nor a float max /
+/// min. Sets the state's input to what is sent (when it is not the input
+/// itself), `transit` to what is received when it is not the result, and
+/// the state's finish; returns the reduction and type the transport runs.
+///   - float max / min: order-preserving integer keys (Internal.h), mapped
+///     back after the wait;
+///   - float avg: each term divided by the group size first, then summed
+///     (NCCL's ncclAvg and DDP's pre-divided gradients: a sum of large
+///     terms overflows only where the mean does; the interpreter's rule);
+///   - i8 / i16 / i32 avg: summed as i64, divided truncating, narrowed (the
+///     mean of terms that fit is exact; a sum in the type wrapped);
+///   - i64 avg: a wrapping sum divided after; everything else as it is.
+Reduction prepareReduction(Future::State &s, const Tensor &input,
+                           const Shape &resultShape, Reduction reduce, int n,
+                           DType &type) {
+  type = input.dtype();
+  if (reducesAsKeys(type, reduce)) {
+    s.input = toOrderedKeys(input, reduce == Reduction::Max);
+    type = s.input.dtype();
+    s.transit = Tensor::empty(type, resultShape);
+    s.viaTransit = true;
+    s.finish = [](Future::State &st) { fromOrderedKeys(st.transit, st.result); };
+    return reduce;
+  }
+  if (reduce != Reduction::Avg || type == DType::I1)
+    return reduce == Reduction::Avg ? Reduction::Sum : reduce;
+  switch (type) {
+  case DType::F32:
+  case DType::F64:
+  case DType::F16:
+  case DType::BF16:
+    s.input = input.clone();
+    divideBy(s.input, n);
+    break;
+  case DType::I8:
+  case DType::I16:
+  case DType::I32:
+    s.input = widenToI64(input);
+    type = DType::I64;
+    s.transit = Tensor::empty(type, resultShape);
+    s.viaTransit = true;
+    s.finish = [n](Future::State &st) { narrowMean(st.transit, n, st.result); };
+    break;
+  default: // I64
     s.finish = [n](Future::State &st) { divideBy(st.result, n); };
+    break;
+  }
+  return Reduction::Sum;
 }
 
 } // namespace
@@ -219,20 +262,11 @@ Future allReduceStart(Mesh &mesh, int group, const Tensor &input,
   const Group &g = mesh.group(group);
   auto s = newState(input, where);
   s->result = Tensor::empty(input.dtype(), input.shape());
-  if (reducesAsKeys(input.dtype(), reduce)) {
-    // The keys sent stay alive as the state's input.
-    s->input = toOrderedKeys(input, reduce == Reduction::Max);
-    s->keys = Tensor::empty(s->input.dtype(), input.shape());
-    s->pending = transport::allReduce(g.comm, s->input.raw(), s->keys.raw(),
-                                      size_t(input.numel()), s->input.dtype(),
-                                      reduce, where);
-    s->finish = [](Future::State &st) { fromOrderedKeys(st.keys, st.result); };
-  } else {
-    s->pending = transport::allReduce(g.comm, input.raw(), s->result.raw(),
-                                      size_t(input.numel()), input.dtype(),
-                                      transferred(reduce), where);
-    divideAfter(*s, reduce, g.size);
-  }
+  DType type;
+  Reduction r = prepareReduction(*s, input, input.shape(), reduce, g.size, type);
+  Tensor &into = s->viaTransit ? s->transit : s->result;
+  s->pending = transport::allReduce(g.comm, s->input.raw(), into.raw(),
+                                    size_t(input.numel()), type, r, where);
   count(1, input, s->result);
   return startCollective(s);
 }
@@ -251,13 +285,8 @@ Future reduceScatterStart(Mesh &mesh, int group, const Tensor &input,
   Shape out = input.shape();
   out[scatterDim] /= g.size;
   s->result = Tensor::empty(input.dtype(), out);
-  // A float max / min sends keys (Internal.h, orderedKey): the state's
-  // input, received into `keys`.
-  bool keyed = reducesAsKeys(input.dtype(), reduce);
-  if (keyed) {
-    s->input = toOrderedKeys(input, reduce == Reduction::Max);
-    s->keys = Tensor::empty(s->input.dtype(), out);
-  }
+  DType type;
+  Reduction r = prepareReduction(*s, input, out, reduce, g.size, type);
   const Tensor &sent = s->input;
   const void *send = sent.raw();
   if (outerOf(input.shape(), scatterDim) != 1) {
@@ -265,13 +294,10 @@ Future reduceScatterStart(Mesh &mesh, int group, const Tensor &input,
     packPieces(sent, scatterDim, g.size, s->scratch.raw());
     send = s->scratch.raw();
   }
-  s->pending = transport::reduceScatter(
-      g.comm, send, keyed ? s->keys.raw() : s->result.raw(),
-      size_t(s->result.numel()), sent.dtype(), transferred(reduce), where);
-  if (keyed)
-    s->finish = [](Future::State &st) { fromOrderedKeys(st.keys, st.result); };
-  else
-    divideAfter(*s, reduce, g.size);
+  Tensor &into = s->viaTransit ? s->transit : s->result;
+  s->pending = transport::reduceScatter(g.comm, send, into.raw(),
+                                        size_t(s->result.numel()), type, r,
+                                        where);
   count(2, input, s->result);
   return startCollective(s);
 }

@@ -65,6 +65,11 @@ void endMemoryRun();
 /// (integers truncate; f16/bf16 through float; I1 unchanged).
 void divideBy(Tensor &t, double n);
 
+/// An i8 / i16 / i32 tensor as i64 (an integer mean's exact sums), and the
+/// way back: `out[i] = wide[i] / n` truncating, in `out`'s type.
+Tensor widenToI64(const Tensor &t);
+void narrowMean(const Tensor &wide, int64_t n, Tensor &out);
+
 /// Copies the box `sizes` of a strided view of `src` (element strides
 /// `srcStrides`, starting at element `srcBase`) into the same box of `dst`,
 /// both compute memory with elements of `elem` bytes.

@@ -743,6 +743,47 @@ void divideBy(Tensor &t, double n) {
 
 namespace {
 
+template <typename T> void widen(const void *in, int64_t *out, int64_t n) {
+  const T *x = static_cast<const T *>(in);
+  parallel_for(n, DTENSOR_KERNEL(int64_t i) { out[i] = int64_t(x[i]); });
+}
+
+template <typename T> void narrowDivided(const int64_t *in, void *out, int64_t n,
+                                         int64_t by) {
+  T *y = static_cast<T *>(out);
+  parallel_for(n, DTENSOR_KERNEL(int64_t i) { y[i] = T(in[i] / by); });
+}
+
+} // namespace
+
+Tensor widenToI64(const Tensor &t) {
+  Tensor w = Tensor::empty(DType::I64, t.shape());
+  int64_t *out = w.data<int64_t>();
+  switch (t.dtype()) {
+  case DType::I8: widen<int8_t>(t.raw(), out, t.numel()); break;
+  case DType::I16: widen<int16_t>(t.raw(), out, t.numel()); break;
+  case DType::I32: widen<int32_t>(t.raw(), out, t.numel()); break;
+  default:
+    fail(nullptr, std::string("no i64 widening of ") + dtypeName(t.dtype()));
+  }
+  return w;
+}
+
+void narrowMean(const Tensor &wide, int64_t n, Tensor &out) {
+  if (wide.numel() != out.numel() || wide.dtype() != DType::I64)
+    fail(nullptr, "an integer mean's sums of another size or type");
+  const int64_t *in = wide.data<int64_t>();
+  switch (out.dtype()) {
+  case DType::I8: return narrowDivided<int8_t>(in, out.raw(), out.numel(), n);
+  case DType::I16: return narrowDivided<int16_t>(in, out.raw(), out.numel(), n);
+  case DType::I32: return narrowDivided<int32_t>(in, out.raw(), out.numel(), n);
+  default:
+    fail(nullptr, std::string("no integer mean of ") + dtypeName(out.dtype()));
+  }
+}
+
+namespace {
+
 template <typename S, typename U>
 void keysOf(const void *in, void *out, int64_t n, U infBits, bool max) {
   const U *x = static_cast<const U *>(in);

@@ -2016,7 +2016,8 @@ def test_eye_inside_forward():
 def test_dtensor_inputs_give_the_mesh_and_partial_outputs():
     """With no DTensor parameter, DTensor inputs give the mesh; a Partial
     output placement asked for an element-wise result is reached by
-    redistributing (R -> P), and the rank's terms sum to the value."""
+    redistributing (R -> P, or S -> P locally), and the rank's terms sum to
+    the value; an integer one is an error naming the output."""
     from torch.distributed._local_tensor import LocalTensorMode
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor import Shard as TS, distribute_tensor
@@ -2040,3 +2041,52 @@ def test_dtensor_inputs_give_the_mesh_and_partial_outputs():
     with pytest.raises(dm.DTensorError, match="output 0.*integer"):
         dm_compile(Fn(lambda a: a * 2), (torch.arange(6),), mesh=dm.DeviceMesh((2,)),
                    output_placements=[[P("sum")]])
+
+
+def test_training_step_takes_dtensor_inputs_placements():
+    """compile_training_step reads a DTensor input's placements and mesh as
+    compile() does (found by probing: it was read as a plain tensor, so
+    replicated, and another plan compiled without a word)."""
+    from torch.distributed._local_tensor import LocalTensorMode
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import Shard as TS, distribute_tensor
+    from dtensor_mlir.torch import compile_training_step
+    import torch.distributed as dist
+    if not dist.is_initialized():
+        dist.init_process_group("fake", rank=0, world_size=3)
+    torch.manual_seed(0)
+    module = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+    x = torch.randn(6, 6)
+    loss = lambda m, a: m(a).square().mean()
+    given = compile_training_step(module, loss, (x,), mesh=dm.DeviceMesh((2,)),
+                                  placements={0: [S(0)]})
+    with LocalTensorMode(2):
+        mesh = init_device_mesh("cpu", (2,))
+        dx = distribute_tensor(x, mesh, [TS(0)])
+        read = compile_training_step(module, loss, (dx,))
+    assert read.mesh.shape == (2,)
+    assert str(read.compiled) == str(given.compiled)
+    outs = read.run(x)
+    assert torch.allclose(outs[0].full_tensor(), loss(module, x).detach(), atol=1e-5)
+
+
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_partial_outputs_stay_partial(ranks):
+    """A Partial output placement where the producer makes Partial terms
+    keeps them, as DTensor does: a K-sharded matmul (and nn.Linear), a sum
+    over a sharded dim. Found by probing: the output was hinted replicated,
+    so the matmul gathered both inputs (2 all_gathers) and then split the
+    value into terms again; DTensor makes no collective."""
+    torch.manual_seed(0)
+    x, w = torch.randn(4, 8), torch.randn(8, 3)
+    lin = torch.nn.Linear(8, 3, bias=False)
+    cases = [(Fn(lambda a, b: a @ b), (x, w), {0: [S(1)], 1: [S(0)]}),
+             (Fn(lambda a: a.sum(1)), (x,), {0: [S(1)]}),
+             (lin, (x,), {0: [S(1)], "weight": [S(1)]})]
+    for module, args, placements in cases:
+        m = dm_compile(module, args, mesh=dm.DeviceMesh((ranks,)), placements=placements,
+                       output_placements=[[P("sum")]])
+        o = m.run(*args)[0]
+        assert m.num_collectives() == 0, m.report()
+        assert o.placements == "[P(sum)]"
+        assert torch.allclose(o.full_tensor(), module(*args).detach(), atol=1e-5)

@@ -966,6 +966,10 @@ int main(int argc, char **argv) {
   // dtensor.reshard: they run as the collectives they lower to.
   if (failed(lowerReshards(*module)))
     return fail("lowering the program's dtensor.reshard ops failed");
+  // The types as every pass checks them first (an integer Partial(avg)
+  // over two mesh dims, which has no value, included).
+  if (failed(dtensor::verifyDistributedTypes(*module)))
+    return 1;
   if (target != "interp" && !realTarget())
     return fail("--target '" + target +
                 "': expected interp, mpi, cuda or cuda-mpi");

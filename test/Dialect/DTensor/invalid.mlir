@@ -928,15 +928,6 @@ func.func @hint_shape(%m: !dtensor.device_mesh<@mesh>, %t: tensor<16x8xf32>) {
 // -----
 
 dtensor.mesh @mesh shape = [2, 4]
-func.func @hint_partial(%m: !dtensor.device_mesh<@mesh>, %t: tensor<16x8xf32>) {
-  // expected-error@+1 {{hints a Partial spec #dtensor.spec<@mesh, [P(sum), R]> for a plain value, which no rank holds a term of; hint R and redistribute}}
-  %a = dtensor.hint %t, %m : tensor<16x8xf32>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32, #dtensor.spec<@mesh, [P(sum), R]>>
-  return
-}
-
-// -----
-
-dtensor.mesh @mesh shape = [2, 4]
 func.func @hint_illegal(%m: !dtensor.device_mesh<@mesh>, %t: tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>) {
   // expected-error@+1 {{on mesh dim 0:}}
   %a = dtensor.hint %t, %m : tensor<16x8xf32, #dtensor.spec<@mesh, [S(0), R]>>, !dtensor.device_mesh<@mesh> -> tensor<16x8xf32, #dtensor.spec<@mesh, [P(max), R]>>

@@ -500,15 +500,13 @@ LogicalResult HintOp::verify() {
   SpecAttr to = getSpec(result);
   if (failed(verifySameView(*this, to, getMesh().getType())))
     return failure();
+  // A plain source is a value propagation gives a spec to (or, where it
+  // computes from no distributed value, one distributed to the hint): a
+  // Partial hint is the spec its producer should make where it can (a
+  // matmul's K-sharded sum stays Partial), else the move to it.
   SpecAttr from = getSpec(source);
-  if (!from) {
-    for (const Placement &p : to.getPlacements())
-      if (p.isPartial())
-        return emitOpError() << "hints a Partial spec " << to
-                             << " for a plain value, which no rank holds a "
-                                "term of; hint R and redistribute";
+  if (!from)
     return success();
-  }
   if (failed(verifySameView(*this, from, getMesh().getType())))
     return failure();
   Placements fromPs = from.getNormalizedPlacements(source.getRank());

@@ -4266,21 +4266,37 @@ struct DTensorPropagatePass
       // A result typed as an integer Partial sum (or product) can only be
       // reached from Partial terms: DTensor's R -> P of an integer has no
       // exact form, so no strategy whose result is whole gets there.
-      for (Value r : op->getResults())
-        if (auto t = llvm::dyn_cast<RankedTensorType>(r.getType()))
-          if (SpecAttr spec = getSpec(t);
-              spec && llvm::isa<IntegerType, IndexType>(t.getElementType()) &&
-              llvm::any_of(spec.getPlacements(), [](const Placement &p) {
-                return p.isPartial() && (p.reduce == ReduceKind::Sum ||
-                                         p.reduce == ReduceKind::Product);
-              })) {
-            diag.attachNote(r.getLoc())
-                << "its result is typed " << spec
-                << ", an integer Partial: it can come only from Partial "
-                   "terms (a replicated integer cannot be split into terms), "
-                   "and no strategy of this op keeps its operands' terms";
+      auto integerSumOrProduct = [](RankedTensorType t) {
+        SpecAttr spec = getSpec(t);
+        return spec && llvm::isa<IntegerType, IndexType>(t.getElementType()) &&
+               llvm::any_of(spec.getPlacements(), [](const Placement &p) {
+                 return p.isPartial() && (p.reduce == ReduceKind::Sum ||
+                                          p.reduce == ReduceKind::Product);
+               });
+      };
+      for (Value r : op->getResults()) {
+        auto t = llvm::dyn_cast<RankedTensorType>(r.getType());
+        if (t && integerSumOrProduct(t)) {
+          diag.attachNote(r.getLoc())
+              << "its result is typed " << getSpec(t)
+              << ", an integer Partial: it can come only from Partial "
+                 "terms (a replicated integer cannot be split into terms), "
+                 "and no strategy of this op keeps its operands' terms";
+          break;
+        }
+        // The same asked by a hint (an output placement of the PyTorch
+        // importer is one).
+        for (Operation *user : r.getUsers())
+          if (auto hint = llvm::dyn_cast<HintOp>(user);
+              hint && integerSumOrProduct(hint.getType())) {
+            diag.attachNote(hint.getLoc())
+                << "a hint asks for its result as " << getSpec(hint.getType())
+                << ", an integer Partial: it can come only from Partial terms "
+                   "(a replicated integer cannot be split into terms), and no "
+                   "strategy of this op makes them; hint Replicate or Shard";
             break;
           }
+      }
       return diag;
     }
     spent += best->moveCost + best->targetCost;

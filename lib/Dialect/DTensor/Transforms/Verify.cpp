@@ -48,6 +48,23 @@ LogicalResult mlir::dtensor::verifyDistributedTypes(Operation *root) {
       };
       if (SpecAttr spec = getSpec(type)) {
         auto tensor = llvm::cast<RankedTensorType>(type);
+        // An integer mean truncates at each reduction: over two mesh dims
+        // its value would depend on whether they are reduced together or
+        // one after the other (trunc(trunc(a / 3) / 2) is not trunc(a /
+        // 6)), which a plan chooses. (Found by probing: a compiled
+        // [P(avg), P(avg)] -> [P(avg), S(0)] differed from the global value.)
+        if (llvm::isa<IntegerType, IndexType>(tensor.getElementType()) &&
+            llvm::count_if(spec.getPlacements(), [](const Placement &p) {
+              return p.isPartial() && p.reduce == ReduceKind::Avg;
+            }) > 1) {
+          emitError() << "an integer Partial(avg) over more than one mesh dim "
+                         "has no value of its own: each reduction truncates, "
+                         "so the result would depend on the order its mesh "
+                         "dims are reduced in; use Partial(sum) and divide, "
+                         "or average over one mesh dim";
+          failedAny = true;
+          return;
+        }
         std::pair<Attribute, int64_t> key{spec, tensor.getRank()};
         if (validSpecs.contains(key))
           return;

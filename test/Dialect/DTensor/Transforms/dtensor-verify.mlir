@@ -142,6 +142,18 @@ func.func @f(%a: tensor<8xf32, #dtensor.spec<@mesh, [R]>>, %b: tensor<8xf32, #dt
 
 // -----
 
+// An integer mean over two mesh dims truncates at each reduction: its value
+// would depend on the plan (found by probing). Over one mesh dim, or of
+// floats, it is fine.
+dtensor.mesh @mesh shape = [2, 3]
+func.func @int_avg(%m: !dtensor.device_mesh<@mesh>, %a: tensor<6xi32, #dtensor.spec<@mesh, [P(avg), R]>>, %b: tensor<6xf32, #dtensor.spec<@mesh, [P(avg), P(avg)]>>) {
+  // expected-error@+1 {{in type 'tensor<6xi32, #dtensor.spec<@mesh, [P(avg), P(avg)]>>': an integer Partial(avg) over more than one mesh dim has no value of its own}}
+  %0 = tensor.empty() : tensor<6xi32, #dtensor.spec<@mesh, [P(avg), P(avg)]>>
+  return
+}
+
+// -----
+
 // Valid: nothing to report.
 dtensor.mesh @mesh shape = [2, 4]
 func.func @f(%m: !dtensor.device_mesh<@mesh[(0, 1)]>, %x: tensor<16x8xf32, #dtensor.spec<@mesh[(0, 1)], [S(0)]>>) {
