@@ -90,6 +90,46 @@ std::optional<ReduceKind> combinerOf(Block &body, BlockArgument outArg) {
   return std::nullopt;
 }
 
+/// Whether `v` is a constant whose every element is a finite float: the
+/// constant itself, or (inside a linalg body) the element of a constant
+/// input, through the moves and views that keep its values (propagation
+/// sees `x + c` at the tensor level; partitioning sees the linalg.generic
+/// insert-redistribute makes of it, with the constant distributed as R).
+static bool isFiniteConstant(Value v) {
+  for (int steps = 0; steps < 16; ++steps) {
+    if (auto arg = llvm::dyn_cast<BlockArgument>(v)) {
+      auto linalgOp =
+          llvm::dyn_cast_or_null<linalg::LinalgOp>(arg.getOwner()->getParentOp());
+      if (!linalgOp || arg.getArgNumber() >= unsigned(linalgOp.getNumDpsInputs()))
+        return false;
+      v = linalgOp.getDpsInputOperand(arg.getArgNumber())->get();
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return false;
+    // (The dialect's moves by name: this library sits below the dialect.)
+    StringRef name = def->getName().getStringRef();
+    if (name == "dtensor.distribute_tensor" || name == "dtensor.redistribute" ||
+        name == "dtensor.hint" ||
+        llvm::isa<tensor::CastOp, tensor::ExtractSliceOp, tensor::ExpandShapeOp,
+                  tensor::CollapseShapeOp>(def)) {
+      v = def->getOperand(0);
+      continue;
+    }
+    break;
+  }
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return false;
+  if (auto f = llvm::dyn_cast<FloatAttr>(attr))
+    return f.getValue().isFinite();
+  if (auto dense = llvm::dyn_cast<DenseFPElementsAttr>(attr))
+    return llvm::all_of(dense.getValues<APFloat>(),
+                        [](const APFloat &x) { return x.isFinite(); });
+  return false;
+}
+
 /// Whether `op`, one element-wise arith/math op, keeps a Partial of `kind`
 /// in the operands marked in `partial` (one entry per operand of `op`; the
 /// others are the same on every rank: replicated tensors, constants, values
@@ -97,8 +137,8 @@ std::optional<ReduceKind> combinerOf(Block &body, BlockArgument outArg) {
 /// exact for the program's own types: add/sub keep P(sum|avg) of two
 /// Partial sides, and a P(avg) plus or minus a replicated value; mul/div
 /// keep P(sum|avg) with exactly one Partial side (div: the numerator); ops
-/// that do not decrease (exp, tanh, adding a replicated value, max/min with
-/// one, casts that keep the order) keep P(max|min). Not kept, where DTensor
+/// that do not decrease (exp, tanh, adding a finite constant, max/min with
+/// a replicated value, casts that keep the order) keep P(max|min). Not kept, where DTensor
 /// keeps them: a P(sum|avg) through a float cast (the global program
 /// rounds the sum, not each term: a narrowed sum of f32 terms 70000 and
 /// -70000 is 0, the sum of narrowed terms inf - inf; a reduction before a
@@ -141,12 +181,18 @@ bool opKeepsPartial(Operation *op, ArrayRef<bool> partial, ReduceKind kind) {
     return false;
   bool pa = partial[0], pb = partial[1];
   bool avg = kind == ReduceKind::Avg && isFloat;
+  // A P(max|min) plus a value the same on every rank is one only where that
+  // value is finite: max_i(a_i + c) = max_i(a_i) + c fails for c = +inf
+  // when some term is -inf (an empty shard's term is its init, -inf: NaN on
+  // that rank, and a NaN term wins) and not all are. So the other side must
+  // be a finite constant. (Found by probing; the global program gave inf.)
+  Value other = op->getOperand(pa ? 1 : 0);
   if (llvm::isa<arith::AddFOp, arith::AddIOp>(op))
     return linear ? pa && pb || (avg && pa != pb)
-                  : order && isFloat && pa != pb;
+                  : order && isFloat && pa != pb && isFiniteConstant(other);
   if (llvm::isa<arith::SubFOp, arith::SubIOp>(op))
     return linear ? pa && pb || (avg && pa != pb)
-                  : order && isFloat && pa && !pb;
+                  : order && isFloat && pa && !pb && isFiniteConstant(other);
   if (llvm::isa<arith::MulFOp, arith::MulIOp>(op))
     return linear && pa != pb;
   if (llvm::isa<arith::DivFOp>(op))
