@@ -6393,6 +6393,35 @@ def _is_dtensor(t) -> bool:
     return type(t).__name__ == "DTensor"
 
 
+def _dtensor_layout(t) -> Tuple["DeviceMesh", List[Placement]]:
+    """A DTensor's mesh and placements, on its root mesh: a DTensor on a
+    sub-mesh (`mesh["tp"]` of a (dp, tp) mesh, as torchtitan-style 2-D
+    parallelism makes) is replicated over the root's other dims, so its
+    placements are those of its named dims there and R elsewhere. Every
+    DTensor of a program then lives on one mesh (a sub-mesh's tensor was an
+    error: "lives on a (2,) mesh, not (2, 2)")."""
+    dm_ = t.device_mesh
+    ps = placements_of(t.placements, tuple(dm_.shape))
+    root = dm_._get_root_mesh() if hasattr(dm_, "_get_root_mesh") else None
+    if root is None or root is dm_ or (tuple(root.shape) == tuple(dm_.shape) and
+                                       root.mesh_dim_names == dm_.mesh_dim_names):
+        return DeviceMesh(tuple(dm_.shape), dm_.mesh_dim_names), ps
+    names, sub = root.mesh_dim_names, dm_.mesh_dim_names
+    if not names or not sub or any(n not in names for n in sub) or \
+            any(dm_.shape[i] != root.shape[names.index(n)] for i, n in enumerate(sub)):
+        raise DTensorError(f"a DTensor lives on a sub-mesh {sub or tuple(dm_.shape)} whose dims "
+                           f"are not dims of its root mesh {names or tuple(root.shape)} "
+                           "(a flattened sub-mesh has no counterpart here)")
+    lifted: List[Placement] = [Replicate() for _ in names]
+    for n, p in zip(sub, ps):
+        lifted[names.index(n)] = p
+    if any(isinstance(p, Shard) and p.order is not None for p in ps) and \
+            [names.index(n) for n in sub] != sorted(names.index(n) for n in sub):
+        raise DTensorError(f"a DTensor with shard orders on a sub-mesh {sub} whose dims are "
+                           f"in another order than its root mesh's {names}")
+    return DeviceMesh(tuple(root.shape), names), lifted
+
+
 def _unwrap_dtensor_params(module: torch.nn.Module):
     """A copy of `module` whose DTensor parameters and buffers are plain full
     tensors and whose torch.distributed forward hooks (parallelize_module's
@@ -6407,9 +6436,7 @@ def _unwrap_dtensor_params(module: torch.nn.Module):
                 if p is None or not _is_dtensor(p):
                     continue
                 key = f"{mod_name}.{name}" if mod_name else name
-                dm_ = p.device_mesh
-                found[key] = placements_of(p.placements, tuple(dm_.shape))
-                this = DeviceMesh(tuple(dm_.shape), dm_.mesh_dim_names)
+                this, found[key] = _dtensor_layout(p)
                 if mesh is not None and mesh.shape != this.shape:
                     raise DTensorError(f"'{key}' lives on a {this.shape} mesh, others on {mesh.shape}")
                 mesh = this
@@ -6507,12 +6534,12 @@ def compile(module: torch.nn.Module, example_args: Tuple[Any, ...] = (), *,
     input_mesh = None  # the mesh of the DTensor inputs, if any
     for i, a in enumerate(leaves):
         if _is_dtensor(a):
-            this = DeviceMesh(tuple(a.device_mesh.shape), a.device_mesh.mesh_dim_names)
+            this, ps = _dtensor_layout(a)
             if input_mesh is not None and tuple(input_mesh.shape) != tuple(this.shape):
                 raise DTensorError(f"DTensor inputs live on a {input_mesh.shape} mesh and a "
                                    f"{this.shape} mesh")
             input_mesh = input_mesh or this
-            specs.setdefault(i, placements_of(a.placements, tuple(a.device_mesh.shape)))
+            specs.setdefault(i, ps)
         plain.append(_plain(a) if isinstance(a, torch.Tensor) and
                      (_is_dtensor(a) or type(a).__name__ == "LocalTensor") else a)
     # The mesh: given, else the DTensor parameters', else the DTensor
@@ -6897,12 +6924,11 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
     input_mesh = None
     for i, a in enumerate(example_args):
         if _is_dtensor(a):
-            this = DeviceMesh(tuple(a.device_mesh.shape), a.device_mesh.mesh_dim_names)
+            this, input_specs[i] = _dtensor_layout(a)
             if input_mesh is not None and tuple(input_mesh.shape) != tuple(this.shape):
                 raise DTensorError(f"DTensor inputs live on a {input_mesh.shape} mesh and a "
                                    f"{this.shape} mesh")
             input_mesh = input_mesh or this
-            input_specs[i] = placements_of(a.placements, tuple(a.device_mesh.shape))
     mesh = mesh or own_mesh or input_mesh
     if mesh is None:
         raise DTensorError("give a mesh: DeviceMesh(shape, names)")

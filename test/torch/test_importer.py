@@ -2022,8 +2022,8 @@ def test_dtensor_inputs_give_the_mesh_and_partial_outputs():
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor import Shard as TS, distribute_tensor
     import torch.distributed as dist
-    if not dist.is_initialized():
-        dist.init_process_group("fake", rank=0, world_size=3)
+    if not dist.is_initialized():  # (as large as any mesh of these tests)
+        dist.init_process_group("fake", rank=0, world_size=8)
     a = torch.randn(7, 5)
     with LocalTensorMode(3):
         mesh = init_device_mesh("cpu", (3,))
@@ -2052,8 +2052,8 @@ def test_training_step_takes_dtensor_inputs_placements():
     from torch.distributed.tensor import Shard as TS, distribute_tensor
     from dtensor_mlir.torch import compile_training_step
     import torch.distributed as dist
-    if not dist.is_initialized():
-        dist.init_process_group("fake", rank=0, world_size=3)
+    if not dist.is_initialized():  # (as large as any mesh of these tests)
+        dist.init_process_group("fake", rank=0, world_size=8)
     torch.manual_seed(0)
     module = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
     x = torch.randn(6, 6)
@@ -2068,6 +2068,38 @@ def test_training_step_takes_dtensor_inputs_placements():
     assert str(read.compiled) == str(given.compiled)
     outs = read.run(x)
     assert torch.allclose(outs[0].full_tensor(), loss(module, x).detach(), atol=1e-5)
+
+
+def test_submesh_dtensors_lift_to_the_root_mesh():
+    """torchtitan-style 2-D parallelism: parallelize_module on mesh["tp"] of
+    a (dp, tp) mesh, the input batch-sharded on the whole mesh. A sub-mesh
+    DTensor is replicated over the root's other dims (found by probing: "the
+    module's DTensors live on a (2,) mesh, not (2, 2)"). One all_reduce over
+    tp, as Megatron; the output asked [S(0), R] needs nothing more."""
+    from torch.distributed._local_tensor import LocalTensorMode
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import Shard as TS, Replicate as TR, distribute_tensor
+    from torch.distributed.tensor.parallel import (parallelize_module, ColwiseParallel,
+                                                   RowwiseParallel)
+    import copy
+    import torch.distributed as dist
+    if not dist.is_initialized():  # (as large as any mesh of these tests)
+        dist.init_process_group("fake", rank=0, world_size=8)
+    torch.manual_seed(0)
+    mlp = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 8))
+    x = torch.randn(6, 8)
+    with LocalTensorMode(4):
+        mesh = init_device_mesh("cpu", (2, 2), mesh_dim_names=("dp", "tp"))
+        pm = parallelize_module(copy.deepcopy(mlp), mesh["tp"],
+                                {"0": ColwiseParallel(), "2": RowwiseParallel()})
+        dx = distribute_tensor(x, mesh, [TS(0), TR()])
+        m = dm_compile(pm, (dx,), output_placements=[[S(0), R()]])
+    o = m.run(x)[0]
+    assert m.mesh.shape == (2, 2)
+    assert m.report()["collectives"].keys() == {"all_reduce"}, m.report()
+    assert m.report()["collectives"]["all_reduce"]["count"] == 1
+    assert m.report()["collectives"]["all_reduce"]["mesh_dims"] == [["tp"]]
+    assert torch.allclose(o.full_tensor(), mlp(x), atol=1e-5)
 
 
 @pytest.mark.parametrize("ranks", [2, 4])
