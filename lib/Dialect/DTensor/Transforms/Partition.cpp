@@ -479,7 +479,9 @@ FailureOr<FactorSharding> analyzeRule(Operation *raw, const ShardingRule &rule,
     if (!dist[i])
       return raw->emitOpError()
              << "mixes distributed and plain tensors (" << nameOf(i)
-             << "); give every tensor operand a spec";
+             << "); give every tensor operand a spec, or run "
+                "dtensor-propagate and dtensor-insert-redistribute first "
+                "(dtensor-compile runs them all)";
   const ResolvedMeshView &view = dist[0]->view;
   int64_t meshRank = view.shape.size();
   FactorSharding out;
