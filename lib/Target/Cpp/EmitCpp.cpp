@@ -34,6 +34,7 @@
 #include "dtensor/Dialect/DTensor/IR/DTensor.h"
 #include "dtensor/Dialect/DTensor/Transforms/Contractions.h"
 #include "dtensor/Dialect/DTensor/Transforms/LocalView.h"
+#include "dtensor/Dialect/DTensor/Transforms/Passes.h"
 #include "dtensor/InitAll.h"
 #include "dtensor/Support/InputScreen.h"
 
@@ -2281,26 +2282,8 @@ LogicalResult checkUniformCollectives(ModuleOp module) {
     // An all_reduce, all_gather or broadcast over every rank of the world
     // (all mesh dims of more than one rank; every mesh is the whole world,
     // emitMain) gives every rank the same value, whatever its operand.
-    if (isa<AllGatherOp, AllReduceOp, BroadcastOp>(op)) {
-      Value handle;
-      ArrayRef<int64_t> dims;
-      if (auto g = dyn_cast<AllGatherOp>(op))
-        handle = g.getMesh(), dims = g.getMeshDims();
-      else if (auto r = dyn_cast<AllReduceOp>(op))
-        handle = r.getMesh(), dims = r.getMeshDims();
-      else
-        handle = cast<BroadcastOp>(op).getMesh(),
-        dims = cast<BroadcastOp>(op).getMeshDims();
-      auto type = dyn_cast<DeviceMeshType>(handle.getType());
-      auto mesh = type ? SymbolTable::lookupNearestSymbolFrom<MeshOp>(
-                             op, type.getMesh())
-                       : MeshOp();
-      if (mesh && llvm::all_of(llvm::enumerate(mesh.getShape()), [&](auto it) {
-            return it.value() == 1 ||
-                   llvm::is_contained(dims, int64_t(it.index()));
-          }))
-        return;
-    }
+    if (reachesWholeMesh(op))
+      return;
     Operation *origin = nullptr;
     if (isa<MeshCoordOp, ShardSizeOp, ShardOffsetOp, AllGatherOp, AllReduceOp,
             ReduceScatterOp, AllToAllOp, BroadcastOp, PermuteOp>(op))

@@ -173,6 +173,27 @@ LogicalResult mlir::dtensor::verifyPropagationAttrs(Operation *root) {
 // Values that differ from rank to rank, in the global view
 //===----------------------------------------------------------------------===//
 
+bool mlir::dtensor::reachesWholeMesh(Operation *op) {
+  Value handle;
+  ArrayRef<int64_t> dims;
+  if (auto g = dyn_cast<AllGatherOp>(op))
+    handle = g.getMesh(), dims = g.getMeshDims();
+  else if (auto r = dyn_cast<AllReduceOp>(op))
+    handle = r.getMesh(), dims = r.getMeshDims();
+  else if (auto b = dyn_cast<BroadcastOp>(op))
+    handle = b.getMesh(), dims = b.getMeshDims();
+  else
+    return false;
+  auto type = dyn_cast<DeviceMeshType>(handle.getType());
+  auto mesh = type ? SymbolTable::lookupNearestSymbolFrom<MeshOp>(
+                         op, type.getMesh())
+                   : MeshOp();
+  return mesh && llvm::all_of(llvm::enumerate(mesh.getShape()), [&](auto it) {
+           return it.value() == 1 ||
+                  llvm::is_contained(dims, int64_t(it.index()));
+         });
+}
+
 namespace {
 
 /// The forward analysis of verifyUniformCompute: which values differ from
@@ -198,29 +219,6 @@ struct Uniformity {
   }
   Operation *originOf(Value v) const { return varying.lookup(v); }
   static bool isDistributedType(Type t) { return bool(getSpec(t)); }
-
-  /// An all_reduce, all_gather or broadcast over every mesh dim of more
-  /// than one rank gives every rank the same value.
-  bool overWholeMesh(Operation *op) {
-    Value handle;
-    ArrayRef<int64_t> dims;
-    if (auto g = dyn_cast<AllGatherOp>(op))
-      handle = g.getMesh(), dims = g.getMeshDims();
-    else if (auto r = dyn_cast<AllReduceOp>(op))
-      handle = r.getMesh(), dims = r.getMeshDims();
-    else if (auto b = dyn_cast<BroadcastOp>(op))
-      handle = b.getMesh(), dims = b.getMeshDims();
-    else
-      return false;
-    auto type = dyn_cast<DeviceMeshType>(handle.getType());
-    auto mesh = type ? SymbolTable::lookupNearestSymbolFrom<MeshOp>(
-                           op, type.getMesh())
-                     : MeshOp();
-    return mesh && llvm::all_of(llvm::enumerate(mesh.getShape()), [&](auto it) {
-             return it.value() == 1 ||
-                    llvm::is_contained(dims, int64_t(it.index()));
-           });
-  }
 
   /// Marks `to` from `from` positionally (loop-carried values, yields).
   void flow(ValueRange from, ValueRange to, Operation *control) {
@@ -258,7 +256,7 @@ struct Uniformity {
         setVarying(r, op);
       return;
     }
-    if (isa<AllGatherOp, AllReduceOp, BroadcastOp>(op) && overWholeMesh(op))
+    if (reachesWholeMesh(op))
       return; // the same on every rank, whatever its operand
     if (auto call = dyn_cast<func::CallOp>(op)) {
       auto callee = module.lookupSymbol<func::FuncOp>(call.getCallee());

@@ -38,6 +38,11 @@ LogicalResult verifyDistributedTypes(Operation *root);
 /// with a note at the value's origin.
 LogicalResult verifyUniformCompute(ModuleOp module);
 
+/// Whether `op` is an all_reduce, all_gather or broadcast over every mesh
+/// dim of more than one rank: it gives every rank the same value, whatever
+/// its operand (verifyUniformCompute; the emitter's rank-divergence check).
+bool reachesWholeMesh(Operation *op);
+
 /// Checks propagation's attributes (`dtensor.operand_specs`,
 /// `dtensor.result_specs`, `dtensor.arg_specs`, see Propagation.h) where
 /// they appear: one entry per operand / result / argument, each a unit or a
