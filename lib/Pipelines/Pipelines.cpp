@@ -23,6 +23,8 @@ void mlir::dtensor::buildCompilePipeline(OpPassManager &pm,
   propagate.narrow = options.narrow;
   propagate.wholeFunctionOps = options.wholeFunctionOps;
   propagate.wholeFunctionSeconds = options.wholeFunctionSeconds;
+  propagate.wholeFunctionWindows = options.wholeFunctionWindows;
+  propagate.wholeFunctionWindowOps = options.wholeFunctionWindowOps;
   propagate.autoShard = options.autoShard;
   propagate.memoryBudgetMb = options.memoryBudgetMb;
   pm.addPass(createDTensorPropagatePass(propagate));

@@ -42,6 +42,18 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
                      "over every op's "
                      "strategies, kept where it costs less; 0 turns it off"),
       llvm::cl::init(200)};
+  PassOptions::Option<int64_t> wholeFunctionWindows{
+      *this, "whole-function-windows",
+      llvm::cl::desc("Larger functions are solved in windows of "
+                     "whole-function-window-ops consecutive ops, the windows "
+                     "whose ops move the most first, at most this many; 0: "
+                     "none"),
+      llvm::cl::init(4)};
+  PassOptions::Option<int64_t> wholeFunctionWindowOps{
+      *this, "whole-function-window-ops",
+      llvm::cl::desc("The ops to decide in one window (at most "
+                     "whole-function-ops)"),
+      llvm::cl::init(100)};
   PassOptions::Option<double> wholeFunctionSeconds{
       *this, "whole-function-seconds",
       llvm::cl::desc("Time limit of CBC per function where elimination and "

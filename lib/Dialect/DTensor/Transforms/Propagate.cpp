@@ -587,6 +587,17 @@ struct DTensorPropagatePass
   std::unordered_map<std::string, std::vector<int64_t>> forced;
   /// Whole-function optimization: the choice forced at each op.
   llvm::DenseMap<Operation *, std::vector<int64_t>> forcedOps;
+  /// Per op, its choice and what it added to `spent` in the last analysis
+  /// that decided it (windows of large functions force the plan's choices
+  /// outside the window and rank windows by what their ops pay).
+  struct Chosen {
+    std::vector<int64_t> factors;
+    double cost = 0;
+  };
+  llvm::DenseMap<Operation *, Chosen> lastChoice;
+  /// A window's choices tried at every op alike (by decision key), over
+  /// forcedOps.
+  std::unordered_map<std::string, std::vector<int64_t>> keyForced;
   struct Alternative {
     std::string key;
     std::vector<int64_t> factors;
@@ -747,6 +758,10 @@ struct DTensorPropagatePass
                        "auto-shard=MESH with it");
     if (wholeFunctionOps < 0)
       return badOption("whole-function-ops", "must be 0 (off) or positive");
+    if (wholeFunctionWindowOps <= 0)
+      return badOption("whole-function-window-ops", "must be positive");
+    if (wholeFunctionWindows < 0)
+      return badOption("whole-function-windows", "must be 0 (none) or positive");
     if (!(wholeFunctionSeconds >= 0))
       return badOption("whole-function-seconds", "must be 0 or positive");
     if (searchBudget < 0)
@@ -782,6 +797,7 @@ struct DTensorPropagatePass
     invariantCache.clear();
     forced.clear();
     forcedOps.clear();
+    lastChoice.clear();
     alternatives.clear();
     cost.devicesPerHost = devicesPerHost;
     autoFunctions.clear();
@@ -1659,21 +1675,36 @@ struct DTensorPropagatePass
   /// count is not a constant (see multiplicity in optimizeWholeFunction).
   static constexpr int64_t kUnknownTrips = 1000;
 
+  /// The ops one window of a large function decides (optimizeWindows).
+  struct Window {
+    llvm::DenseSet<Operation *> ops;
+    std::string label;
+  };
+  std::string windowLog;
+  /// The bytes the plan moved before the first window: no window, nor its
+  /// choices at the ops alike, may make the function move more (measured
+  /// against the plan the windows started from, as the local search does,
+  /// so a window may move more than the last one kept).
+  double windowBytes = 0;
   /// Solves `fn` (already planned: its ops carry the plan's specs) as one
   /// integer program when it is a straight block the model covers, and
   /// keeps the solution when its analysis costs less than the plan. `redo`
   /// makes the plan again when the solution is not kept.
   void optimizeWholeFunction(func::FuncOp fn, const Restart &start,
                              llvm::function_ref<void()> redo,
-                             AutoArgs *autoArgs = nullptr) {
+                             AutoArgs *autoArgs = nullptr,
+                             const Window *window = nullptr) {
     constexpr double kInf = std::numeric_limits<double>::infinity();
     constexpr double kEps = 1e-9;
     auto note = [&](const Twine &why) {
       wholeSkip = why.str();
+      // (A window's analyses restart the function's log: its notes are
+      // kept apart until the last window.)
       if (explain)
-        llvm::raw_string_ostream(log)
+        llvm::raw_string_ostream(window ? windowLog : log)
             << "dtensor-propagate: @" << fn.getSymName()
-            << ": whole-function optimization " << why << "\n";
+            << ": whole-function optimization "
+            << (window ? window->label + " " : std::string()) << why << "\n";
     };
     if (!fn.getBody().hasOneBlock())
       return;
@@ -1713,6 +1744,9 @@ struct DTensorPropagatePass
     // and each value a loop carries or a branch yields is a node of its own
     // (below); the loop or branch stands in `order` for those nodes.
     int64_t toDecide = 0;
+    // The ops to decide in program order (for the windows of a function
+    // with more than whole-function-ops of them).
+    std::vector<Operation *> decidedOrder;
     std::vector<HintOp> hints;
     std::string why;
     // Callees whose calls stay calls in the model (`opaque`): public
@@ -1814,7 +1848,10 @@ struct DTensorPropagatePass
           continue;
         }
         order.push_back(&op);
-        toDecide += op.hasAttr(kOperandSpecsAttr);
+        if (op.hasAttr(kOperandSpecsAttr)) {
+          decidedOrder.push_back(&op);
+          toDecide += !window || window->ops.contains(&op);
+        }
       }
       return true;
     };
@@ -1835,6 +1872,7 @@ struct DTensorPropagatePass
       inlinedIndex.clear();
       collecting.clear();
       hints.clear();
+      decidedOrder.clear();
       toDecide = 0;
     }
     // How many times a block runs per call of the function.
@@ -1916,9 +1954,20 @@ struct DTensorPropagatePass
         };
     if (toDecide == 0 && !autoArgs)
       return;
-    if (toDecide > wholeFunctionOps)
-      return note("skipped: " + Twine(toDecide) + " ops to decide (limit " +
-                  Twine(wholeFunctionOps) + ", whole-function-ops)");
+    if (toDecide > wholeFunctionOps) {
+      if (autoArgs || window || wholeFunctionWindows == 0)
+        return note("skipped: " + Twine(toDecide) + " ops to decide (limit " +
+                    Twine(wholeFunctionOps) + ", whole-function-ops)");
+      return optimizeWindows(fn, start, redo, decidedOrder);
+    }
+    // In a window: loops and branches whose bodies hold none of its ops
+    // keep the states the plan carries (fixed, as its ops' results are).
+    llvm::DenseSet<Operation *> aroundWindow;
+    if (window)
+      for (Operation *op : window->ops)
+        for (Operation *p = op->getParentOp(); p && p != fn.getOperation();
+             p = p->getParentOp())
+          aroundWindow.insert(p);
     std::vector<WholeNode> nodes;
     llvm::DenseMap<Operation *, int> nodeOf;
     // Auto-sharding's arguments first: every placement without Partials.
@@ -1941,6 +1990,8 @@ struct DTensorPropagatePass
       }
     for (Operation *opPtr : order) {
       Operation &op = *opPtr;
+      if (window && !window->ops.contains(&op) && !aroundWindow.contains(&op))
+        continue; // outside the window: as the plan has it
       if (llvm::isa<scf::ForOp, scf::IfOp, scf::WhileOp>(op)) {
         // A node per distributed value a loop carries or a branch yields
         // without a spec of its own: the loop's region argument and result
@@ -2296,6 +2347,12 @@ struct DTensorPropagatePass
       }
       if (readsWhole(user))
         return Placements(meshRank, Placement::replicate());
+      if (window && llvm::isa<ShardingRuleOpInterface>(user))
+        if (auto specs = user->getAttrOfType<ArrayAttr>(kOperandSpecsAttr);
+            specs && use.getOperandNumber() < specs.size())
+          if (auto s = llvm::dyn_cast<SpecAttr>(
+                  specs[use.getOperandNumber()]))
+            return s.getNormalizedPlacements(rank); // an op outside, as planned
       return std::nullopt;
     };
     for (WholeNode &n : nodes) {
@@ -2842,34 +2899,227 @@ struct DTensorPropagatePass
       return note(summary + ": kept the plan");
 
     // Analyse the function with the solution's choices forced; keep it only
-    // if the analysis's own total drops.
+    // if the analysis's own total drops. (In a window, every other op keeps
+    // the plan's choice, and the function's moves may not send more bytes
+    // than the plan's before the first window: the model bounds the
+    // window's alone.)
+    llvm::DenseMap<Operation *, std::vector<int64_t>> planChoice;
+    if (window)
+      for (Operation *op : decidedOrder)
+        if (auto it = lastChoice.find(op); it != lastChoice.end())
+          planChoice[op] = it->second.factors;
+    forcedOps = planChoice;
     for (auto [n, c] : llvm::zip(nodes, solution->choice))
       if (n.op)
         forcedOps[n.op] = n.options[c].factors;
+    double after;
+    bool trialFailed = analyseForced(fn, start, after);
+    std::string compared;
+    llvm::raw_string_ostream(compared)
+        << after << " us against the plan's " << before << " us";
+    bool moreBytes =
+        window && !trialFailed && after < before - kEps &&
+        analysisBytes(fn) > windowBytes * (1 + 1e-9) + 1e-9;
+    if (moreBytes)
+      compared += ", moving more bytes";
+    if (trialFailed || !(after < before - kEps) || moreBytes) {
+      if (window)
+        restorePlan(fn, start, redo, planChoice, before);
+      else
+        redo();
+      return note(summary + ": kept the plan (the solution's analysis costs " +
+                  compared + ")");
+    }
+    note(summary + ": kept the solution (analysed: " + compared + ")");
+    if (window)
+      extendToAlike(fn, start, redo, nodes, solution->choice, decidedOrder,
+                    after);
+  }
+
+  /// After a window's solution is kept: the same choice at every op alike
+  /// (the same op on operands in the same states, by decision key: the
+  /// other layers of a model), every other op as it is now; kept when the
+  /// function's total drops and its moves send no more bytes.
+  void extendToAlike(func::FuncOp fn, const Restart &start,
+                     llvm::function_ref<void()> redo,
+                     ArrayRef<WholeNode> nodes, ArrayRef<int> choice,
+                     ArrayRef<Operation *> decidedOrder, double now) {
+    if (searchBudget == 0 && explain)
+      return; // (no decision keys)
+    llvm::DenseMap<Operation *, std::vector<int64_t>> current;
+    for (Operation *op : decidedOrder)
+      if (auto it = lastChoice.find(op); it != lastChoice.end())
+        current[op] = it->second.factors;
+    std::unordered_map<std::string, std::vector<int64_t>> byKey;
+    std::set<std::string> ambiguous;
+    size_t alike = 0;
+    for (auto [n, c] : llvm::zip(nodes, choice)) {
+      if (!n.op)
+        continue;
+      SpecAttr like;
+      for (Value v : n.op->getOperands())
+        if (SpecAttr s = specOf(v))
+          like = s;
+      if (!like)
+        continue;
+      auto [it, fresh] =
+          byKey.try_emplace(decisionKey(n.op, like), n.options[c].factors);
+      if (!fresh && it->second != n.options[c].factors)
+        ambiguous.insert(it->first);
+    }
+    for (const std::string &k : ambiguous)
+      byKey.erase(k);
+    // Worth a trial only where an op outside the window has such a key.
+    llvm::DenseSet<Operation *> inWindow;
+    for (const WholeNode &n : nodes)
+      if (n.op)
+        inWindow.insert(n.op);
+    for (Operation *op : decidedOrder) {
+      if (inWindow.contains(op))
+        continue;
+      SpecAttr like;
+      for (Value v : op->getOperands())
+        if (SpecAttr s = specOf(v))
+          like = s;
+      if (!like)
+        continue;
+      auto it = byKey.find(decisionKey(op, like));
+      alike += it != byKey.end() && current.lookup(op) != it->second;
+    }
+    if (alike == 0)
+      return;
+    keyForced = std::move(byKey);
+    forcedOps = current;
+    double after;
+    bool failed = analyseForced(fn, start, after);
+    bool kept = !failed && after < now - 1e-9 &&
+                analysisBytes(fn) <= windowBytes * (1 + 1e-9) + 1e-9;
+    if (explain)
+      llvm::raw_string_ostream(windowLog)
+          << "dtensor-propagate: @" << fn.getSymName()
+          << ": whole-function optimization: the window's choices at " << alike
+          << " op(s) alike elsewhere: " << after << " us against " << now
+          << " us: " << (kept ? "kept" : "not kept") << "\n";
+    if (!kept)
+      restorePlan(fn, start, redo, current, now);
+  }
+
+  /// Analyses `fn` again, silently, with the choices in forcedOps and
+  /// keyForced (cleared after): its total in `total`; true when it failed
+  /// (a forced choice that makes a later op fail).
+  bool analyseForced(func::FuncOp fn, const Restart &start, double &total) {
     demands.clear();
     deepAsked.clear();
     restart(start);
-    bool trialFailed = false;
+    bool failed = false;
     {
       ScopedDiagnosticHandler quiet(fn.getContext(), [&](Diagnostic &d) {
-        trialFailed |= d.getSeverity() == DiagnosticSeverity::Error;
+        failed |= d.getSeverity() == DiagnosticSeverity::Error;
         return success();
       });
       analyseFunction(fn);
     }
     forcedOps.clear();
-    trialFailed |= failedAny;
+    keyForced.clear();
+    failed |= failedAny;
     failedAny = false;
-    double after = spent + returnCost(fn);
-    std::string compared;
-    llvm::raw_string_ostream(compared)
-        << after << " us against the plan's " << before << " us";
-    if (trialFailed || !(after < before - kEps)) {
+    total = spent + returnCost(fn);
+    return failed;
+  }
+
+  /// Analyses `fn` again with every op's choice forced as `planChoice`
+  /// records the plan's; where that does not give the plan's total
+  /// (`before`) back, plans it afresh (`redo`).
+  void restorePlan(func::FuncOp fn, const Restart &start,
+                   llvm::function_ref<void()> redo,
+                   const llvm::DenseMap<Operation *, std::vector<int64_t>> &planChoice,
+                   double before) {
+    forcedOps = planChoice;
+    double again;
+    bool failed = analyseForced(fn, start, again);
+    if (failed || std::abs(again - before) > 1e-9 * std::max(1.0, before)) {
+      if (explain)
+        llvm::raw_string_ostream(windowLog)
+            << "dtensor-propagate: @" << fn.getSymName()
+            << ": whole-function optimization: the plan's choices forced cost "
+            << again << " us, not its " << before << " us: planned again\n";
+      restart(start);
       redo();
-      return note(summary + ": kept the plan (the solution's analysis costs " +
-                  compared + ")");
     }
-    note(summary + ": kept the solution (analysed: " + compared + ")");
+  }
+
+  /// A function with more ops to decide than whole-function-ops: windows of
+  /// that many consecutive ops (program order, private callees' bodies in
+  /// place of their first calls), overlapping by half, each solved as the
+  /// whole-function problem with every op outside it kept as the plan has
+  /// it (its results fixed in their specs, its operands' specs the targets
+  /// of the window's moves). A window's solution is analysed with it and
+  /// the plan elsewhere, and kept when the function's total drops, as for
+  /// the whole function. The windows whose ops pay the most are solved
+  /// first, at most whole-function-windows of them (a bound independent of
+  /// the machine's speed, so the result depends on the program alone).
+  void optimizeWindows(func::FuncOp fn, const Restart &start,
+                       llvm::function_ref<void()> redo,
+                       ArrayRef<Operation *> decidedOrder) {
+    size_t size = size_t(std::min<int64_t>(wholeFunctionOps, wholeFunctionWindowOps)),
+           n = decidedOrder.size();
+    size_t step = std::max<size_t>(1, size / 2);
+    struct Candidate {
+      size_t begin, end;
+      double cost;
+    };
+    std::vector<Candidate> windows;
+    for (size_t b = 0;; b += step) {
+      size_t e = std::min(n, b + size);
+      if (e == n)
+        b = n > size ? n - size : 0; // the last one ends at the end
+      // (The last window also pays the moves to the function's results.)
+      double cost = e == n ? returnCost(fn) : 0;
+      for (size_t i = b; i < e; ++i)
+        if (auto it = lastChoice.find(decidedOrder[i]); it != lastChoice.end())
+          cost += it->second.cost;
+      if (cost > 0)
+        windows.push_back({b, e, cost});
+      if (e == n)
+        break;
+    }
+    windowLog.clear();
+    windowBytes = analysisBytes(fn);
+    if (explain)
+      llvm::raw_string_ostream(windowLog)
+          << "dtensor-propagate: @" << fn.getSymName()
+          << ": whole-function optimization of " << n
+          << " ops to decide (limit " << wholeFunctionOps
+          << ", whole-function-ops): " << windows.size() << " window(s) of "
+          << size << " ops where the plan moves data, the "
+          << std::min<size_t>(windows.size(), size_t(wholeFunctionWindows))
+          << " costliest solved (whole-function-windows)\n";
+    std::stable_sort(windows.begin(), windows.end(),
+                     [](const Candidate &a, const Candidate &b) {
+                       return a.cost > b.cost;
+                     });
+    if (windows.size() > size_t(wholeFunctionWindows))
+      windows.resize(size_t(wholeFunctionWindows));
+    for (const Candidate &c : windows) {
+      // (A window kept before, or its choices at the ops alike, may have
+      // left nothing to move here.)
+      double now = c.end == n ? returnCost(fn) : 0;
+      for (size_t i = c.begin; i < c.end; ++i)
+        if (auto it = lastChoice.find(decidedOrder[i]); it != lastChoice.end())
+          now += it->second.cost;
+      if (!(now > 0))
+        continue;
+      Window w;
+      w.label = ("window of ops " + Twine(c.begin) + "-" + Twine(c.end - 1))
+                    .str();
+      for (size_t i = c.begin; i < c.end; ++i)
+        w.ops.insert(decidedOrder[i]);
+      optimizeWholeFunction(fn, start, redo, nullptr, &w);
+      if (failedAny)
+        break;
+    }
+    log += windowLog;
+    windowLog.clear();
   }
   std::vector<std::vector<Placements>> demandStates;
 
@@ -3860,6 +4110,9 @@ struct DTensorPropagatePass
       if (it != forcedOps.end())
         force = &it->second;
     }
+    if (!keyForced.empty() && !key.empty())
+      if (auto it = keyForced.find(key); it != keyForced.end())
+        force = &it->second;
     // A forced choice is cached apart (the same op forced alike decides
     // alike).
     std::string cacheKey = key;
@@ -3870,17 +4123,33 @@ struct DTensorPropagatePass
       double trips = hoistTrips(v, op, invariantCache);
       cacheKey.append(reinterpret_cast<const char *>(&trips), sizeof trips);
     }
+    std::string freeKey;
     if (force) {
+      if (cacheable)
+        freeKey = cacheKey;
       cacheKey.append("\xff forced");
       for (int64_t f : *force)
         cacheKey.append(reinterpret_cast<const char *>(&f), 8);
     }
     if (cacheable) {
       auto it = decisions.find(cacheKey);
-      if (it != decisions.end() && sameProperties(it->second.representative, op)) {
+      bool hit =
+          it != decisions.end() && sameProperties(it->second.representative, op);
+      // A forced choice that the op makes unforced anyway decides as the
+      // unforced decision did (one candidate per choice; forcing keeps the
+      // free best when it is that choice): windows force every op to the
+      // plan's choice.
+      bool asFree = false;
+      if (!hit && force) {
+        it = decisions.find(freeKey);
+        hit = asFree = it != decisions.end() &&
+                       llvm::equal(it->second.factors, *force) &&
+                       sameProperties(it->second.representative, op);
+      }
+      if (hit) {
         const Decision &d = it->second;
         spent += d.cost;
-        if (recordAlternatives)
+        if (recordAlternatives && !asFree)
           for (const std::vector<int64_t> &f : d.alternatives)
             alternatives.push_back({key, f, d.moveCost});
         // The key holds the op's attribute dictionary: this one is the
@@ -3890,6 +4159,7 @@ struct DTensorPropagatePass
           markPaid(op->getOperand(operand), spec, op->getBlock());
         if (d.windowed)
           chosenFactors[op] = d.factors;
+        lastChoice[op] = {d.factors, d.cost};
         decided.push_back(op);
         for (auto [res, spec] : llvm::zip(op->getResults(), d.results))
           choose(res, spec, d.followed);
@@ -4312,6 +4582,8 @@ struct DTensorPropagatePass
       }
     if (!tables.empty() || !rule.windows.empty())
       chosenFactors[op].assign(best->factors.begin(), best->factors.end());
+    lastChoice[op] = {std::vector<int64_t>(best->factors.begin(), best->factors.end()),
+                      best->moveCost + best->targetCost};
     for (auto [i, t] : llvm::enumerate(tables)) {
       bool masked = int(i) == maskedTable;
       Placements need = tableNeed(t, masked, best->factors, loopRanges);

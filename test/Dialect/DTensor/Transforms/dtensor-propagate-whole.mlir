@@ -1,6 +1,7 @@
 // RUN: dtensor-opt %s --dtensor-propagate --dtensor-insert-redistribute | FileCheck %s
 // RUN: dtensor-opt %s --dtensor-propagate=explain=true -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
-// RUN: dtensor-opt %s --dtensor-propagate="explain=true whole-function-ops=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LIMIT
+// RUN: dtensor-opt %s --dtensor-propagate="explain=true whole-function-ops=1 whole-function-windows=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=LIMIT
+// RUN: dtensor-opt %s --dtensor-propagate="explain=true whole-function-ops=1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=WINDOW
 // RUN: dtensor-run %s --all-entries --verify --pipeline dtensor-compile --report | FileCheck %s --check-prefix=RAN
 // RUN: dtensor-run %s --entry gather_both --verify --pipeline "dtensor-compile{whole-function-ops=0}" --report | FileCheck %s --check-prefix=PLAN
 
@@ -25,6 +26,11 @@ dtensor.mesh @mesh shape = [4]
 // CHECK:         linalg.matmul ins(%{{.*}}, %[[B]] : tensor<16x32xf32, #dtensor.spec<@mesh, [R]>>, tensor<32x16xf32, #dtensor.spec<@mesh, [R]>>)
 // EXPLAIN: dtensor-propagate: @gather_both: whole-function optimization (2 ops, {{[0-9]+}} strategies, proven optimal in {{[0-9.]+}} s): modeled 1.68{{[0-9]+}}e+01 us, 3072 bytes/rank; the plan 1.86{{[0-9]+}}e+01 us, 3072 bytes/rank: kept the solution (analysed: 1.68{{[0-9]+}}e+01 us against the plan's 1.86{{[0-9]+}}e+01 us)
 // LIMIT: dtensor-propagate: @gather_both: whole-function optimization skipped: 2 ops to decide (limit 1, whole-function-ops)
+// Past the limit, windows of that many ops (docs/Compile.md "Windows of large
+// functions"): here one op each, and only the second moves data. Alone it
+// cannot gather the first matmul's input, so the plan stays.
+// WINDOW: dtensor-propagate: @gather_both: whole-function optimization of 2 ops to decide (limit 1, whole-function-ops): 1 window(s) of 1 ops where the plan moves data, the 1 costliest solved (whole-function-windows)
+// WINDOW-NEXT: dtensor-propagate: @gather_both: whole-function optimization window of ops 1-1 (1 ops, 5 strategies, proven optimal in {{[0-9.]+}} s): {{.*}}: kept the plan
 // RAN:      verified @gather_both: 1 output(s)
 // RAN-NEXT: communication: 2 collectives, 3072 bytes/rank
 // RAN-NEXT:   all_gather         2       3072 bytes  mesh dims [0]

@@ -132,6 +132,11 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
     elimination over Pareto frontiers of time and bytes), then an exact
     branch and bound, then CBC for the rest. The solution is analysed with every op's choice
     forced and kept only where that analysis costs less than the plan.
+    A larger function is solved in windows of `whole-function-window-ops`
+    consecutive ops (every op outside kept as the plan has it), the
+    `whole-function-windows` whose ops move the most first; a kept window's
+    choices are then tried at every op alike elsewhere (the other layers),
+    kept where the total drops and no more bytes move than the plan did.
 
     Auto-sharding (`auto-shard=MESH`): in a public function, every ranked
     tensor argument without a spec gets one on MESH, chosen with the ops'
@@ -190,6 +195,16 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
            "strategies (variable elimination, then branch and bound, then "
            "COIN-OR CBC), moving no more bytes than the plan found "
            "otherwise; kept when its cost is lower. 0 turns it off">,
+    Option<"wholeFunctionWindows", "whole-function-windows", "int64_t",
+           /*default=*/"4",
+           "A function with more than whole-function-ops ops to decide is "
+           "optimized in windows of whole-function-window-ops consecutive "
+           "ops (overlapping by half; every op outside a window kept as the "
+           "plan has it), the windows whose ops move the most data first, at "
+           "most this many of them; 0 leaves such functions to the plan">,
+    Option<"wholeFunctionWindowOps", "whole-function-window-ops", "int64_t",
+           /*default=*/"100",
+           "The ops to decide in one window (at most whole-function-ops)">,
     Option<"wholeFunctionSeconds", "whole-function-seconds", "double",
            /*default=*/"0.5",
            "Time limit of CBC per function, for the whole-function problems "
