@@ -2815,7 +2815,12 @@ struct DTensorPropagatePass
     std::string error;
     auto began = std::chrono::steady_clock::now();
     std::optional<AssignmentSolution> solution =
-        solveAssignment(problem, startChoice, wholeFunctionSeconds, error);
+        solveAssignment(problem, startChoice,
+                        // (The windows of a function share its time limit.)
+                        window ? wholeFunctionSeconds /
+                                     double(std::max<int64_t>(1, wholeFunctionWindows))
+                               : double(wholeFunctionSeconds),
+                        error);
     double solveSeconds = std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - began)
                               .count();

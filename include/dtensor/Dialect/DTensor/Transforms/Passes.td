@@ -209,8 +209,9 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
            /*default=*/"0.5",
            "Time limit of CBC per function, for the whole-function problems "
            "that elimination and the exact branch and bound do not finish "
-           "(the best plan found by then is used); 0 leaves CBC out, so the "
-           "result depends on the program alone">,
+           "(the best plan found by then is used; a function's windows share "
+           "it equally); 0 leaves CBC out, so the result depends on the "
+           "program alone">,
     Option<"autoShard", "auto-shard", "std::string", /*default=*/"",
            "Auto-sharding: the mesh (symbol name) over which the unannotated "
            "tensor arguments of public functions get placements, chosen with "
