@@ -825,6 +825,14 @@ struct DTensorPropagatePass
       return s;
     return chosen.lookup(v);
   }
+  /// The spec of `op`'s last distributed operand (its mesh view), or null.
+  SpecAttr likeOf(Operation *op) const {
+    SpecAttr like;
+    for (Value v : op->getOperands())
+      if (SpecAttr s = specOf(v))
+        like = s;
+    return like;
+  }
   int64_t strengthOf(Value v) const {
     if (auto hint = v.getDefiningOp<HintOp>())
       return hint.getPriority();
@@ -2036,10 +2044,7 @@ struct DTensorPropagatePass
         return note("skipped: an op reads a distributed tensor in its body");
       std::string reason;
       FailureOr<const ShardingRule *> rule = ruleOf(iface, reason);
-      SpecAttr like;
-      for (Value v : op.getOperands())
-        if (SpecAttr s = specOf(v))
-          like = s;
+      SpecAttr like = likeOf(&op);
       if (failed(rule) || !like)
         return;
       FailureOr<ResolvedMeshView> view = resolveMeshView(
@@ -2910,9 +2915,7 @@ struct DTensorPropagatePass
     // window's alone.)
     llvm::DenseMap<Operation *, std::vector<int64_t>> planChoice;
     if (window)
-      for (Operation *op : decidedOrder)
-        if (auto it = lastChoice.find(op); it != lastChoice.end())
-          planChoice[op] = it->second.factors;
+      planChoice = choicesOf(decidedOrder);
     forcedOps = planChoice;
     for (auto [n, c] : llvm::zip(nodes, solution->choice))
       if (n.op)
@@ -2937,8 +2940,26 @@ struct DTensorPropagatePass
     }
     note(summary + ": kept the solution (analysed: " + compared + ")");
     if (window)
-      extendToAlike(fn, start, redo, nodes, solution->choice, decidedOrder,
-                    after);
+      extendToAlike(fn, start, redo, *window, nodes, solution->choice,
+                    decidedOrder, after);
+  }
+
+  /// Each of `ops`' choices in the last analysis that decided it.
+  llvm::DenseMap<Operation *, std::vector<int64_t>>
+  choicesOf(ArrayRef<Operation *> ops) const {
+    llvm::DenseMap<Operation *, std::vector<int64_t>> out;
+    for (Operation *op : ops)
+      if (auto it = lastChoice.find(op); it != lastChoice.end())
+        out[op] = it->second.factors;
+    return out;
+  }
+  /// What `ops` added to the last analysis's total.
+  double costOf(ArrayRef<Operation *> ops) const {
+    double cost = 0;
+    for (Operation *op : ops)
+      if (auto it = lastChoice.find(op); it != lastChoice.end())
+        cost += it->second.cost;
+    return cost;
   }
 
   /// After a window's solution is kept: the same choice at every op alike
@@ -2946,25 +2967,20 @@ struct DTensorPropagatePass
   /// other layers of a model), every other op as it is now; kept when the
   /// function's total drops and its moves send no more bytes.
   void extendToAlike(func::FuncOp fn, const Restart &start,
-                     llvm::function_ref<void()> redo,
+                     llvm::function_ref<void()> redo, const Window &window,
                      ArrayRef<WholeNode> nodes, ArrayRef<int> choice,
                      ArrayRef<Operation *> decidedOrder, double now) {
     if (searchBudget == 0 && explain)
       return; // (no decision keys)
-    llvm::DenseMap<Operation *, std::vector<int64_t>> current;
-    for (Operation *op : decidedOrder)
-      if (auto it = lastChoice.find(op); it != lastChoice.end())
-        current[op] = it->second.factors;
+    llvm::DenseMap<Operation *, std::vector<int64_t>> current =
+        choicesOf(decidedOrder);
     std::unordered_map<std::string, std::vector<int64_t>> byKey;
     std::set<std::string> ambiguous;
     size_t alike = 0;
     for (auto [n, c] : llvm::zip(nodes, choice)) {
       if (!n.op)
         continue;
-      SpecAttr like;
-      for (Value v : n.op->getOperands())
-        if (SpecAttr s = specOf(v))
-          like = s;
+      SpecAttr like = likeOf(n.op);
       if (!like)
         continue;
       auto [it, fresh] =
@@ -2975,17 +2991,10 @@ struct DTensorPropagatePass
     for (const std::string &k : ambiguous)
       byKey.erase(k);
     // Worth a trial only where an op outside the window has such a key.
-    llvm::DenseSet<Operation *> inWindow;
-    for (const WholeNode &n : nodes)
-      if (n.op)
-        inWindow.insert(n.op);
     for (Operation *op : decidedOrder) {
-      if (inWindow.contains(op))
+      if (window.ops.contains(op))
         continue;
-      SpecAttr like;
-      for (Value v : op->getOperands())
-        if (SpecAttr s = specOf(v))
-          like = s;
+      SpecAttr like = likeOf(op);
       if (!like)
         continue;
       auto it = byKey.find(decisionKey(op, like));
@@ -3048,14 +3057,14 @@ struct DTensorPropagatePass
             << "dtensor-propagate: @" << fn.getSymName()
             << ": whole-function optimization: the plan's choices forced cost "
             << again << " us, not its " << before << " us: planned again\n";
-      restart(start);
       redo();
     }
   }
 
   /// A function with more ops to decide than whole-function-ops: windows of
-  /// that many consecutive ops (program order, private callees' bodies in
-  /// place of their first calls), overlapping by half, each solved as the
+  /// whole-function-window-ops consecutive ops (at most whole-function-ops;
+  /// program order, private callees' bodies in place of their first calls),
+  /// overlapping by half, each solved as the
   /// whole-function problem with every op outside it kept as the plan has
   /// it (its results fixed in their specs, its operands' specs the targets
   /// of the window's moves). A window's solution is analysed with it and
@@ -3073,16 +3082,18 @@ struct DTensorPropagatePass
       size_t begin, end;
       double cost;
     };
+    // What a window's ops pay in the last analysis (the last window also
+    // the moves to the function's results).
+    auto windowCost = [&](size_t b, size_t e) {
+      return (e == n ? returnCost(fn) : 0) +
+             costOf(decidedOrder.slice(b, e - b));
+    };
     std::vector<Candidate> windows;
     for (size_t b = 0;; b += step) {
       size_t e = std::min(n, b + size);
       if (e == n)
         b = n > size ? n - size : 0; // the last one ends at the end
-      // (The last window also pays the moves to the function's results.)
-      double cost = e == n ? returnCost(fn) : 0;
-      for (size_t i = b; i < e; ++i)
-        if (auto it = lastChoice.find(decidedOrder[i]); it != lastChoice.end())
-          cost += it->second.cost;
+      double cost = windowCost(b, e);
       if (cost > 0)
         windows.push_back({b, e, cost});
       if (e == n)
@@ -3108,11 +3119,7 @@ struct DTensorPropagatePass
     for (const Candidate &c : windows) {
       // (A window kept before, or its choices at the ops alike, may have
       // left nothing to move here.)
-      double now = c.end == n ? returnCost(fn) : 0;
-      for (size_t i = c.begin; i < c.end; ++i)
-        if (auto it = lastChoice.find(decidedOrder[i]); it != lastChoice.end())
-          now += it->second.cost;
-      if (!(now > 0))
+      if (!(windowCost(c.begin, c.end) > 0))
         continue;
       Window w;
       w.label = ("window of ops " + Twine(c.begin) + "-" + Twine(c.end - 1))
@@ -4000,10 +4007,7 @@ struct DTensorPropagatePass
             addSpec(v, getSpec(t), op);
       auto factors = chosenFactors.find(op);
       if (factors != chosenFactors.end()) {
-        SpecAttr like;
-        for (Value v : op->getOperands())
-          if (SpecAttr s = specOf(v))
-            like = s;
+        SpecAttr like = likeOf(op);
         if (!like)
           return;
         if (auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op)) {
