@@ -757,6 +757,7 @@ class _Importer:
         name without strided shards, so the importer keeps the batch dims:
         such a view-bmm-view becomes one contraction over all of them."""
         self.skip, self.fused, self.batched = set(), {}, {}
+        self.regrouped = {}
 
         def is_swap(n):
             """A transpose of the last two dims of a 3-D tensor."""
@@ -815,6 +816,16 @@ class _Importer:
             chains.append(ca + cb)
             self.batched[node] = (a, b, ta, tb)
             self.fused[out_view] = node
+        # What the form above does not match (an einsum's bmm: unsqueezes,
+        # permutes of 5-D views, a merge of batch with heads, a view and a
+        # permute after): every dim traced to the tensors the views and
+        # permutes start from, one contraction over them (_regrouped_bmms).
+        for node in graph.nodes:
+            if (node.op == "call_function" and self._base(node) == "bmm" and
+                    node not in self.batched):
+                found = self._regrouped_bmm(node)
+                if found is not None:
+                    chains.append(found[0])
         # The views (and clones) only fused bmms read are not lowered; one
         # another op reads too (a training step's forward view, read again by
         # a backward bmm through a transpose) is.
@@ -870,7 +881,163 @@ class _Importer:
             self.linear[node] = (x, lhs, so[:-1] + (sl[1],))
             self.fused[out_view] = node
 
+    # Ops that only view their input: element order kept (row-major), or
+    # dims permuted (_PERMUTES).
+    _REGROUPS = ("view", "_unsafe_view", "reshape", "unsqueeze", "squeeze",
+                 "clone", "alias", "flatten", "unflatten")
+    _PERMUTES = ("permute", "transpose", "t")
+
+    @staticmethod
+    def _regroup(groups, shape):
+        """`groups` (per dim, the atoms it merges, row-major; an atom is
+        (id, size) with size > 1) viewed as `shape`; None where a dim
+        would split an atom."""
+        flat = [a for g in groups for a in g]
+        out, i = [], 0
+        for size in shape:
+            g, n = [], 1
+            while n < size and i < len(flat):
+                g.append(flat[i])
+                n *= flat[i][1]
+                i += 1
+            if n != size:
+                return None
+            out.append(g)
+        return out if i == len(flat) else None
+
+    def _view_step(self, n, groups):
+        """The groups of `n`'s result, from those of its input (args[0])."""
+        base = self._base(n)
+        shape = tuple(n.meta["val"].shape)
+        if base in self._PERMUTES:
+            rank = len(groups)
+            if base == "permute":
+                perm = [d % rank for d in n.args[1]]
+            else:
+                d0, d1 = ((0, 1) if base == "t" else
+                          (n.args[1] % rank, n.args[2] % rank)) if rank > 1 else (0, 0)
+                perm = list(range(rank))
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+            return [groups[d] for d in perm]
+        if base == "expand" and tuple(n.args[0].meta["val"].shape) == shape:
+            return groups
+        if base in self._REGROUPS:
+            return self._regroup(groups, shape)
+        return None
+
+    def _is_view_like(self, n) -> bool:
+        return (isinstance(n, torch.fx.Node) and n.op == "call_function" and
+                n.meta.get("val") is not None and len(n.args) > 0 and
+                isinstance(n.args[0], torch.fx.Node) and
+                (self._base(n) in self._REGROUPS + self._PERMUTES or
+                 (self._base(n) == "expand" and
+                  tuple(n.meta["val"].shape) == tuple(n.args[0].meta["val"].shape))))
+
+    def _traced_operand(self, n, tag):
+        """The tensor a bmm operand views (through view-like ops), the view
+        ops between (nearest the bmm first), the atoms of the operand's
+        three dims (each (tag, source dim, size)) and the source's shape:
+        the deepest such tensor the views do not split a dim of."""
+        chain, root = [], n
+        while self._is_view_like(root):
+            chain.append(root)
+            root = root.args[0]
+        for depth in range(len(chain), -1, -1):
+            src = root if depth == len(chain) else chain[depth]
+            if not isinstance(src, torch.fx.Node) or src.meta.get("val") is None:
+                continue
+            shape = tuple(src.meta["val"].shape)
+            groups = [[((tag, d, size), size)] if size != 1 else []
+                      for d, size in enumerate(shape)]
+            for v in reversed(chain[:depth]):
+                groups = self._view_step(v, groups)
+                if groups is None:
+                    break
+            if groups is not None and len(groups) == 3:
+                return src, chain[:depth], [[x for x, _ in g] for g in groups], shape
+        return None
+
+    def _regrouped_bmm(self, node):
+        """A bmm whose operands and single-user result chain are views and
+        permutes of tensors each of whose dims is one batch, row, column or
+        reduction dim: one contraction over those dims, read through the
+        permutes, with no merged batch dim (heads sharded inside one stay
+        sharded, as DTensor's strided shards keep them). Records it and
+        returns the operand chains, or None."""
+        if len(node.args) != 2 or node.meta.get("val") is None:
+            return None
+        ta, tb = self._traced_operand(node.args[0], "a"), self._traced_operand(node.args[1], "b")
+        if ta is None or tb is None:
+            return None
+        (a, ca, (ab, am, ak), sa), (b, cb, (bb, bk, bn), sb) = ta, tb
+        if ([x[2] for x in ab] != [x[2] for x in bb] or
+                [x[2] for x in ak] != [x[2] for x in bk]):
+            return None
+        # Loops: batch, rows, columns, then the reduction; b's batch and
+        # reduction atoms are a's, in order.
+        loop = {}
+        for group in (ab, am, bn, ak):
+            for x in group:
+                loop[x] = len(loop)
+        for x, y in list(zip(bb, ab)) + list(zip(bk, ak)):
+            loop[x] = loop[y]
+        nparallel = len(ab) + len(am) + len(bn)
+        nloops = nparallel + len(ak)
+        # The result's chain: single users that only view it, as far as the
+        # last tensor whose dims are each one loop (or of size 1).
+        groups = [[(loop[x], x[2]) for x in g] for g in (ab, am, bn)]
+        best, seen, cur = None, [], node
+        while len(cur.users) == 1:
+            user = next(iter(cur.users))
+            if not self._is_view_like(user) or user.args[0] is not cur:
+                break
+            groups = self._view_step(user, groups)
+            if groups is None:
+                break
+            seen.append(user)
+            cur = user
+            if all(len(g) <= 1 for g in groups):
+                best = (user, groups, list(seen[:-1]))
+        if best is None:
+            return None
+        end, ogroups, between = best
+        out_map = []
+        for g in ogroups:
+            if g:
+                out_map.append(g[0][0])
+            else:  # a dim of size 1: a loop of its own
+                out_map.append(nloops)
+                nloops += 1
+
+        def read_map(shape, tag):
+            return ["0" if size == 1 else loop[(tag, d, size)] for d, size in enumerate(shape)]
+        self.regrouped[node] = (a, b, read_map(sa, "a"), read_map(sb, "b"), out_map, nloops,
+                                list(range(nparallel, nparallel + len(ak))),
+                                tuple(end.meta["val"].shape))
+        self.batched[node] = None
+        self.skip.update(between)
+        self.fused[end] = node
+        return (ca + cb,)
+
+    def _regrouped_matmul(self, node) -> _Value:
+        an, bn, amap, bmap, out_map, nloops, reduce, shape = self.regrouped[node]
+        a, b = self.val(an), self.val(bn)
+        want = a.et
+        a, b = self._convert(a, _acc_et(want)), self._convert(b, _acc_et(want))
+        et = a.et
+        init = self.e.filled(shape, et, 0)
+
+        def body(args, out):
+            bb = _Body(et)
+            p = bb.bin("mulf", "muli", args[0], args[1])
+            return bb.lines, bb.bin("addf", "addi", out, p)
+        return self._convert(self.e.generic([(a, amap), (b, bmap)], shape, et, body,
+                                            reduce_dims=reduce, init=init, nloops=nloops,
+                                            out_map=out_map), want)
+
     def _batched_matmul(self, node) -> _Value:
+        if node in self.regrouped:
+            return self._regrouped_matmul(node)
         an, bn, ta, tb = self.batched[node]
         a, b = self.val(an), self.val(bn)
         want = a.et

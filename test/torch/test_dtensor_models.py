@@ -372,7 +372,8 @@ def test_training_step_forward_and_backward():
     assert us <= dt, f"{us} collectives where DTensor uses {dt}: {ours.report()['collectives']}"
 
 
-def test_attention_training_step_keeps_heads_sharded():
+@pytest.mark.parametrize("form", ["matmul", "einsum"])
+def test_attention_training_step_keeps_heads_sharded(form):
     # Head-sharded attention (q/k/v colwise, o rowwise): DTensor's training
     # step makes one all_reduce (the output projection's Partial sum). In the
     # joint graph the (B*H, T, d) views are also read by backward bmms,
@@ -389,6 +390,12 @@ def test_attention_training_step_keeps_heads_sharded():
 
         def forward(self, x):
             b, t, c = x.shape
+            if form == "einsum":
+                # (The heads merged with the batch in ATen's bmms, forward
+                # and backward: 4 all_gathers, 4 KB, before.)
+                q, k, v = (l(x).view(b, t, self.h, -1) for l in (self.q, self.k, self.v))
+                s = torch.einsum("bqhd,bkhd->bhqk", q, k).softmax(-1)
+                return self.o(torch.einsum("bhqk,bkhd->bqhd", s, v).reshape(b, t, -1))
             q, k, v = (l(x).view(b, t, self.h, -1).transpose(1, 2)
                        for l in (self.q, self.k, self.v))
             a = (q @ k.transpose(-1, -2)).softmax(-1) @ v
@@ -417,6 +424,45 @@ def test_attention_training_step_keeps_heads_sharded():
         assert close(o.full_tensor(), p.grad), name
     assert dt == 1
     assert ours.num_collectives() <= dt, ours.report()["collectives"]
+
+
+@pytest.mark.parametrize("eq,sa,sb,pa,pb,dt_count", [
+    # Heads sharded (dim 1): ATen merges batch with heads for its bmm, a
+    # merge DTensor keeps sharded as a _StridedShard; the importer keeps the
+    # dims apart (one contraction over them): no collective, as DTensor
+    # (2 or 3 all_to_alls and all_gathers before).
+    ("bhij,bhjk->bhik", (2, 4, 6, 6), (2, 4, 6, 5), 1, 1, 0),
+    ("bhqd,bhkd->bhqk", (2, 4, 6, 3), (2, 4, 5, 3), 1, 1, 0),
+    # Heads at dim 2 on both sides, the result's heads at dim 1.
+    ("bqhd,bkhd->bhqk", (2, 6, 4, 3), (2, 5, 4, 3), 2, 2, 0),
+    ("bhqk,bkhd->bqhd", (2, 4, 6, 5), (2, 5, 4, 3), 1, 2, 0),
+    # A projection over a sequence-sharded input (a bmm of unsqueezed
+    # operands in ATen's einsum), and a plain matrix product.
+    ("bsh,hd->bsd", (2, 8, 8), (8, 4), 1, -1, 0),
+    ("ij,jk->ik", (8, 6), (6, 4), 1, 1, 1),
+    # The contraction sharded: the result left Partial, as DTensor's.
+    ("abcd,abde->abce", (2, 2, 3, 4), (2, 2, 4, 5), 3, 2, 0),
+])
+def test_einsum_keeps_sharded_batch_dims(eq, sa, sb, pa, pb, dt_count):
+    torch.manual_seed(3)
+    a, b = torch.randn(sa), torch.randn(sb)
+    want = torch.einsum(eq, a, b)
+
+    class E(nn.Module):
+        def forward(self, x, y):
+            return torch.einsum(eq, x, y)
+    with LocalTensorMode(WORLD):
+        mesh = init_device_mesh("cpu", (WORLD,))
+        da, db = (distribute_tensor(t, mesh, [Shard(p) if p >= 0 else Replicate()])
+                  for t, p in ((a, pa), (b, pb)))
+        with CommDebugMode() as comm:
+            out = E()(da, db)
+        dt = comm.get_total_counts()
+        ours = dm_compile(E(), (da, db), output_placements=[list(out.placements)])
+    got = ours.run(a, b)[0].full_tensor()
+    assert close(got, want), f"max diff {(got - want).abs().max().item()}"
+    assert dt == dt_count and "linalg.batch_matmul" not in ours.mlir
+    assert ours.num_collectives() <= dt, (ours.report()["collectives"], dt)
 
 
 def test_training_step_with_one_hot():
