@@ -216,11 +216,17 @@ FailureOr<std::vector<RValue>> runStructured(linalg::LinalgOp op,
     dtype = a.dtype();
     if (leadingDimsMatmul(g)) {
       // x[b..., k] * w[k, n]: x's leading dims are its rows.
+      // (The rows from x's and the result's leading dims alike: a rank
+      // whose shard of w has no columns has an empty result, not no rows.)
       K = a.shape().back();
       N = b.shape()[1];
-      M = c.numElements() / std::max<int64_t>(N, 1);
-      if (b.shape()[0] != K || c.shape().back() != N ||
-          a.numElements() != M * K || c.numElements() != M * N)
+      M = 1;
+      bool rowsAgree = a.rank() == c.rank();
+      for (int64_t d = 0; d + 1 < a.rank(); ++d) {
+        M *= a.shape()[d];
+        rowsAgree = rowsAgree && c.shape()[d] == a.shape()[d];
+      }
+      if (b.shape()[0] != K || c.shape().back() != N || !rowsAgree)
         return raw->emitOpError() << "operand shapes do not match a matmul";
       blas = true;
     } else if (unsigned nb = batchedMatmul(g)) {

@@ -465,6 +465,29 @@ def test_einsum_keeps_sharded_batch_dims(eq, sa, sb, pa, pb, dt_count):
     assert ours.num_collectives() <= dt, (ours.report()["collectives"], dt)
 
 
+def test_matmul_over_leading_dims_with_an_empty_shard():
+    # x @ w on a 3-D x (F.linear's form: one contraction over x's leading
+    # dims) with w's 5 columns on 4 ranks (2, 2, 1, 0): the last rank's
+    # result has no columns, and the compiled program failed to run there.
+    torch.manual_seed(4)
+    x, w = torch.randn(4, 8, 6), torch.randn(6, 5)
+
+    class M(nn.Module):
+        def forward(self, a, b):
+            return a @ b
+    with LocalTensorMode(WORLD):
+        mesh = init_device_mesh("cpu", (WORLD,))
+        dx, dw = distribute_tensor(x, mesh, [Replicate()]), distribute_tensor(w, mesh, [Shard(1)])
+        with CommDebugMode() as comm:
+            out = M()(dx, dw)
+        dt = comm.get_total_counts()
+        ours = dm_compile(M(), (dx, dw), output_placements=[list(out.placements)])
+    assert list(out.placements) == [Shard(2)] and dt == 0
+    got = ours.run(x, w)[0].full_tensor()
+    assert close(got, x @ w)
+    assert ours.num_collectives() == 0, ours.report()["collectives"]
+
+
 def test_training_step_with_one_hot():
     # F.one_hot checks its ids with .item(), which make_fx cannot trace: the
     # step failed with make_fx's own advice. With num_classes given it is
