@@ -700,15 +700,27 @@ class _Importer:
                         text = "[" + ", ".join(p.spec() for p in ps) + "]"
                         d = _Value(self.e.fresh("out"), v.shape, v.et,
                                    f"#dtensor.spec<@mesh, {text}>")
-                        # A hint: the producer computes in this spec when it
-                        # can (a Partial output stays Partial, as in DTensor:
-                        # a K-sharded matmul's sum makes no collective), else
-                        # the value moves to it (R -> P as DTensor's
-                        # redistribute: a float sum divided over the group).
-                        # (Named "output i": what a diagnostic at it names.)
+                        # A target that only cost weighs, as DTensor computes
+                        # an op by its own strategy and redistributes the
+                        # result: a Partial output stays Partial (a K-sharded
+                        # matmul's sum makes no collective), a K-sharded
+                        # contraction wanted R sums its Partial once instead
+                        # of gathering its operands (a hint, which its
+                        # producer meets before it weighs cost, did that),
+                        # and R -> P moves as DTensor's redistribute (a float
+                        # sum divided over the group). (Named "output i":
+                        # what a diagnostic at it names.)
+                        # (An output that is a distributed argument moves by a
+                        # redistribute, or not at all.)
                         self.e.loc = f' loc("output {i}")'
-                        self.e.emit(f"{d.name} = dtensor.hint {v.name}, %mesh : "
-                                    f"{v.type}, !dtensor.device_mesh<@mesh> -> {d.type}")
+                        if not v.spec:
+                            self.e.emit(f"{d.name} = dtensor.distribute_tensor {v.name}, %mesh : "
+                                        f"{v.type}, !dtensor.device_mesh<@mesh> -> {d.type}")
+                        elif v.spec.replace(" ", "") != d.spec.replace(" ", ""):
+                            self.e.emit(f"{d.name} = dtensor.redistribute {v.name}, %mesh : "
+                                        f"{v.type}, !dtensor.device_mesh<@mesh> -> {d.type}")
+                        else:
+                            d = v
                         self.e.loc = ""
                         v = d
                     results.append(v)
