@@ -148,6 +148,120 @@ struct CollapsedMatmul : OpRewritePattern<linalg::GenericOp> {
   }
 };
 
+/// A contraction out += a * b whose operands or result read their loops in
+/// another order (the PyTorch importer's einsums: `bqhd,bkhd->bhqk` reads
+/// the heads, a batch loop, after the rows) becomes transposes of the
+/// operands into the order CollapsedMatmul takes (batch..., rows..., k) and
+/// (batch..., k, n), that contraction, and a transpose of its result back:
+/// BLAS instead of a loop nest, for the price of copies. One column loop,
+/// and one row loop where there are batch loops (else a loop nest).
+struct PermutedContraction : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || !isMulAddContraction(op) ||
+        leadingDimsMatmul(op) || batchedMatmul(op))
+      return failure();
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    for (AffineMap m : maps)
+      if (!m.isProjectedPermutation(/*allowZeroInResults=*/false))
+        return failure();
+    int64_t loops = op.getNumLoops(), k = loops - 1;
+    auto positionIn = [&](AffineMap m, int64_t loop) -> int64_t {
+      for (auto [i, e] : llvm::enumerate(m.getResults()))
+        if (cast<AffineDimExpr>(e).getPosition() == loop)
+          return int64_t(i);
+      return -1;
+    };
+    if (positionIn(maps[0], k) < 0 || positionIn(maps[1], k) < 0 ||
+        positionIn(maps[2], k) >= 0)
+      return failure();
+    // The parallel loops in the result's order, by the operands they index.
+    SmallVector<int64_t> batch, rows, cols;
+    for (AffineExpr e : maps[2].getResults()) {
+      int64_t l = cast<AffineDimExpr>(e).getPosition();
+      bool inA = positionIn(maps[0], l) >= 0, inB = positionIn(maps[1], l) >= 0;
+      if (inA && inB)
+        batch.push_back(l);
+      else if (inA)
+        rows.push_back(l);
+      else if (inB)
+        cols.push_back(l);
+      else
+        return failure();
+    }
+    if (cols.size() != 1 || rows.empty() || (!batch.empty() && rows.size() != 1) ||
+        int64_t(batch.size() + rows.size() + cols.size()) != loops - 1)
+      return failure();
+    Location loc = op.getLoc();
+    // `v` (indexed by `map`) with its dims in the order of `want` (loops).
+    auto reorder = [&](Value v, AffineMap map, ArrayRef<int64_t> want) -> Value {
+      SmallVector<int64_t> perm;
+      for (int64_t l : want)
+        perm.push_back(positionIn(map, l));
+      if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+        return v;
+      SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, v);
+      SmallVector<OpFoldResult> permuted;
+      for (int64_t p : perm)
+        permuted.push_back(sizes[p]);
+      Value empty = tensor::EmptyOp::create(rewriter, loc, permuted,
+                                            getElementTypeOrSelf(v.getType()));
+      auto transpose =
+          linalg::TransposeOp::create(rewriter, loc, v, empty, perm);
+      FailureOr<linalg::GenericOp> generic =
+          linalg::generalizeNamedOp(rewriter, transpose);
+      return succeeded(generic) ? (*generic)->getResult(0)
+                                : transpose->getResult(0);
+    };
+    SmallVector<int64_t> aOrder(batch), bOrder(batch), cOrder(batch);
+    aOrder.append(rows.begin(), rows.end());
+    aOrder.push_back(k);
+    bOrder.push_back(k);
+    bOrder.append(cols.begin(), cols.end());
+    cOrder.append(rows.begin(), rows.end());
+    cOrder.append(cols.begin(), cols.end());
+    Value a = reorder(op.getDpsInputs()[0], maps[0], aOrder);
+    Value b = reorder(op.getDpsInputs()[1], maps[1], bOrder);
+    Value init = reorder(op.getDpsInits()[0], maps[2], cOrder);
+    // The contraction over loops (batch..., rows..., n, k), canonical.
+    int64_t nb = batch.size(), nr = rows.size();
+    MLIRContext *ctx = op.getContext();
+    SmallVector<AffineMap> canonical = {
+        loopMap(loops, nb + nr, {k}, ctx),
+        loopMap(loops, nb, {k, nb + nr}, ctx),
+        loopMap(loops, nb + nr, {nb + nr}, ctx)};
+    SmallVector<utils::IteratorType> iters(loops, utils::IteratorType::parallel);
+    iters.back() = utils::IteratorType::reduction;
+    auto product = linalg::GenericOp::create(rewriter, loc, init.getType(),
+                                             ValueRange{a, b}, ValueRange{init},
+                                             canonical, iters);
+    rewriter.cloneRegionBefore(op.getRegion(), product.getRegion(),
+                               product.getRegion().end());
+    // Back to the result's order: its dim i is the canonical dim holding
+    // the loop it reads.
+    SmallVector<int64_t> back;
+    for (AffineExpr e : maps[2].getResults())
+      back.push_back(llvm::find(cOrder, cast<AffineDimExpr>(e).getPosition()) -
+                     cOrder.begin());
+    Value result = product->getResult(0);
+    if (!llvm::equal(back, llvm::seq<int64_t>(0, back.size()))) {
+      SmallVector<OpFoldResult> sizes =
+          tensor::getMixedSizes(rewriter, loc, op.getDpsInits()[0]);
+      Value empty = tensor::EmptyOp::create(rewriter, loc, sizes,
+                                            getElementTypeOrSelf(result.getType()));
+      auto transpose =
+          linalg::TransposeOp::create(rewriter, loc, result, empty, back);
+      FailureOr<linalg::GenericOp> generic =
+          linalg::generalizeNamedOp(rewriter, transpose);
+      result = succeeded(generic) ? (*generic)->getResult(0)
+                                  : transpose->getResult(0);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 } // namespace
 
 LogicalResult mlir::dtensor::prepareForCpp(ModuleOp module) {
@@ -178,7 +292,7 @@ LogicalResult mlir::dtensor::prepareForCpp(ModuleOp module) {
   }
   {
     RewritePatternSet matmuls(module.getContext());
-    matmuls.add<CollapsedMatmul>(module.getContext());
+    matmuls.add<CollapsedMatmul, PermutedContraction>(module.getContext());
     if (failed(applyPatternsGreedily(module, std::move(matmuls))))
       return module.emitError("matmul recognition did not converge");
   }
