@@ -708,10 +708,10 @@ class _Importer:
                         # of gathering its operands (a hint, which its
                         # producer meets before it weighs cost, did that),
                         # and R -> P moves as DTensor's redistribute (a float
-                        # sum divided over the group). (Named "output i":
-                        # what a diagnostic at it names.)
-                        # (An output that is a distributed argument moves by a
-                        # redistribute, or not at all.)
+                        # sum divided over the group). An output that is a
+                        # distributed argument moves by a redistribute, or
+                        # not at all. (Named "output i": what a diagnostic
+                        # at it names.)
                         self.e.loc = f' loc("output {i}")'
                         if not v.spec:
                             self.e.emit(f"{d.name} = dtensor.distribute_tensor {v.name}, %mesh : "
@@ -831,13 +831,13 @@ class _Importer:
         # What the form above does not match (an einsum's bmm: unsqueezes,
         # permutes of 5-D views, a merge of batch with heads, a view and a
         # permute after): every dim traced to the tensors the views and
-        # permutes start from, one contraction over them (_regrouped_bmms).
+        # permutes start from, one contraction over them (_regrouped_bmm).
         for node in graph.nodes:
             if (node.op == "call_function" and self._base(node) == "bmm" and
                     node not in self.batched):
-                found = self._regrouped_bmm(node)
-                if found is not None:
-                    chains.append(found[0])
+                chain = self._regrouped_bmm(node)
+                if chain is not None:
+                    chains.append(chain)
         # The views (and clones) only fused bmms read are not lowered; one
         # another op reads too (a training step's forward view, read again by
         # a backward bmm through a transpose) is.
@@ -931,19 +931,24 @@ class _Importer:
                 perm = list(range(rank))
                 perm[d0], perm[d1] = perm[d1], perm[d0]
             return [groups[d] for d in perm]
-        if base == "expand" and tuple(n.args[0].meta["val"].shape) == shape:
+        if base == "expand" and self._noop_expand(n):
             return groups
         if base in self._REGROUPS:
             return self._regroup(groups, shape)
         return None
 
+    @staticmethod
+    def _noop_expand(n) -> bool:
+        """An expand to the shape its input has."""
+        return tuple(n.meta["val"].shape) == tuple(n.args[0].meta["val"].shape)
+
     def _is_view_like(self, n) -> bool:
+        """A node _view_step follows: a view, a permute, a no-op expand."""
         return (isinstance(n, torch.fx.Node) and n.op == "call_function" and
                 n.meta.get("val") is not None and len(n.args) > 0 and
                 isinstance(n.args[0], torch.fx.Node) and
                 (self._base(n) in self._REGROUPS + self._PERMUTES or
-                 (self._base(n) == "expand" and
-                  tuple(n.meta["val"].shape) == tuple(n.args[0].meta["val"].shape))))
+                 (self._base(n) == "expand" and self._noop_expand(n))))
 
     def _traced_operand(self, n, tag):
         """The tensor a bmm operand views (through view-like ops), the view
@@ -975,7 +980,7 @@ class _Importer:
         reduction dim: one contraction over those dims, read through the
         permutes, with no merged batch dim (heads sharded inside one stay
         sharded, as DTensor's strided shards keep them). Records it and
-        returns the operand chains, or None."""
+        returns the view ops on the operands' side, or None."""
         if len(node.args) != 2 or node.meta.get("val") is None:
             return None
         ta, tb = self._traced_operand(node.args[0], "a"), self._traced_operand(node.args[1], "b")
@@ -1029,23 +1034,31 @@ class _Importer:
         self.batched[node] = None
         self.skip.update(between)
         self.fused[end] = node
-        return (ca + cb,)
+        return ca + cb
 
-    def _regrouped_matmul(self, node) -> _Value:
-        an, bn, amap, bmap, out_map, nloops, reduce, shape = self.regrouped[node]
-        a, b = self.val(an), self.val(bn)
-        want = a.et
-        a, b = self._convert(a, _acc_et(want)), self._convert(b, _acc_et(want))
+    def _mul_add(self, a: _Value, amap, b: _Value, bmap, shape, reduce, nloops,
+                 out_map) -> _Value:
+        """out = sum over `reduce` of a * b, from 0: one linalg.generic over
+        `nloops` loops, a and b read through their maps (loops or affine
+        text), in their (common) element type."""
         et = a.et
-        init = self.e.filled(shape, et, 0)
 
         def body(args, out):
             bb = _Body(et)
             p = bb.bin("mulf", "muli", args[0], args[1])
             return bb.lines, bb.bin("addf", "addi", out, p)
-        return self._convert(self.e.generic([(a, amap), (b, bmap)], shape, et, body,
-                                            reduce_dims=reduce, init=init, nloops=nloops,
-                                            out_map=out_map), want)
+        return self.e.generic([(a, amap), (b, bmap)], shape, et, body, reduce_dims=reduce,
+                              init=self.e.filled(shape, et, 0), nloops=nloops,
+                              out_map=out_map)
+
+    def _regrouped_matmul(self, node) -> _Value:
+        an, bn, amap, bmap, out_map, nloops, reduce, shape = self.regrouped[node]
+        a, b = self.val(an), self.val(bn)
+        want = a.et
+        # Half types: in f32, rounded once (as _batched_matmul).
+        a, b = self._convert(a, _acc_et(want)), self._convert(b, _acc_et(want))
+        return self._convert(self._mul_add(a, amap, b, bmap, shape, reduce, nloops, out_map),
+                             want)
 
     def _batched_matmul(self, node) -> _Value:
         if node in self.regrouped:
@@ -1058,20 +1071,12 @@ class _Importer:
         nb = len(a.shape) - 2
         shape = (a.shape[:-2] + ((a.shape[-1] if ta else a.shape[-2]),) +
                  ((b.shape[-2] if tb else b.shape[-1]),))
-        et = a.et
-        init = self.e.filled(shape, et, 0)
         batch = list(range(nb))
         m, n, k = nb, nb + 1, nb + 2
-
-        def body(args, out):
-            bb = _Body(et)
-            p = bb.bin("mulf", "muli", args[0], args[1])
-            return bb.lines, bb.bin("addf", "addi", out, p)
         # A transposed operand (swapped last dims) is read through its map.
-        return self._convert(self.e.generic([(a, batch + ([k, m] if ta else [m, k])),
-                                             (b, batch + ([n, k] if tb else [k, n]))], shape,
-                                            et, body, reduce_dims=[k], init=init, nloops=nb + 3,
-                                            out_map=batch + [m, n]), want)
+        return self._convert(self._mul_add(a, batch + ([k, m] if ta else [m, k]),
+                                           b, batch + ([n, k] if tb else [k, n]), shape,
+                                           [k], nb + 3, batch + [m, n]), want)
 
     def _linear_over_leading(self, node) -> _Value:
         """out[b..., n] = sum_k x[b..., k] * w[k, n] (+ the addmm's bias)
@@ -1091,16 +1096,9 @@ class _Importer:
         nb = len(x.shape) - 1
         shape = x.shape[:-1] + (w.shape[1],)
         et = x.et
-        init = self.e.filled(shape, et, 0)
         batch = list(range(nb))
         n, k = nb, nb + 1
-
-        def body(args, out):
-            bb = _Body(et)
-            p = bb.bin("mulf", "muli", args[0], args[1])
-            return bb.lines, bb.bin("addf", "addi", out, p)
-        m = self.e.generic([(x, batch + [k]), (w, [k, n])], shape, et, body,
-                           reduce_dims=[k], init=init, nloops=nb + 2, out_map=batch + [n])
+        m = self._mul_add(x, batch + [k], w, [k, n], shape, [k], nb + 2, batch + [n])
         if bias is not None:
             m = self._add_bias(m, bias, shape, et, beta, alpha)
         return self._convert(m, want)

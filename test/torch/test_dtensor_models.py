@@ -465,6 +465,44 @@ def test_einsum_keeps_sharded_batch_dims(eq, sa, sb, pa, pb, dt_count):
     assert ours.num_collectives() <= dt, (ours.report()["collectives"], dt)
 
 
+def test_output_placements_are_targets_cost_weighs():
+    # A sum over a dim both operands shard, wanted replicated: DTensor sums
+    # the Partial terms once (its output is Partial, redistributed to R).
+    # As a hint the producer met first, the output gathered both operands
+    # (2 all_gathers, 1,536 bytes).
+    torch.manual_seed(8)
+    a, b = torch.randn(4, 8, 6), torch.randn(4, 8, 6)
+
+    class Dot(nn.Module):
+        def forward(self, x, y):
+            return torch.einsum("bij,bij->b", x, y)
+    with LocalTensorMode(WORLD):
+        mesh = init_device_mesh("cpu", (WORLD,))
+        da, db = (distribute_tensor(t, mesh, [Shard(1)]) for t in (a, b))
+        with CommDebugMode() as comm:
+            Dot()(da, db).redistribute(mesh, [Replicate()])
+        dt = comm.get_total_counts()
+        ours = dm_compile(Dot(), (da, db), output_placements=[[Replicate()]])
+    assert close(ours.run(a, b)[0].full_tensor(), torch.einsum("bij,bij->b", a, b))
+    report = ours.report()["collectives"]
+    assert dt == 1 and list(report) == ["all_reduce"] and report["all_reduce"]["count"] == 1, report
+    assert report["all_reduce"]["bytes"] == 16, report
+
+    # A distributed argument returned: moved by a redistribute where its
+    # placement differs, returned as it is where it does not.
+    class Same(nn.Module):
+        def forward(self, x):
+            return x
+    with LocalTensorMode(WORLD):
+        mesh = init_device_mesh("cpu", (WORLD,))
+        dx = distribute_tensor(a, mesh, [Shard(1)])
+        moved = dm_compile(Same(), (dx,), output_placements=[[Shard(0)]])
+        kept = dm_compile(Same(), (dx,), output_placements=[[Shard(1)]])
+    assert "dtensor.redistribute" in moved.mlir and "dtensor.redistribute" not in kept.mlir
+    assert close(moved.run(a)[0].full_tensor(), a) and close(kept.run(a)[0].full_tensor(), a)
+    assert moved.num_collectives() == 1 and kept.num_collectives() == 0
+
+
 def test_matmul_over_leading_dims_with_an_empty_shard():
     # x @ w on a 3-D x (F.linear's form: one contraction over x's leading
     # dims) with w's 5 columns on 4 ranks (2, 2, 1, 0): the last rank's

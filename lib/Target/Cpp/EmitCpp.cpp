@@ -194,11 +194,9 @@ struct PermutedContraction : OpRewritePattern<linalg::GenericOp> {
         int64_t(batch.size() + rows.size() + cols.size()) != loops - 1)
       return failure();
     Location loc = op.getLoc();
-    // `v` (indexed by `map`) with its dims in the order of `want` (loops).
-    auto reorder = [&](Value v, AffineMap map, ArrayRef<int64_t> want) -> Value {
-      SmallVector<int64_t> perm;
-      for (int64_t l : want)
-        perm.push_back(positionIn(map, l));
+    // `v` with its dim i taken from dim perm[i] (as a generic: the named
+    // ops were generalized before these patterns).
+    auto transposed = [&](Value v, ArrayRef<int64_t> perm) -> Value {
       if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
         return v;
       SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(rewriter, loc, v);
@@ -213,6 +211,13 @@ struct PermutedContraction : OpRewritePattern<linalg::GenericOp> {
           linalg::generalizeNamedOp(rewriter, transpose);
       return succeeded(generic) ? (*generic)->getResult(0)
                                 : transpose->getResult(0);
+    };
+    // `v` (indexed by `map`) with its dims in the order of `want` (loops).
+    auto reorder = [&](Value v, AffineMap map, ArrayRef<int64_t> want) {
+      SmallVector<int64_t> perm;
+      for (int64_t l : want)
+        perm.push_back(positionIn(map, l));
+      return transposed(v, perm);
     };
     SmallVector<int64_t> aOrder(batch), bOrder(batch), cOrder(batch);
     aOrder.append(rows.begin(), rows.end());
@@ -244,19 +249,7 @@ struct PermutedContraction : OpRewritePattern<linalg::GenericOp> {
     for (AffineExpr e : maps[2].getResults())
       back.push_back(llvm::find(cOrder, cast<AffineDimExpr>(e).getPosition()) -
                      cOrder.begin());
-    Value result = product->getResult(0);
-    if (!llvm::equal(back, llvm::seq<int64_t>(0, back.size()))) {
-      SmallVector<OpFoldResult> sizes =
-          tensor::getMixedSizes(rewriter, loc, op.getDpsInits()[0]);
-      Value empty = tensor::EmptyOp::create(rewriter, loc, sizes,
-                                            getElementTypeOrSelf(result.getType()));
-      auto transpose =
-          linalg::TransposeOp::create(rewriter, loc, result, empty, back);
-      FailureOr<linalg::GenericOp> generic =
-          linalg::generalizeNamedOp(rewriter, transpose);
-      result = succeeded(generic) ? (*generic)->getResult(0)
-                                  : transpose->getResult(0);
-    }
+    Value result = transposed(product->getResult(0), back);
     rewriter.replaceOp(op, result);
     return success();
   }
