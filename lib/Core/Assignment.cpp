@@ -853,6 +853,54 @@ AssignmentValue mlir::dtensor::evaluateAssignment(const AssignmentProblem &p,
   return v;
 }
 
+std::optional<std::vector<int>>
+mlir::dtensor::myopicAssignment(const AssignmentProblem &p,
+                                const std::vector<int> &start,
+                                const std::vector<bool> &decide) {
+  size_t n = p.nodes.size();
+  if (start.size() != n || decide.size() != n)
+    return std::nullopt;
+  // Per node, the demands it reads: (demand, the targets per option).
+  std::vector<std::vector<std::pair<size_t, const std::vector<int> *>>> reads(n);
+  for (size_t d = 0; d < p.demands.size(); ++d)
+    for (const auto &[node, need] : p.demands[d].consumers)
+      if (node >= 0 && size_t(node) < n)
+        reads[node].push_back({d, &need});
+  std::vector<int> choice = start;
+  for (size_t k = 0; k < n; ++k) {
+    if (!decide[k])
+      continue;
+    int best = -1;
+    double bestMoves = 0, bestOwn = 0;
+    for (size_t o = 0; o < p.nodes[k].cost.size(); ++o) {
+      double own = p.nodes[k].cost[o];
+      if (!isLegal(own))
+        continue;
+      double moves = 0;
+      for (auto [d, need] : reads[k]) {
+        int t = (*need)[o];
+        if (t < 0)
+          continue;
+        const AssignmentProblem::Demand &demand = p.demands[d];
+        int a = demand.producer < 0 ? 0 : choice[demand.producer];
+        moves += demand.cost[a][t];
+      }
+      if (!isLegal(moves))
+        continue;
+      if (best < 0 || moves < bestMoves - 1e-12 ||
+          (moves <= bestMoves + 1e-12 && own < bestOwn - 1e-12)) {
+        best = int(o);
+        bestMoves = moves;
+        bestOwn = own;
+      }
+    }
+    if (best < 0)
+      return std::nullopt;
+    choice[k] = best;
+  }
+  return choice;
+}
+
 std::optional<AssignmentSolution>
 mlir::dtensor::solveAssignment(const AssignmentProblem &p,
                                const std::vector<int> &start, double seconds,

@@ -137,6 +137,45 @@ TEST(Assignment, TheIntegerProgramFindsItToo) {
   EXPECT_TRUE(s->optimal);
 }
 
+// DTensor's eager choice: each node by the moves of its operands from the
+// choices before it. In greedyMiss node 0 reads nothing, so it takes its
+// cheaper option alone (0), and its consumers then pay the move.
+TEST(Assignment, TheEagerChoiceTakesEachNodeByItsOperandsMoves) {
+  AssignmentProblem p = greedyMiss();
+  auto choice = myopicAssignment(p, {1, 0, 0}, {true, true, true});
+  ASSERT_TRUE(choice);
+  EXPECT_EQ(*choice, (std::vector<int>{0, 0, 0}));
+  EXPECT_DOUBLE_EQ(evaluateAssignment(p, *choice).bytes, 100);
+  // Undecided nodes keep the start's option.
+  choice = myopicAssignment(p, {1, 0, 0}, {false, true, true});
+  ASSERT_TRUE(choice);
+  EXPECT_EQ(*choice, (std::vector<int>{1, 0, 0}));
+}
+
+// A consumer's option is chosen by the moves into it from its producer's
+// choice (not by its own cost); its own cost breaks ties; an illegal move
+// or option is never taken; with none legal there is no eager choice.
+TEST(Assignment, TheEagerChoiceWeighsMovesThenOwnCost) {
+  AssignmentProblem p;
+  p.nodes = {node({0}), node({5, 0, 1, kInf})};
+  AssignmentProblem::Demand d;
+  d.producer = 0;
+  // Option 0 needs nothing; 1 a target priced 2; 2 a target priced 0; 3 is
+  // illegal alone.
+  d.consumers = {{1, {-1, 0, 1, -1}}};
+  d.cost = {{2, 0}};
+  d.bytes = {{1, 7}};
+  p.demands.push_back(d);
+  auto choice = myopicAssignment(p, {0, 1}, {true, true});
+  ASSERT_TRUE(choice);
+  // Options 0 and 2 both move for 0; 2 costs less alone.
+  EXPECT_EQ(*choice, (std::vector<int>{0, 2}));
+  p.demands[0].cost = {{kInf, kInf}};
+  p.nodes[1] = node({kInf, 0, 0, kInf});
+  EXPECT_FALSE(myopicAssignment(p, {0, 1}, {true, true}));
+  EXPECT_FALSE(myopicAssignment(p, {0}, {true, true})); // malformed
+}
+
 // One redistribution serves two consumers that need the same target.
 TEST(Assignment, ATargetSharedByTwoConsumersIsPaidOnce) {
   AssignmentProblem p;

@@ -74,6 +74,18 @@ struct AssignmentValue {
 AssignmentValue evaluateAssignment(const AssignmentProblem &problem,
                                    const std::vector<int> &choice);
 
+/// The choice DTensor's eager dispatch would make in this model: every node
+/// with `decide[n]` set, in index order (the program's), takes the option
+/// whose operands arrive cheapest from the choices before it (the moves
+/// into the states it needs, each priced once; its own cost, the moves of
+/// its results to annotations and returns, breaks ties); the other nodes,
+/// and producers not yet decided (a loop's carried value), keep `start`'s.
+/// A reference plan, not an optimum: it bounds the bytes a faster plan may
+/// move. Nullopt when some node has no legal option so.
+std::optional<std::vector<int>>
+myopicAssignment(const AssignmentProblem &problem, const std::vector<int> &start,
+                 const std::vector<bool> &decide);
+
 struct AssignmentSolution {
   static constexpr double kInfinityTime = AssignmentProblem::kInfinity;
   std::vector<int> choice;

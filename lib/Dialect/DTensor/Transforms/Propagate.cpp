@@ -2798,8 +2798,27 @@ struct DTensorPropagatePass
     AssignmentValue greedy = evaluateAssignment(problem, startChoice);
     if (!(greedy.time < kInf))
       return note("skipped: the model cannot price the plan");
-    // No more bytes than the plan: a faster plan may not move more data.
+    // No more bytes than the plan, or than the plan DTensor's eager
+    // dispatch makes (each op by the cheapest moves of its operands from
+    // the choices before it, as DTensor picks a strategy): a faster plan
+    // may not move more data than both. (Bounded by the plan alone, a
+    // 4-rank attention with k sharded on its head dim took 3 all_to_alls,
+    // 25 us, for DTensor's one all_gather, 8.4 us, to save 768 bytes.)
     problem.bytesLimit = greedy.bytes;
+    std::optional<AssignmentValue> eager;
+    if (!window) {
+      std::vector<bool> decide(nodes.size());
+      for (auto [index, n] : llvm::enumerate(nodes))
+        decide[index] = n.op != nullptr;
+      if (std::optional<std::vector<int>> choice =
+              myopicAssignment(problem, startChoice, decide)) {
+        AssignmentValue value = evaluateAssignment(problem, *choice);
+        if (value.time < kInf) {
+          eager = value;
+          problem.bytesLimit = std::max(greedy.bytes, value.bytes);
+        }
+      }
+    }
     double budget = autoArgs && memoryBudgetMb > 0
                         ? memoryBudgetMb * 1024.0 * 1024.0
                         : std::numeric_limits<double>::infinity();
@@ -2826,6 +2845,26 @@ struct DTensorPropagatePass
                                      double(std::max<int64_t>(1, wholeFunctionWindows))
                                : double(wholeFunctionSeconds),
                         error);
+    // A solution beyond the plan's bytes is kept only where it beats the
+    // best one within them by time x bytes (it saves at least the fraction
+    // of time it adds in bytes). (The distinct-width Megatron stack of
+    // dtensor-propagate-whole-stack.test would otherwise move 1.9x the
+    // bytes to save 0.8 % of the time.)
+    if (solution && !autoArgs && solution->value.bytes > greedy.bytes + kEps) {
+      problem.bytesLimit = greedy.bytes;
+      std::string againError;
+      std::optional<AssignmentSolution> within = solveAssignment(
+          problem, startChoice,
+          window ? wholeFunctionSeconds /
+                       double(std::max<int64_t>(1, wholeFunctionWindows))
+                 : double(wholeFunctionSeconds),
+          againError);
+      if (within && !(solution->value.time * solution->value.bytes <
+                      within->value.time * within->value.bytes * (1 - 1e-9))) {
+        solution = std::move(within);
+        eager.reset();
+      }
+    }
     double solveSeconds = std::chrono::duration<double>(
                               std::chrono::steady_clock::now() - began)
                               .count();
@@ -2853,6 +2892,10 @@ struct DTensorPropagatePass
         << "): modeled " << solution->value.time << " us, "
         << int64_t(solution->value.bytes) << " bytes/rank; the plan "
         << greedy.time << " us, " << int64_t(greedy.bytes) << " bytes/rank";
+    if (eager && eager->bytes > greedy.bytes)
+      llvm::raw_string_ostream(summary)
+          << "; DTensor's eager choices " << eager->time << " us, "
+          << int64_t(eager->bytes) << " bytes/rank (the bytes bound)";
     if (autoArgs) {
       // The arguments take the solution's placements; the function is then
       // planned with them as any other.

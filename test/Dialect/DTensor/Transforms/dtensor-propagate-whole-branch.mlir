@@ -16,7 +16,7 @@ dtensor.mesh @mesh shape = [2, 2] names = ["d0", "d1"]
 // whole function gathers %a once, replicated, for the matmul and the slice
 // alike, and nothing moves inside the branch: 3 collectives where the plan
 // makes 4.
-// EXPLAIN: dtensor-propagate: @branch_gathers_once: whole-function optimization (6 ops, 1 branch results, 63 strategies, proven optimal in {{[0-9.]+}} s): modeled 2.16{{[0-9]+}}e+01 us, 176 bytes/rank; the plan 5.10{{[0-9]+}}e+01 us, 220 bytes/rank: kept the solution
+// EXPLAIN: dtensor-propagate: @branch_gathers_once: whole-function optimization (6 ops, 1 branch results, 63 strategies, proven optimal in {{[0-9.]+}} s): modeled 2.16{{[0-9]+}}e+01 us, 176 bytes/rank; the plan 5.10{{[0-9]+}}e+01 us, 220 bytes/rank{{(; DTensor's eager choices .* bytes/rank \(the bytes bound\))?}}: kept the solution
 // RAN:      verified @branch_gathers_once: 2 output(s)
 // RAN-NEXT: communication: 3 collectives, 176 bytes/rank
 // PLAN:      verified @branch_gathers_once: 2 output(s)

@@ -11,7 +11,7 @@
 // which gathers and scatters (2 collectives, modeled 28.8 us per step
 // against 15.6); the same plan as with whole-function-ops=0 now.
 // (gen_compile_programs.py --reuse-callees 2x2 100 41, @p35.)
-// EXPLAIN: dtensor-propagate: @p35: whole-function optimization (7 ops, 1 branch results, {{[0-9]+}} strategies, proven optimal in {{[0-9.]+}} s): modeled 1.56{{[0-9]+}}e+01 us, 320 bytes/rank; the plan 1.56{{[0-9]+}}e+01 us, 320 bytes/rank: kept the plan (the solution's analysis costs 2.28{{[0-9]+}}e+01 us against the plan's 1.56{{[0-9]+}}e+01 us)
+// EXPLAIN: dtensor-propagate: @p35: whole-function optimization (7 ops, 1 branch results, {{[0-9]+}} strategies, proven optimal in {{[0-9.]+}} s): modeled 1.56{{[0-9]+}}e+01 us, 320 bytes/rank; the plan 1.56{{[0-9]+}}e+01 us, 320 bytes/rank{{(; DTensor's eager choices .* bytes/rank \(the bytes bound\))?}}: kept the plan (the solution's analysis costs 2.28{{[0-9]+}}e+01 us against the plan's 1.56{{[0-9]+}}e+01 us)
 // REPORT:      func @p35_f0: 1 collective, 160 bytes/rank
 // REPORT-NEXT:   all_reduce      1  160 bytes
 // REPORT:      func @p35: no collectives

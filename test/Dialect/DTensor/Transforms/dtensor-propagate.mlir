@@ -287,16 +287,19 @@ func.func @masked_cols(%m: !dtensor.device_mesh<@mesh>,
 // A value two ops of one block need in the same spec is moved once in the
 // compiled program (one redistribution per user, merged by
 // dtensor-optimize-collectives), so propagation charges it once: the second
-// matmul's Partial sum goes to [S(0), R] for the exp and, at no further
+// matmul's Partial sum goes to [R, R] for the exp and, at no further
 // cost, for the add. Charged twice, the plan was 3 collectives of 4,096 B.
+// (Bounded by the plan's bytes alone it was 3 collectives of 2,560 B, 22 us
+// by the model; the bytes bound is now the larger of the plan's and
+// DTensor's eager choices', 4,096 B: 2 collectives of 3,072 B, 15 us.)
 // CHECK-LABEL: func.func @shared_move
 // CHECK:         %[[P:.+]] = linalg.matmul ins(%{{.*}}, %arg3 :
-// CHECK:         dtensor.redistribute %[[P]], %arg0 : tensor<16x16xf32, #dtensor.spec<@mesh, [S(0), P(sum)]>>, !dtensor.device_mesh<@mesh> -> tensor<16x16xf32, #dtensor.spec<@mesh, [S(0), R]>>
+// CHECK:         dtensor.redistribute %[[P]], %arg0 : tensor<16x16xf32, #dtensor.spec<@mesh, [R, P(sum)]>>, !dtensor.device_mesh<@mesh> -> tensor<16x16xf32, #dtensor.spec<@mesh, [R, R]>>
 // CHECK:         math.exp
-// CHECK:         dtensor.redistribute %[[P]], %arg0 : tensor<16x16xf32, #dtensor.spec<@mesh, [S(0), P(sum)]>>, !dtensor.device_mesh<@mesh> -> tensor<16x16xf32, #dtensor.spec<@mesh, [S(0), R]>>
+// CHECK:         dtensor.redistribute %[[P]], %arg0 : tensor<16x16xf32, #dtensor.spec<@mesh, [R, P(sum)]>>, !dtensor.device_mesh<@mesh> -> tensor<16x16xf32, #dtensor.spec<@mesh, [R, R]>>
 // CHECK:         linalg.add
 // SHARED:      verified @shared_move: 1 output(s)
-// SHARED-NEXT: communication: 3 collectives, 2560 bytes/rank
+// SHARED-NEXT: communication: 2 collectives, 3072 bytes/rank
 func.func @shared_move(%m: !dtensor.device_mesh<@mesh>, %a0: tensor<16x16xf32, #dtensor.spec<@mesh, [R, S(1)]>>, %a1: tensor<16x32xf32, #dtensor.spec<@mesh, [R, S(0)]>>, %a2: tensor<32x16xf32, #dtensor.spec<@mesh, [R, S(0)]>>) -> tensor<16x16xf32, #dtensor.spec<@mesh, [R, R]>> {
   %zero = arith.constant 0.0 : f32
   %v1 = tensor.empty() : tensor<16x32xf32>
