@@ -2801,12 +2801,12 @@ struct DTensorPropagatePass
     // No more bytes than the plan, or than the plan DTensor's eager
     // dispatch makes (each op by the cheapest moves of its operands from
     // the choices before it, as DTensor picks a strategy): a faster plan
-    // may not move more data than both. (Bounded by the plan alone, a
+    // may not move more data than the larger of the two. (Bounded by the plan alone, a
     // 4-rank attention with k sharded on its head dim took 3 all_to_alls,
     // 25 us, for DTensor's one all_gather, 8.4 us, to save 768 bytes.)
     problem.bytesLimit = greedy.bytes;
     std::optional<AssignmentValue> eager;
-    if (!window) {
+    if (!window && !autoArgs) { // (auto-sharding bounds memory instead)
       std::vector<bool> decide(nodes.size());
       for (auto [index, n] : llvm::enumerate(nodes))
         decide[index] = n.op != nullptr;
@@ -2838,13 +2838,13 @@ struct DTensorPropagatePass
     }
     std::string error;
     auto began = std::chrono::steady_clock::now();
+    // (The windows of a function share its time limit.)
+    double seconds =
+        window ? wholeFunctionSeconds /
+                     double(std::max<int64_t>(1, wholeFunctionWindows))
+               : double(wholeFunctionSeconds);
     std::optional<AssignmentSolution> solution =
-        solveAssignment(problem, startChoice,
-                        // (The windows of a function share its time limit.)
-                        window ? wholeFunctionSeconds /
-                                     double(std::max<int64_t>(1, wholeFunctionWindows))
-                               : double(wholeFunctionSeconds),
-                        error);
+        solveAssignment(problem, startChoice, seconds, error);
     // A solution beyond the plan's bytes is kept only where it beats the
     // best one within them by time x bytes (it saves at least the fraction
     // of time it adds in bytes). (The distinct-width Megatron stack of
@@ -2853,12 +2853,8 @@ struct DTensorPropagatePass
     if (solution && !autoArgs && solution->value.bytes > greedy.bytes + kEps) {
       problem.bytesLimit = greedy.bytes;
       std::string againError;
-      std::optional<AssignmentSolution> within = solveAssignment(
-          problem, startChoice,
-          window ? wholeFunctionSeconds /
-                       double(std::max<int64_t>(1, wholeFunctionWindows))
-                 : double(wholeFunctionSeconds),
-          againError);
+      std::optional<AssignmentSolution> within =
+          solveAssignment(problem, startChoice, seconds, againError);
       if (within && !(solution->value.time * solution->value.bytes <
                       within->value.time * within->value.bytes * (1 - 1e-9))) {
         solution = std::move(within);
