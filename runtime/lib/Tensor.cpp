@@ -895,10 +895,96 @@ void checkBlas(cublasStatus_t status, const char *call) {
 }
 #endif
 
+/// C += ext(A) * ext(B) with the operands of type `In` extended to the
+/// result's `Out` (linalg's signed cast): integers wrap in `Out`, floats
+/// add in `Out` in the order of k, as the interpreter does.
+template <typename In, typename Out>
+void widenedGemmLoop(const In *a, const In *b, Out *c, int64_t m, int64_t n,
+                     int64_t k) {
+  using Work = std::conditional_t<std::is_integral_v<Out>, uint64_t, Out>;
+  parallel_for(m * n, DTENSOR_KERNEL(int64_t o) {
+    int64_t i = o / n, j = o % n;
+    Work acc = Work(c[o]);
+    for (int64_t p = 0; p < k; ++p)
+      acc = Work(acc + Work(Out(a[i * k + p])) * Work(Out(b[p * n + j])));
+    c[o] = Out(acc);
+  });
+}
+
+/// The widened products (i8 -> i32, f16 / bf16 -> f32): cuBLAS's int8 and
+/// mixed-precision GEMMs on a GPU where it takes the shapes (int8 wants its
+/// leading dimensions, batch strides and pointers a multiple of 4 bytes),
+/// else a loop (as for a shape cuBLAS answers NOT_SUPPORTED).
+void widenedGemm(DType in, DType out, const void *a, const void *b, void *c,
+                 int64_t m, int64_t n, int64_t k, int64_t count) {
+  if (m == 0 || n == 0 || k == 0 || count == 0)
+    return;
+#if defined(DTENSOR_RT_CUDA)
+  if (m <= INT32_MAX && n <= INT32_MAX && k <= INT32_MAX &&
+      count <= INT32_MAX) {
+    int M = int(m), N = int(n), K = int(k);
+    long long sa = m * k, sb = k * n, sc = m * n;
+    cublasStatus_t status = CUBLAS_STATUS_NOT_SUPPORTED;
+    if (in == DType::I8 && out == DType::I32) {
+      auto aligned = [](const void *p) {
+        return reinterpret_cast<uintptr_t>(p) % 4 == 0;
+      };
+      if (n % 4 == 0 && k % 4 == 0 && aligned(a) && aligned(b)) {
+        const int32_t one = 1;
+        status = cublasGemmStridedBatchedEx(
+            blas(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, b, CUDA_R_8I, N,
+            sb, a, CUDA_R_8I, K, sa, &one, c, CUDA_R_32I, N, sc, int(count),
+            CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
+      }
+    } else {
+      cudaDataType type = in == DType::F16 ? CUDA_R_16F : CUDA_R_16BF;
+      const float one = 1.0f;
+      status = cublasGemmStridedBatchedEx(
+          blas(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, b, type, N, sb, a,
+          type, K, sa, &one, c, CUDA_R_32F, N, sc, int(count),
+          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+    }
+    if (status == CUBLAS_STATUS_SUCCESS)
+      return;
+    if (status != CUBLAS_STATUS_NOT_SUPPORTED)
+      checkBlas(status, "cublasGemmStridedBatchedEx");
+  }
+#endif
+  size_t inElem = dtypeBytes(in), outElem = dtypeBytes(out);
+  for (int64_t i = 0; i < count; ++i) {
+    const char *ai = static_cast<const char *>(a) + i * m * k * inElem;
+    const char *bi = static_cast<const char *>(b) + i * k * n * inElem;
+    char *ci = static_cast<char *>(c) + i * m * n * outElem;
+    if (in == DType::I8)
+      widenedGemmLoop(reinterpret_cast<const int8_t *>(ai),
+                      reinterpret_cast<const int8_t *>(bi),
+                      reinterpret_cast<int32_t *>(ci), m, n, k);
+    else if (in == DType::F16)
+      widenedGemmLoop(reinterpret_cast<const half *>(ai),
+                      reinterpret_cast<const half *>(bi),
+                      reinterpret_cast<float *>(ci), m, n, k);
+    else
+      widenedGemmLoop(reinterpret_cast<const bfloat16 *>(ai),
+                      reinterpret_cast<const bfloat16 *>(bi),
+                      reinterpret_cast<float *>(ci), m, n, k);
+  }
+}
+
 /// `count` row-major products C_i += A_i * B_i, each A_i m x k, B_i k x n,
-/// laid out one after another.
-void gemm(DType t, const void *a, const void *b, void *c, int64_t m, int64_t n,
-          int64_t k, int64_t count) {
+/// laid out one after another: A and B of dtype `in`, C of `t` (the same,
+/// or one of widenedGemm's).
+void gemm(DType in, DType t, const void *a, const void *b, void *c, int64_t m,
+          int64_t n, int64_t k, int64_t count, const char *op) {
+  if (in != t) {
+    bool widened = (in == DType::I8 && t == DType::I32) ||
+                   ((in == DType::F16 || in == DType::BF16) && t == DType::F32);
+    if (!widened)
+      fail(op, std::string("operands of dtype ") + dtypeName(in) +
+                   " with a result of dtype " + dtypeName(t) +
+                   " are not a product the runtime computes (same dtypes, "
+                   "i8 -> i32, f16 / bf16 -> f32)");
+    return widenedGemm(in, t, a, b, c, m, n, k, count);
+  }
   if (m == 0 || n == 0 || k == 0 || count == 0)
     return;
   size_t elem = dtypeBytes(t);
@@ -1009,7 +1095,10 @@ Tensor matmul(const Tensor &a, const Tensor &b, Tensor c) {
   if (a.rank() != 2 || b.rank() != 2 || c.rank() != 2 || a.dim(1) != b.dim(0) ||
       c.dim(0) != a.dim(0) || c.dim(1) != b.dim(1))
     fail("linalg.matmul", "operand shapes do not match");
-  gemm(c.dtype(), a.raw(), b.raw(), c.raw(), a.dim(0), b.dim(1), a.dim(1), 1);
+  if (a.dtype() != b.dtype())
+    fail("linalg.matmul", "operands of different dtypes");
+  gemm(a.dtype(), c.dtype(), a.raw(), b.raw(), c.raw(), a.dim(0), b.dim(1),
+       a.dim(1), 1, "linalg.matmul");
   return c;
 }
 
@@ -1018,8 +1107,10 @@ Tensor batchMatmul(const Tensor &a, const Tensor &b, Tensor c) {
       a.dim(0) != c.dim(0) || a.dim(2) != b.dim(1) || c.dim(1) != a.dim(1) ||
       c.dim(2) != b.dim(2))
     fail("linalg.batch_matmul", "operand shapes do not match");
-  gemm(c.dtype(), a.raw(), b.raw(), c.raw(), a.dim(1), b.dim(2), a.dim(2),
-       a.dim(0));
+  if (a.dtype() != b.dtype())
+    fail("linalg.batch_matmul", "operands of different dtypes");
+  gemm(a.dtype(), c.dtype(), a.raw(), b.raw(), c.raw(), a.dim(1), b.dim(2),
+       a.dim(2), a.dim(0), "linalg.batch_matmul");
   return c;
 }
 

@@ -26,8 +26,8 @@
 //   dtensor-rt-test tensors            pool reuse and copy-on-write; the
 //                                      box-copy kernel the CUDA flavours run
 //                                      against the row copies and a plain
-//                                      loop on random boxes; integer matmul
-//                                      and division kernels
+//                                      loop on random boxes; integer and
+//                                      widened matmuls, division kernels
 //   dtensor-rt-test plan               the memory plan: a recorded run, a
 //                                      planned one, and runs that leave it
 //                                      (a tensor held too long, other sizes)
@@ -785,6 +785,26 @@ int runTensors() {
     check(p[0] == 1 + 7 - 18 - 33 && p[1] == 1 + 8 - 20 + 36 &&
               p[2] == 1 + 28 + 45 + 66 && p[3] == 1 + 32 + 50 - 72,
           "integer matmul");
+  }
+  // Widened products: int8 operands sign-extended into an int32 result
+  // (a sum past int8's range, -128 * -128 included), f16 into f32.
+  {
+    int8_t a[6] = {-128, 127, -1, 100, -100, 3};
+    int8_t b[6] = {-128, 2, 127, -1, 5, -7};
+    int32_t c0[4] = {1, -1, 0, 2};
+    Tensor c = matmul(Tensor::fromBytes(DType::I8, {2, 3}, a),
+                      Tensor::fromBytes(DType::I8, {3, 2}, b),
+                      Tensor::fromBytes(DType::I32, {2, 2}, c0));
+    const int32_t *p = c.data<int32_t>();
+    check(p[0] == 1 + 16384 + 16129 - 5 && p[1] == -1 - 256 - 127 + 7 &&
+              p[2] == 0 - 12800 - 12700 + 15 && p[3] == 2 + 200 + 100 - 21,
+          "int8 x int8 -> int32 matmul");
+    half h[4] = {half(1.5f), half(-2.0f), half(0.25f), half(4.0f)};
+    float f0[1] = {0.5f};
+    Tensor g = matmul(Tensor::fromBytes(DType::F16, {1, 2}, h),
+                      Tensor::fromBytes(DType::F16, {2, 1}, h + 2),
+                      Tensor::fromBytes(DType::F32, {1, 1}, f0));
+    check(g.data<float>()[0] == 0.5f + 0.375f - 8.0f, "f16 -> f32 matmul");
   }
   // Division in the type: integers truncate toward zero.
   {

@@ -687,7 +687,11 @@ Tensor concat(int64_t dim, const std::vector<Tensor> &parts);
 /// dtype).
 Tensor fill(Tensor dest, const void *value);
 /// linalg.matmul (A: MxK, B: KxN, C: MxN) and linalg.batch_matmul
-/// (BxMxK, BxKxN, BxMxN): C + A*B. CBLAS for f32 and f64, a loop otherwise.
+/// (BxMxK, BxKxN, BxMxN): C + A*B. CBLAS for f32 and f64 (cuBLAS for f32,
+/// f64, f16 and bf16 on a GPU), a loop otherwise. A and B of one dtype, C
+/// of the same or, widened, i8 x i8 -> i32 and f16 / bf16 -> f32 (each
+/// product of the operands extended, as linalg's signed cast: cuBLAS's
+/// int8 and mixed-precision GEMMs on a GPU, a loop on a host).
 Tensor matmul(const Tensor &a, const Tensor &b, Tensor c);
 Tensor batchMatmul(const Tensor &a, const Tensor &b, Tensor c);
 
