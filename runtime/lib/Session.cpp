@@ -438,11 +438,22 @@ Session::Session(int &argc, char **&argv, int64_t meshRanks,
       fail(nullptr, "unknown argument '" + a + "'\n" + kUsage);
     }
   }
-  if (worldSize_ != meshRanks)
+  if (worldSize_ != meshRanks) {
+    // Processes torchrun (or another launcher setting WORLD_SIZE) started
+    // are each an MPI job of one: this runtime's processes find each other
+    // through MPI's launcher.
+    const char *launched = std::getenv("WORLD_SIZE");
+    std::string other =
+        launched && worldSize_ == 1 && std::string(launched) != "1"
+            ? std::string("; WORLD_SIZE=") + launched +
+                  " says another launcher (torchrun?) started this process, "
+                  "but its processes join one job only under an MPI launcher"
+            : std::string();
     fail(nullptr, "the program's mesh has " + std::to_string(meshRanks) +
                       " ranks but the job has " + std::to_string(worldSize_) +
                       " processes (run it with mpirun -np " +
-                      std::to_string(meshRanks) + ")");
+                      std::to_string(meshRanks) + ")" + other);
+  }
   auto known = [&](const std::string &name) {
     if (std::find(entries.begin(), entries.end(), name) == entries.end()) {
       std::string list;
