@@ -859,8 +859,11 @@ namespace {
 /// C += A * B for row-major A (m x k), B (k x n), C (m x n): one kernel
 /// over the outputs, each a K loop accumulating in `Acc` (integer types in
 /// their own type, wrapping; f16 / bf16 in float, as cuBLAS does on a GPU).
-template <typename T, typename Acc = T>
-void gemmLoop(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k) {
+/// C is of type `Out`: `T` itself, or the widened products' result (int8
+/// operands into int32, f16 / bf16 into f32: each operand extended, then
+/// added in the result's type in the order of k, as the interpreter does).
+template <typename T, typename Acc = T, typename Out = T>
+void gemmLoop(const T *a, const T *b, Out *c, int64_t m, int64_t n, int64_t k) {
   // Integers multiply and add as unsigned 64-bit numbers and keep the low
   // bits (a signed overflow is undefined in C++; MLIR's integers wrap).
   using Work = std::conditional_t<std::is_integral_v<Acc>, uint64_t, Acc>;
@@ -871,7 +874,7 @@ void gemmLoop(const T *a, const T *b, T *c, int64_t m, int64_t n, int64_t k) {
       acc = Work(acc + Work(a[i * k + p]) * Work(b[p * n + j]));
     // (An i1 matmul's body is an and and an or, linalg's for booleans:
     // bool(count).)
-    c[o] = T(Acc(acc));
+    c[o] = Out(Acc(acc));
   });
 }
 
@@ -894,22 +897,6 @@ void checkBlas(cublasStatus_t status, const char *call) {
                               cublasGetStatusString(status));
 }
 #endif
-
-/// C += ext(A) * ext(B) with the operands of type `In` extended to the
-/// result's `Out` (linalg's signed cast): integers wrap in `Out`, floats
-/// add in `Out` in the order of k, as the interpreter does.
-template <typename In, typename Out>
-void widenedGemmLoop(const In *a, const In *b, Out *c, int64_t m, int64_t n,
-                     int64_t k) {
-  using Work = std::conditional_t<std::is_integral_v<Out>, uint64_t, Out>;
-  parallel_for(m * n, DTENSOR_KERNEL(int64_t o) {
-    int64_t i = o / n, j = o % n;
-    Work acc = Work(c[o]);
-    for (int64_t p = 0; p < k; ++p)
-      acc = Work(acc + Work(Out(a[i * k + p])) * Work(Out(b[p * n + j])));
-    c[o] = Out(acc);
-  });
-}
 
 /// The widened products (i8 -> i32, f16 / bf16 -> f32): cuBLAS's int8 and
 /// mixed-precision GEMMs on a GPU where it takes the shapes (int8 wants its
@@ -956,17 +943,18 @@ void widenedGemm(DType in, DType out, const void *a, const void *b, void *c,
     const char *bi = static_cast<const char *>(b) + i * k * n * inElem;
     char *ci = static_cast<char *>(c) + i * m * n * outElem;
     if (in == DType::I8)
-      widenedGemmLoop(reinterpret_cast<const int8_t *>(ai),
-                      reinterpret_cast<const int8_t *>(bi),
-                      reinterpret_cast<int32_t *>(ci), m, n, k);
+      gemmLoop<int8_t, int32_t, int32_t>(reinterpret_cast<const int8_t *>(ai),
+                                         reinterpret_cast<const int8_t *>(bi),
+                                         reinterpret_cast<int32_t *>(ci), m, n,
+                                         k);
     else if (in == DType::F16)
-      widenedGemmLoop(reinterpret_cast<const half *>(ai),
-                      reinterpret_cast<const half *>(bi),
-                      reinterpret_cast<float *>(ci), m, n, k);
+      gemmLoop<half, float, float>(reinterpret_cast<const half *>(ai),
+                                   reinterpret_cast<const half *>(bi),
+                                   reinterpret_cast<float *>(ci), m, n, k);
     else
-      widenedGemmLoop(reinterpret_cast<const bfloat16 *>(ai),
-                      reinterpret_cast<const bfloat16 *>(bi),
-                      reinterpret_cast<float *>(ci), m, n, k);
+      gemmLoop<bfloat16, float, float>(reinterpret_cast<const bfloat16 *>(ai),
+                                       reinterpret_cast<const bfloat16 *>(bi),
+                                       reinterpret_cast<float *>(ci), m, n, k);
   }
 }
 
