@@ -75,45 +75,6 @@ using namespace mlir::dtensor;
 
 namespace {
 
-/// A matmul whose operands are extended to its result's type, one of the
-/// runtime's widened products (i8 x i8 -> i32; f16 or bf16 -> f32: cuBLAS's
-/// int8 and mixed-precision GEMMs): both operands of one type, each
-/// sign-extended (extsi; extf) in the body, then multiplied and added.
-/// Other mixes (an unsigned cast, a narrowing one) keep the generic loop,
-/// which applies the body as written.
-bool isWidenedProduct(linalg::LinalgOp op) {
-  Type in = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
-  Type out = getElementTypeOrSelf(op->getResult(0).getType());
-  if (getElementTypeOrSelf(op.getDpsInputs()[1].getType()) != in)
-    return false;
-  bool integer = in.isSignlessInteger(8) && out.isSignlessInteger(32);
-  bool floating = (in.isF16() || in.isBF16()) && out.isF32();
-  if (!integer && !floating)
-    return false;
-  Block &body = op->getRegion(0).front();
-  SmallVector<Operation *> ops;
-  for (Operation &o : body)
-    ops.push_back(&o);
-  if (ops.size() != 5)
-    return false;
-  auto extended = [&](Operation *e, unsigned arg) {
-    bool kind = integer ? isa<arith::ExtSIOp>(e) : isa<arith::ExtFOp>(e);
-    return kind && e->getOperand(0) == body.getArgument(arg);
-  };
-  Operation *mul = ops[2], *add = ops[3];
-  bool mulOk = integer ? isa<arith::MulIOp>(mul) : isa<arith::MulFOp>(mul);
-  bool addOk = integer ? isa<arith::AddIOp>(add) : isa<arith::AddFOp>(add);
-  auto uses = [](Operation *o, Value a, Value b) {
-    return (o->getOperand(0) == a && o->getOperand(1) == b) ||
-           (o->getOperand(0) == b && o->getOperand(1) == a);
-  };
-  return extended(ops[0], 0) && extended(ops[1], 1) && mulOk && addOk &&
-         uses(mul, ops[0]->getResult(0), ops[1]->getResult(0)) &&
-         uses(add, body.getArgument(2), mul->getResult(0)) &&
-         isa<linalg::YieldOp>(ops[4]) &&
-         ops[4]->getOperand(0) == add->getResult(0);
-}
-
 /// Whether the emitter calls the runtime for this structured op instead of
 /// generating its loops.
 bool isLibraryCall(linalg::LinalgOp op) {
@@ -142,7 +103,9 @@ struct CollapsedMatmul : OpRewritePattern<linalg::GenericOp> {
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics())
       return failure();
-    unsigned lead = leadingDimsMatmul(op), batch = batchedMatmul(op);
+    // (Widened products too: the runtime computes them.)
+    unsigned lead = leadingDimsMatmul(op, /*widened=*/true),
+             batch = batchedMatmul(op, /*widened=*/true);
     if (!lead && !batch)
       return failure();
     Location loc = op.getLoc();
@@ -197,8 +160,10 @@ struct PermutedContraction : OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.hasPureTensorSemantics() || !isMulAddContraction(op) ||
-        leadingDimsMatmul(op) || batchedMatmul(op))
+    if (!op.hasPureTensorSemantics() ||
+        !isMulAddContraction(op, /*widened=*/true) ||
+        leadingDimsMatmul(op, /*widened=*/true) ||
+        batchedMatmul(op, /*widened=*/true))
       return failure();
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     for (AffineMap m : maps)

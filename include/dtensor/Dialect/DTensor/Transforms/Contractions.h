@@ -24,10 +24,64 @@
 namespace mlir {
 namespace dtensor {
 
+/// Whether `o` carries fast-math flags (a product with them may be
+/// reassociated or contracted; BLAS's is not that product).
+inline bool hasFastMath(Operation *o) {
+  auto fm = dyn_cast<arith::ArithFastMathInterface>(o);
+  return fm && fm.getFastMathFlagsAttr() &&
+         fm.getFastMathFlagsAttr().getValue() != arith::FastMathFlags::none;
+}
+
+/// Whether `op` (two inputs, one init) is one of the runtime's widened
+/// products (i8 x i8 -> i32; f16 or bf16 -> f32: cuBLAS's int8 and
+/// mixed-precision GEMMs): both inputs of one type, each sign-extended
+/// (extsi; extf) in the body, then multiplied and added to the init, no
+/// fast-math flags. Linalg's default (signed) cast of a named matmul is
+/// this body; an unsigned or narrowing cast is not.
+inline bool isWidenedProduct(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op->getNumResults() != 1)
+    return false;
+  Type in = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
+  Type out = getElementTypeOrSelf(op->getResult(0).getType());
+  if (getElementTypeOrSelf(op.getDpsInputs()[1].getType()) != in ||
+      getElementTypeOrSelf(op.getDpsInits()[0].getType()) != out)
+    return false;
+  bool integer = in.isSignlessInteger(8) && out.isSignlessInteger(32);
+  bool floating = (in.isF16() || in.isBF16()) && out.isF32();
+  if (!integer && !floating)
+    return false;
+  Block &body = op->getRegion(0).front();
+  SmallVector<Operation *> ops;
+  for (Operation &o : body)
+    ops.push_back(&o);
+  if (ops.size() != 5)
+    return false;
+  auto extended = [&](Operation *e, unsigned arg) {
+    bool kind = integer ? isa<arith::ExtSIOp>(e) : isa<arith::ExtFOp>(e);
+    return kind && e->getOperand(0) == body.getArgument(arg);
+  };
+  Operation *mul = ops[2], *add = ops[3];
+  bool mulOk = integer ? isa<arith::MulIOp>(mul) : isa<arith::MulFOp>(mul);
+  bool addOk = integer ? isa<arith::AddIOp>(add) : isa<arith::AddFOp>(add);
+  auto uses = [](Operation *o, Value a, Value b) {
+    return (o->getOperand(0) == a && o->getOperand(1) == b) ||
+           (o->getOperand(0) == b && o->getOperand(1) == a);
+  };
+  return extended(ops[0], 0) && extended(ops[1], 1) && mulOk && addOk &&
+         !hasFastMath(mul) && !hasFastMath(add) &&
+         uses(mul, ops[0]->getResult(0), ops[1]->getResult(0)) &&
+         uses(add, body.getArgument(2), mul->getResult(0)) &&
+         isa<linalg::YieldOp>(ops[4]) &&
+         ops[4]->getOperand(0) == add->getResult(0);
+}
+
 /// Whether `op` has two inputs and one init of one element type, every loop
 /// parallel but the last (a reduction), and the body out + a * b exactly
-/// (a matmul's own; no fast-math flags).
-inline bool isMulAddContraction(linalg::GenericOp op) {
+/// (a matmul's own; no fast-math flags). With `widened`, a widened product
+/// (isWidenedProduct) counts too: the C++ emitter's runtime computes those;
+/// the interpreter's BLAS path takes one element type only.
+inline bool isMulAddContraction(linalg::GenericOp op, bool widened = false) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       op->getNumResults() > 1)
     return false;
@@ -36,6 +90,8 @@ inline bool isMulAddContraction(linalg::GenericOp op) {
   for (int64_t l = 0; l < loops; ++l)
     if ((iters[l] == utils::IteratorType::reduction) != (l == loops - 1))
       return false;
+  if (widened && isWidenedProduct(op))
+    return true;
   Type et = getElementTypeOrSelf(op->getOperand(2).getType());
   for (Value v : op->getOperands())
     if (getElementTypeOrSelf(v.getType()) != et)
@@ -57,12 +113,7 @@ inline bool isMulAddContraction(linalg::GenericOp op) {
       !llvm::is_contained(mul->getOperands(), body.getArgument(0)) ||
       !llvm::is_contained(mul->getOperands(), body.getArgument(1)))
     return false;
-  for (Operation *o : {add, mul})
-    if (auto fm = dyn_cast<arith::ArithFastMathInterface>(o))
-      if (fm.getFastMathFlagsAttr() &&
-          fm.getFastMathFlagsAttr().getValue() != arith::FastMathFlags::none)
-        return false;
-  return true;
+  return !hasFastMath(add) && !hasFastMath(mul);
 }
 
 /// The map of `loops` loops reading d0, ..., d(lead - 1), then `tail`.
@@ -78,10 +129,11 @@ inline AffineMap loopMap(int64_t loops, int64_t lead, ArrayRef<int64_t> tail,
 
 /// The number of leading dims (at least 1) when `op` computes exactly
 /// out[b..., n] = out[b..., n] + x[b..., k] * w[k, n] over loops
-/// (b..., n, k): F.linear on an N-D input. Else 0.
-inline unsigned leadingDimsMatmul(linalg::GenericOp op) {
+/// (b..., n, k): F.linear on an N-D input. Else 0. (`widened`: as
+/// isMulAddContraction.)
+inline unsigned leadingDimsMatmul(linalg::GenericOp op, bool widened = false) {
   int64_t loops = op.getNumLoops(), nb = loops - 2;
-  if (nb < 1 || !isMulAddContraction(op))
+  if (nb < 1 || !isMulAddContraction(op, widened))
     return 0;
   int64_t n = nb, k = nb + 1;
   MLIRContext *ctx = op.getContext();
@@ -95,9 +147,10 @@ inline unsigned leadingDimsMatmul(linalg::GenericOp op) {
 /// out[b..., m, n] = out[b..., m, n] + x[b..., m, k] * y[b..., k, n] over
 /// loops (b..., m, n, k): a batched matmul over several batch dims (the
 /// importer's attention scores and values, heads kept apart). Else 0.
-inline unsigned batchedMatmul(linalg::GenericOp op) {
+/// (`widened`: as isMulAddContraction.)
+inline unsigned batchedMatmul(linalg::GenericOp op, bool widened = false) {
   int64_t loops = op.getNumLoops(), nb = loops - 3;
-  if (nb < 1 || !isMulAddContraction(op))
+  if (nb < 1 || !isMulAddContraction(op, widened))
     return 0;
   int64_t m = nb, n = nb + 1, k = nb + 2;
   MLIRContext *ctx = op.getContext();
