@@ -463,6 +463,15 @@ Tensor writable(Tensor t) {
   return t.clone();
 }
 
+Tensor takeOrEmpty(Tensor &t) {
+  if (t.unique() && t.raw() && (t.onHost() == kComputeIsHost)) {
+    Tensor taken = std::move(t);
+    t = Tensor(); // (a moved-from Tensor keeps its data pointer)
+    return taken;
+  }
+  return Tensor::empty(t.dtype(), t.shape());
+}
+
 namespace {
 void checkElement(const Tensor &t, int64_t index, const char *what) {
   if (index < 0 || index >= t.numel())

@@ -705,6 +705,17 @@ int runTensors() {
   check(d.raw() != b.raw(), "writable copies shared storage");
   Tensor e = writable(std::move(d));
   check(e.unique(), "writable keeps unique storage");
+  // takeOrEmpty: a unique tensor's storage is taken and the tensor left
+  // empty; a shared one stays, and the result is fresh storage of its shape.
+  const void *eRaw = e.raw();
+  Tensor taken = takeOrEmpty(e);
+  check(taken.raw() == eRaw && !e.raw() && e.shape().empty(),
+        "takeOrEmpty takes unique storage and empties the tensor");
+  Tensor shared = taken;
+  Tensor fresh = takeOrEmpty(taken);
+  check(taken.raw() == eRaw && fresh.raw() && fresh.raw() != eRaw &&
+            fresh.shape() == taken.shape() && fresh.dtype() == taken.dtype(),
+        "takeOrEmpty leaves shared storage and gives fresh storage");
   Tensor r = b.reshaped({16});
   check(r.raw() == b.raw() && r.shape() == Shape{16}, "reshape shares storage");
 

@@ -1133,12 +1133,50 @@ LogicalResult CppEmitter::emitGeneric(linalg::GenericOp op) {
       return op->emitOpError("has an indexing map with symbols, which the C++ "
                              "emitter does not support");
 
-  // Outputs: writable copies of the inits, named after the results.
-  for (auto [i, init] : llvm::enumerate(op.getDpsInits()))
-    o << "rt::Tensor " << name(op->getResult(i)) << " = "
-      << writableInit(init, op) << ";\n";
+  // In place: an output whose init is a tensor.empty (never read) takes
+  // the storage of an input at that input's last use, where every
+  // iteration reads that input at the very element it writes (the same
+  // permutation map, the same type; every loop parallel): each element is
+  // read before it is written, by the iteration that writes it. Whether
+  // nothing else holds that storage (an entry's argument, say, which the
+  // caller keeps) is known at run time: takeOrEmpty() takes it only then,
+  // else gives fresh storage and the kernel reads the input where it is. A
+  // chain of kernels needs one buffer where it needed two.
+  SmallVector<int> reuses(op.getNumDpsInits(), -1);
+  if (llvm::all_of(iters, [](utils::IteratorType t) {
+        return t == utils::IteratorType::parallel;
+      })) {
+    llvm::SmallDenseSet<unsigned> taken;
+    for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+      AffineMap m = op.getMatchingIndexingMap(&init);
+      if (!init.get().getDefiningOp<tensor::EmptyOp>() ||
+          op.payloadUsesValueFromOperand(&init) || !m.isPermutation())
+        continue;
+      for (OpOperand *in : op.getDpsInputOperands()) {
+        if (taken.contains(in->getOperandNumber()) ||
+            in->get().getType() != init.get().getType() ||
+            op.getMatchingIndexingMap(in) != m || !isLastUse(in->get(), op))
+          continue;
+        reuses[i] = int(in->getOperandNumber());
+        taken.insert(in->getOperandNumber());
+        break;
+      }
+    }
+  }
 
-  // Operand tensors (inputs by name, outputs by result).
+  // Outputs: writable copies of the inits, named after the results.
+  for (auto [i, init] : llvm::enumerate(op.getDpsInits())) {
+    o << "rt::Tensor " << name(op->getResult(i)) << " = ";
+    if (reuses[i] >= 0) {
+      // (Released after the kernel as before: it may still hold it.)
+      o << "rt::takeOrEmpty(" << name(op->getOperand(reuses[i])) << ");\n";
+    } else {
+      o << writableInit(init, op) << ";\n";
+    }
+  }
+
+  // Operand tensors (inputs by name, outputs by result; an input whose
+  // storage an output took, by that output).
   SmallVector<std::string> tensorOf;
   for (OpOperand &operand : op->getOpOperands()) {
     if (op.isDpsInit(&operand))
@@ -1148,6 +1186,12 @@ LogicalResult CppEmitter::emitGeneric(linalg::GenericOp op) {
     else
       tensorOf.push_back(""); // a scalar input
   }
+  // (The input where it is: in its own name unless the output took it.)
+  for (auto [i, from] : llvm::enumerate(reuses))
+    if (from >= 0)
+      tensorOf[from] = "(" + name(op->getOperand(from)) + ".raw() ? " +
+                       name(op->getOperand(from)) + " : " +
+                       name(op->getResult(i)) + ")";
 
   o << "{\n";
   o.indent();

@@ -292,6 +292,14 @@ private:
 /// writing into an `outs` operand calls.
 Tensor writable(Tensor t);
 
+/// The storage of `t`, taken (`t` is left empty), when nothing else shares
+/// it and it is compute memory; else fresh storage of its type and shape
+/// (`t` is left as it was). What an element-wise kernel that may write in
+/// place of a dead input calls (docs/CodeGen.md, "In-place kernels"): it
+/// then reads that input from `t` if `t` still holds it, else from the
+/// result.
+Tensor takeOrEmpty(Tensor &t);
+
 //===----------------------------------------------------------------------===//
 // Kernels and data movement (tensor dialect semantics)
 //===----------------------------------------------------------------------===//
