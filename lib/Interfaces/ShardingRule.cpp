@@ -104,6 +104,26 @@ mlir::dtensor::placementsForFactor(const ShardingRule &rule, int64_t factor,
   return out;
 }
 
+Placement mlir::dtensor::factorView(const ShardingRule &rule, int64_t factor,
+                                    size_t operand, const Placement &p) {
+  // (The reads of operandPlacements in placementsForFactor, above.)
+  if (operand >= rule.numOperands() || rule.isInit(operand) ||
+      factor == kReplicateAll)
+    return Placement::replicate();
+  if (factor == kNoFactor)
+    return p.isPartial() ? p : Placement::replicate();
+  if (factor >= 0 && size_t(factor) < rule.factors.size() &&
+      rule.factors[factor].kind == RuleFactor::Kind::Blocked)
+    return Placement::replicate();
+  if (rule.dimOf(operand, factor))
+    return Placement::replicate();
+  for (const WindowedDim &w : rule.windows)
+    if (w.operand == operand && w.factor == factor && p.isShard() &&
+        p.dim == w.dim)
+      return p;
+  return Placement::replicate();
+}
+
 std::vector<std::vector<Placements>> mlir::dtensor::shardOrderVariants(
     const ShardingRule &rule, ArrayRef<int64_t> factorOfMeshDim,
     const std::vector<Placements> &placed,

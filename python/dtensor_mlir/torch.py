@@ -504,9 +504,11 @@ class _Importer:
             if i + 1 < len(lines) and not re.match(r'\s*File "', lines[i + 1]):
                 code = lines[i + 1].strip()
             frames.append((m.group(1), int(m.group(2)), code))
+        # (Not the code export generates: `<eval_with_key>` and the like.)
         for f, line, code in reversed(frames):
-            if not f.startswith(cls._LIBRARY_DIRS):
+            if not f.startswith(cls._LIBRARY_DIRS) and not f.startswith("<"):
                 return f, line, code
+        frames = [f for f in frames if not f[0].startswith("<")]
         return frames[-1] if frames else None
 
     def fail(self, node, why: str):
@@ -515,6 +517,19 @@ class _Importer:
         if frame:
             where = f"{frame[0]}:{frame[1]}: " + (f"{frame[2]}: " if frame[2] else "")
         raise DTensorError(f"{where}{why} (node {node.name}: {node.target})")
+
+    def _higher_order(self, node):
+        """A higher-order op export kept (torch.cond, while_loop, scan, map):
+        an error at the user's line."""
+        name = getattr(node.target, "__name__", str(node.target))
+        if name == "cond":
+            why = ("torch.cond (a branch chosen by a tensor's value) is not supported: a "
+                   "program compiled for every rank runs one path; compute both branches "
+                   "and select with torch.where")
+        else:
+            why = (f"the higher-order op torch.ops.higher_order.{name} (control flow or a "
+                   "subgraph that export kept) is not supported")
+        self.fail(node, why)
 
     def _set_loc(self, node):
         frame = self._user_frame(node)
@@ -554,6 +569,12 @@ class _Importer:
             raise DTensorError(f"{node.name}: dtype {fake.dtype} is not supported")
         shape = tuple(fake.shape)
         if not all(isinstance(s, int) for s in shape):
+            if any(str(s).startswith("u") for s in shape if not isinstance(s, int)):
+                raise DTensorError(
+                    f"{node.name}: its shape {shape} depends on tensor values (boolean-mask "
+                    "indexing, nonzero, unique and masked_select give such shapes), which a "
+                    "program compiled ahead of time for every rank cannot have: keep the "
+                    "shape and mask with torch.where instead")
             raise DTensorError(f"{node.name}: dynamic shape {shape} (export with static shapes)")
         return shape, _DTYPES[fake.dtype]
 
@@ -593,6 +614,9 @@ class _Importer:
                 # A tensor the traced graph holds (a module buffer, a lifted
                 # scalar): one more argument, its value the graph's own.
                 if not isinstance(getattr(gm, node.target, None), torch.Tensor):
+                    for user in node.users:
+                        if isinstance(user.target, torch._ops.HigherOrderOperator):
+                            self._higher_order(user)
                     self.fail(node, f"the graph attribute '{node.target}' is not a tensor")
                 held = getattr(gm, node.target)
                 part = _COMPLEX_PARTS.get(held.dtype)
@@ -737,8 +761,18 @@ class _Importer:
                 continue
             if node.op not in ("call_function", "call_method"):
                 self.fail(node, f"graph node kind '{node.op}' is not supported")
+            if isinstance(node.target, torch._ops.HigherOrderOperator):
+                self._higher_order(node)
             self._set_loc(node)
-            self.lower(node)
+            unplaced = None
+            try:
+                self.lower(node)
+            except DTensorError as e:
+                if "(node " in str(e):
+                    raise
+                unplaced = str(e)
+            if unplaced is not None:  # (said at the node's line, without torch's chain)
+                self.fail(node, unplaced)
         body = "\n".join(self.e.lines)
         res_types = ", ".join(r.type for r in results)
         mesh_names = ""
@@ -5031,16 +5065,19 @@ class _Importer:
     def _resize_gradient(self, node, grad_output, align_corners, scales, what: str,
                          transposed_pass) -> _Value:
         """A separable resize's gradient: `transposed_pass(v, axis, n_in,
-        scale, work)` along H then W, in float (f64 kept; half types
-        rounded once at the end, PyTorch's opmath)."""
+        scale, work)` along each spatial dim (one per scale: W; H, W; or D,
+        H, W), in float (f64 kept; half types rounded once at the end,
+        PyTorch's opmath)."""
         g = self.val(grad_output)
         shape, et = self._out(node)
-        if len(g.shape) != 4 or not _is_float(et):
-            self.fail(node, f"{what} resizing's gradient of a tensor that is not float N, C, H, W")
+        spatial = len(scales)
+        if len(g.shape) != 2 + spatial or not _is_float(et):
+            dims = {1: "N, C, W", 2: "N, C, H, W", 3: "N, C, D, H, W"}[spatial]
+            self.fail(node, f"{what} resizing's gradient of a tensor that is not float {dims}")
         work = "f64" if et == "f64" else "f32"
         out = g if g.et == work else self._unary_value_typed(
             g, work, lambda bb, x: self._cast(bb, x, g.et, work))
-        for axis, factor in zip((2, 3), scales):
+        for axis, factor in zip(range(2, 2 + spatial), scales):
             n_in, n_out = shape[axis], g.shape[axis]
             scale = self._area_scale(n_in, n_out, align_corners, factor, work)
             out = transposed_pass(out, axis, n_in, scale, work)
@@ -5053,6 +5090,25 @@ class _Importer:
         """The transpose of the two passes of bilinear resizing."""
         return self._resize_gradient(
             node, grad_output, align_corners, (scales_h, scales_w), "bilinear",
+            lambda v, axis, n_in, scale, work: self._linear_resize(
+                v, axis, v.shape[axis], scale, align_corners, work, n_in=n_in))
+
+    def op_upsample_linear1d_backward(self, node, grad_output, output_size, input_size,
+                                      align_corners, scales=None):
+        """The transpose of linear resizing's one pass (along W)."""
+        return self._resize_gradient(
+            node, grad_output, align_corners, (scales,), "linear",
+            lambda v, axis, n_in, scale, work: self._linear_resize(
+                v, axis, v.shape[axis], scale, align_corners, work, n_in=n_in))
+
+    def op_upsample_trilinear3d_backward(self, node, grad_output, output_size, input_size,
+                                         align_corners, scales_d=None, scales_h=None,
+                                         scales_w=None):
+        """The transpose of trilinear resizing's three separable passes
+        (the forward, decomposed by PyTorch, weighs the eight neighbours by
+        the products of the three passes' weights)."""
+        return self._resize_gradient(
+            node, grad_output, align_corners, (scales_d, scales_h, scales_w), "trilinear",
             lambda v, axis, n_in, scale, work: self._linear_resize(
                 v, axis, v.shape[axis], scale, align_corners, work, n_in=n_in))
 
@@ -6774,10 +6830,58 @@ def compile(module: torch.nn.Module, example_args: Tuple[Any, ...] = (), *,
             table.pop(torch.ops.aten.scaled_dot_product_attention.default, None)
             ep = ep.run_decompositions(table)
         except Exception as e:  # noqa: BLE001 - torch's own errors, reported as ours
-            raise DTensorError(f"torch.export failed: {type(e).__name__}: {e}") from None
+            raise _tracing_failure("torch.export", e) from None
         model = _finish(ep, mesh, specs, outs, pipeline)
     model._signature = (len(example_args), list(example_kwargs), example)
     return model
+
+# torch's failures while tracing a module (export, make_fx) that come from
+# the module reading a tensor's values in Python.
+_DATA_DEPENDENT_MARKS = ("GuardOnDataDependentSymNode", "DataDependentOutputException",
+                         "_local_scalar_dense", "data-dependent", "data dependent")
+
+
+def _tracing_failure(what: str, e: BaseException) -> DTensorError:
+    """torch's exception `e` while tracing, as ours: the module's line that
+    raised it (the innermost frame of the user's code, and the innermost
+    torch.nn frame below it, where there is one), torch's first line, and,
+    for a data-dependent failure, what it means for a compiled program."""
+    import os
+    import traceback
+    torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+    ours = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    nn_dir = os.path.join(torch_dir, "nn") + os.sep
+    user = module_frame = None
+    for f in traceback.extract_tb(e.__traceback__):
+        path = os.path.abspath(f.filename)
+        if path.startswith(ours) or f.filename.startswith("<"):
+            continue
+        if not path.startswith(torch_dir):
+            user, module_frame = f, None
+        elif path.startswith(nn_dir):
+            module_frame = f
+    where = ""
+    if user is not None:
+        where = f"{user.filename}:{user.lineno}: " + (f"{user.line}: " if user.line else "")
+    text = str(e).strip()
+    first = text.split("\n", 1)[0].strip()
+    data_dependent = any(m in type(e).__name__ or m in text for m in _DATA_DEPENDENT_MARKS)
+    if data_dependent:
+        # (Its first sentence: torch's advice after it is for make_fx's callers.)
+        first = re.split(r"(?<=[.!])\s", first, maxsplit=1)[0]
+    message = f"{where}{what} failed: {type(e).__name__}: {first}"
+    if module_frame is not None:
+        message += (f" (in {os.path.relpath(module_frame.filename, torch_dir)}:"
+                    f"{module_frame.lineno}, {module_frame.name})")
+    if data_dependent:
+        message += (". The module reads a tensor's values in Python (control flow, .item(), "
+                    "or a shape that depends on the values), which a program compiled ahead "
+                    "of time for every rank cannot do: make that choice from shapes or "
+                    "constants, or compute both sides and select with torch.where")
+        if module_frame is not None and module_frame.name == "_detect_is_causal_mask":
+            message += ("; nn.Transformer inspects the mask given to it: pass is_causal=True "
+                        "(tgt_is_causal / src_is_causal) with a causal mask")
+    return DTensorError(message)
 
 
 def _trace_joint_aot(module, loss_fn, args, names, bnames, table):
@@ -7148,12 +7252,14 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
             # rather than its decomposition into index_put.
             table = dict(core_aten_decompositions())
             table.pop(torch.ops.aten.embedding_dense_backward.default, None)
-            # (export reaches bicubic resizing through its .vec overload,
-            # which the table decomposes; autograd calls .default.)
+            # (export reaches bicubic and trilinear resizing through their
+            # .vec overloads, which the table decomposes; autograd calls
+            # .default; their gradients are lowered.)
             from torch._decomp import decomposition_table as _all_decompositions
-            bicubic = torch.ops.aten.upsample_bicubic2d.default
-            if bicubic in _all_decompositions:
-                table[bicubic] = _all_decompositions[bicubic]
+            for resize in (torch.ops.aten.upsample_bicubic2d.default,
+                           torch.ops.aten.upsample_trilinear3d.default):
+                if resize in _all_decompositions:
+                    table[resize] = _all_decompositions[resize]
             # Functionalized: modules that update in place (add_, copy_ in
             # nn.MultiheadAttention's fast paths) trace to pure ops.
             # Attention through its math form (matmuls and a softmax), whose
@@ -7186,8 +7292,7 @@ def compile_training_step(module: torch.nn.Module, loss_fn, example_args: Tuple[
                     "that is neither a parameter nor a buffer, which a training step does not "
                     f"support: {e}") from None
             else:
-                raise DTensorError(f"tracing the training step failed: {type(e).__name__}: "
-                                   f"{e}") from None
+                raise _tracing_failure("tracing the training step", e) from None
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     kinds = {}
     for i, node in enumerate(placeholders):

@@ -160,6 +160,45 @@ def test_unsupported_is_an_error_at_the_users_line():
         dm_compile(Fn(torch.relu), (x46,))
 
 
+def test_stack_of_many_results_gathers_once():
+    # torch.stack of six results of a row-sharded input, returned
+    # replicated: one all_gather of the input (the whole-function model
+    # covers a concat of many operands), as DTensor's one gather of the
+    # stack; it made one per operand.
+    torch.manual_seed(21)
+    check(Fn(lambda t: torch.stack([t.relu(), t.sigmoid(), t.tanh(), t.exp(), t * 2, t.abs()])),
+          (torch.randn(8, 10),), mesh=(4,), placements={0: [S(0)]}, collectives=1)
+
+
+def test_value_dependent_programs_are_errors_at_the_users_line():
+    # A shape that depends on values (boolean-mask indexing), torch.cond,
+    # and a module that reads a value in Python (torch.cov's check; the
+    # mask nn.Transformer inspects, in a training step): each says so at the
+    # line that does it, not at export's generated code.
+    mesh = dm.DeviceMesh(2)
+    with pytest.raises(dm.DTensorError,
+                       match=r"test_importer\.py:\d+: .*depends on tensor values.*torch\.where"):
+        dm_compile(Fn(lambda t: t[t > 0].sum()), (x46,), mesh=mesh)
+    with pytest.raises(dm.DTensorError,
+                       match=r"test_importer\.py:\d+: .*torch\.cond .* is not supported"):
+        dm_compile(Fn(lambda t: torch.cond(t.sum() > 0, lambda u: u.sin(), lambda u: u.cos(),
+                                           (t,))), (x46,), mesh=mesh)
+    with pytest.raises(dm.DTensorError,
+                       match=r"test_importer\.py:\d+: .*torch\.export failed: .*reads a tensor's "
+                             r"values in Python"):
+        dm_compile(Fn(lambda t: torch.cov(t)), (x46,), mesh=mesh)
+    from dtensor_mlir.torch import compile_training_step
+    torch.manual_seed(20)
+    net = nn.Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1,
+                         dim_feedforward=8, dropout=0.0, batch_first=True)
+    mask = nn.Transformer.generate_square_subsequent_mask(3)
+    src, tgt = torch.randn(2, 4, 8), torch.randn(2, 3, 8)
+    with pytest.raises(dm.DTensorError, match=r"test_importer\.py:\d+: .*training step failed: "
+                       r".*_detect_is_causal_mask.*pass is_causal=True"):
+        compile_training_step(net, lambda m, s, t: m(s, t, tgt_mask=mask).sum(), (src, tgt),
+                              mesh=mesh)
+
+
 def check_step(module, loss_fn, args, mesh=(2,), placements=None, tol=1e-4):
     """One training step (forward + backward, PyTorch's autodiff traced to
     core ATen) compiled and run on every rank: the loss and every gradient
@@ -1498,6 +1537,32 @@ def test_bicubic_resizing_in_a_training_step():
     torch.manual_seed(17)
     check_step(Resize(), lambda mod, t: mod(t).pow(2).mean(), (torch.randn(2, 2, 5, 5),),
                placements={0: [S(0)]})
+
+
+@pytest.mark.parametrize("mode, dims, align_corners, scale", [
+    ("trilinear", (4, 3, 5), False, 2), ("trilinear", (3, 4, 4), True, 2),
+    ("trilinear", (4, 5, 3), False, 1.5), ("linear", (5,), False, 2), ("linear", (7,), True, 3)])
+def test_linear_resizing_in_a_training_step(mode, dims, align_corners, scale):
+    # upsample_trilinear3d.default (decomposed) and the gradients of linear
+    # and trilinear resizing (upsample_linear1d_backward,
+    # upsample_trilinear3d_backward: the transposes of their separable
+    # passes), batch- or depth-sharded; a scale factor that is not whole.
+    conv = {1: nn.Conv1d, 3: nn.Conv3d}[len(dims)]
+
+    class Resize(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a = conv(2, 3, 3, padding=1)
+            self.b = conv(3, 1, 1)
+
+        def forward(self, x):
+            return self.b(F.interpolate(self.a(x), scale_factor=scale, mode=mode,
+                                        align_corners=align_corners))
+    torch.manual_seed(19)
+    x = torch.randn(4, 2, *dims)
+    for shard in (0, 2):
+        check_step(Resize(), lambda mod, t: mod(t).pow(2).mean(), (x,), mesh=(4,),
+                   placements={0: [S(shard)]})
 
 
 @pytest.mark.parametrize("size, scale, align_corners", [

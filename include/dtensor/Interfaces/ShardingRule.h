@@ -119,6 +119,15 @@ std::optional<std::vector<Placement>>
 placementsForFactor(const ShardingRule &rule, int64_t factor,
                     llvm::ArrayRef<Placement> operandPlacements);
 
+/// What placementsForFactor(rule, factor, ...) reads of placed operand
+/// `operand`'s placement `p`: `p` itself where it matters (a Partial under
+/// kNoFactor, a shard along a dim the operand is windowed on by `factor`),
+/// else Replicate. Operand placements with the same projections give the
+/// same rows, so a caller enumerating combinations of operand placements
+/// needs only the distinct projections.
+Placement factorView(const ShardingRule &rule, int64_t factor, size_t operand,
+                     const Placement &p);
+
 /// The placements `placed` (every placed operand, then every result, per
 /// mesh dim; built with default orders for the choice of factors
 /// `factorOfMeshDim`) in each shard order worth trying. A factor sharded by

@@ -2212,22 +2212,27 @@ struct DTensorPropagatePass
         if (states[o].empty())
           states[o].push_back(Placements(meshRank, Placement::replicate()));
       }
-      // Per mesh dim: the distinct (factor, row) pairs.
+      // Per mesh dim: the distinct (factor, row) pairs. A row reads of
+      // the operands' states only what factorView keeps (their Partials,
+      // their shards along windowed dims), so per factor only the distinct
+      // views combine (a concat of many operands, each S or R, has one).
       std::vector<std::vector<std::pair<int64_t, std::vector<Placement>>>> rows(
           meshRank);
-      for (int64_t d = 0; d < meshRank; ++d) {
-        std::vector<std::vector<Placement>> heres(numPlaced);
-        size_t combos = 1;
-        for (size_t o = 0; o < numPlaced; ++o) {
-          for (const Placements &s : states[o])
-            if (!llvm::is_contained(heres[o], s[d]))
-              heres[o].push_back(s[d]);
-          combos *= heres[o].size();
-          if (combos > kMaxStates)
-            return note("skipped: too many operand states at " +
-                        n.op->getName().getStringRef());
-        }
-        for (int64_t f = kReplicateAll; f < int64_t(rule.factors.size()); ++f)
+      for (int64_t d = 0; d < meshRank; ++d)
+        for (int64_t f = kReplicateAll; f < int64_t(rule.factors.size()); ++f) {
+          std::vector<std::vector<Placement>> heres(numPlaced);
+          size_t combos = 1;
+          for (size_t o = 0; o < numPlaced; ++o) {
+            for (const Placements &s : states[o]) {
+              Placement view = factorView(rule, f, o, s[d]);
+              if (!llvm::is_contained(heres[o], view))
+                heres[o].push_back(view);
+            }
+            combos *= heres[o].size();
+            if (combos > kMaxStates)
+              return note("skipped: too many operand states at " +
+                          n.op->getName().getStringRef());
+          }
           for (size_t c = 0; c < combos; ++c) {
             std::vector<Placement> here(numPlaced);
             size_t rest = c;
@@ -2243,7 +2248,7 @@ struct DTensorPropagatePass
             if (!llvm::is_contained(rows[d], entry))
               rows[d].push_back(std::move(entry));
           }
-      }
+        }
       std::vector<size_t> pick(meshRank, 0);
       std::function<bool(int64_t)> enumerate = [&](int64_t d) -> bool {
         if (d == meshRank) {
