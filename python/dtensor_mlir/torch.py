@@ -4149,6 +4149,77 @@ class _Importer:
 
     def op_atan2(self, node, a, b):
         return self._elementwise(node, [a, b], lambda bb, x, y: bb.v(f"math.atan2 {x}, {y} : {bb.et}"))
+
+    def op_erfc(self, node, a): return self._math("erfc")(node, a)
+
+    def op_copysign(self, node, a, b):
+        """|a| with b's sign bit (a negative zero or NaN's included)."""
+        return self._elementwise(node, [a, b],
+                                 lambda bb, x, y: bb.v(f"math.copysign {x}, {y} : {bb.et}"))
+
+    def op_signbit(self, node, a):
+        """Whether the sign bit is set: -0.0 and a negative NaN too (the sign
+        of copysign(1, x)); for integers x < 0."""
+        v = self.val(a)
+        if v.et == "i1":
+            return self.e.filled(self._out(node)[0], "i1", False)
+        if not _is_float(v.et):
+            return self._unary_value_typed(v, "i1", lambda bb, x: bb.v(
+                f"arith.cmpi slt, {x}, {bb.const(0)} : {v.et}"))
+        return self._unary_value_typed(v, "i1", lambda bb, x: bb.v(
+            f"arith.cmpf olt, {bb.v(f'math.copysign {bb.const(1.0)}, {x} : {v.et}')}, "
+            f"{bb.const(0.0)} : {v.et}"))
+
+    def op_hypot(self, node, a, b):
+        """sqrt(a^2 + b^2) without overflow or underflow, as std::hypot: the
+        larger magnitude m times sqrt(1 + (n / m)^2); 0 where both are 0;
+        infinity where either is infinite (a NaN in the other too)."""
+        def f(bb, x, y):
+            ax, ay = bb.un("math.absf", x), bb.un("math.absf", y)
+            m = bb.bin("maximumf", None, ax, ay)
+            n = bb.bin("minimumf", None, ax, ay)
+            zero, one, inf = bb.const(0.0), bb.const(1.0), bb.const(math.inf)
+            is_zero = bb.v(f"arith.cmpf oeq, {m}, {zero} : {bb.et}")
+            safe = bb.v(f"arith.select {is_zero}, {one}, {m} : {bb.et}")
+            q = bb.bin("divf", None, n, safe)
+            r = bb.bin("mulf", None, m, bb.un("math.sqrt", bb.bin(
+                "addf", None, one, bb.bin("mulf", None, q, q))))
+            r = bb.v(f"arith.select {is_zero}, {zero}, {r} : {bb.et}")
+            x_inf = bb.v(f"arith.cmpf oeq, {ax}, {inf} : {bb.et}")
+            y_inf = bb.v(f"arith.cmpf oeq, {ay}, {inf} : {bb.et}")
+            any_inf = bb.v(f"arith.ori {x_inf}, {y_inf} : i1")
+            return bb.v(f"arith.select {any_inf}, {inf}, {r} : {bb.et}")
+        if not _is_float(self._out(node)[1]):
+            self.fail(node, "hypot of integer tensors")
+        return self._elementwise(node, [a, b], f)
+
+    def _shift(self, node, a, b, left: bool):
+        """Integer shifts as PyTorch's: a shift by the width or more, or by a
+        negative amount, gives 0 to the left and the sign (0 or -1) to the
+        right; in the operands' own width (an i8 wraps at 8 bits)."""
+        et = self._out(node)[1]
+        if _is_float(et) or et == "i1":
+            self.fail(node, f"a bit shift of {et} tensors")
+        bits = int(et[1:])
+
+        def f(bb, x, y):
+            width = bb.const(bits)
+            zero = bb.const(0)
+            inside = bb.v(f"arith.andi {bb.v(f'arith.cmpi sge, {y}, {zero} : {et}')}, "
+                          f"{bb.v(f'arith.cmpi slt, {y}, {width} : {et}')} : i1")
+            amount = bb.v(f"arith.select {inside}, {y}, {zero} : {et}")
+            if left:
+                shifted = bb.v(f"arith.shli {x}, {amount} : {et}")
+                return bb.v(f"arith.select {inside}, {shifted}, {zero} : {et}")
+            shifted = bb.v(f"arith.shrsi {x}, {amount} : {et}")
+            sign = bb.v(f"arith.shrsi {x}, {bb.const(bits - 1)} : {et}")
+            return bb.v(f"arith.select {inside}, {shifted}, {sign} : {et}")
+        return self._elementwise(node, [a, b], f)
+
+    def op___lshift__(self, node, a, b): return self._shift(node, a, b, True)
+    def op___rshift__(self, node, a, b): return self._shift(node, a, b, False)
+    op_bitwise_left_shift = op___lshift__
+    op_bitwise_right_shift = op___rshift__
     def op_expm1(self, node, a): return self._math("expm1")(node, a)
     def op_log2(self, node, a): return self._math("log2")(node, a)
 

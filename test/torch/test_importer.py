@@ -160,6 +160,27 @@ def test_unsupported_is_an_error_at_the_users_line():
         dm_compile(Fn(torch.relu), (x46,))
 
 
+def test_erfc_copysign_signbit_hypot_and_shifts():
+    # Found by probing (no lowering before). Signed zeros, infinities, NaNs
+    # and 1e38 (hypot without overflow; infinity beats NaN); shifts by
+    # negative amounts and by the width or more, in i8, i32 and i64 (PyTorch:
+    # 0 to the left, the sign to the right), by tensors and by constants.
+    x = torch.randn(4, 10) * 3
+    x[0, :6] = torch.tensor([0.0, -0.0, float("inf"), -float("inf"), float("nan"), 1e38])
+    y = torch.randn(4, 10)
+    y[0, :6] = torch.tensor([-0.0, 0.0, float("nan"), 2.0, 1.0, 1e38])
+    for shard in (0, 1):
+        pl = {0: [S(shard)], 1: [S(shard)]}
+        check(Fn(lambda a: torch.special.erfc(a)), (x,), placements={0: [S(shard)]})
+        check(Fn(lambda a, b: (torch.copysign(a, b), torch.hypot(a, b))), (x, y), placements=pl)
+        check(Fn(lambda a: torch.signbit(a).to(torch.int32)), (x,), placements={0: [S(shard)]})
+        for et in (torch.int8, torch.int32, torch.int64):
+            a = torch.randint(-100, 100, (4, 10)).to(et)
+            b = torch.randint(-3, 70, (4, 10)).to(et)
+            check(Fn(lambda p, q: (p << q, p >> q, p << 3, p >> 2, torch.signbit(p).to(et))),
+                  (a, b), placements=pl)
+
+
 def test_stack_of_many_results_gathers_once():
     # torch.stack of six results of a row-sharded input, returned
     # replicated: one all_gather of the input (the whole-function model
