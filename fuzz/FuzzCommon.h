@@ -48,7 +48,12 @@ inline mlir::MLIRContext &context() {
 inline mlir::OwningOpRef<mlir::ModuleOp> parse(mlir::MLIRContext &ctx,
                                                const uint8_t *data,
                                                size_t size) {
-  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  // A NUL-terminated copy, as the tools' files and the C API's text are
+  // (MLIR's lexer reads one byte past a buffer that has none: a
+  // heap-buffer-overflow in OperationParser::parseCustomOperationName that
+  // campaigns counted as upstream crashes).
+  std::string owned(reinterpret_cast<const char *>(data), size);
+  llvm::StringRef text(owned);
   if (mlir::dtensor::screenForParserCrashes(text))
     return nullptr;
   mlir::ParserConfig config(&ctx);

@@ -93,7 +93,10 @@ MlirModule dtensorParseModule(MlirContext context, MlirStringRef text,
     return {nullptr};
   }
   ParserConfig config(ctx);
+  // (A NUL-terminated copy: an MlirStringRef need not be, and MLIR's lexer
+  // reads one byte past a buffer without one; fuzz/FuzzCommon.h.)
+  std::string owned = source.str();
   OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(source, config, name);
+      parseSourceString<ModuleOp>(owned, config, name);
   return wrap(module.release());
 }

@@ -329,6 +329,15 @@ static void testCompileAndRun(void) {
   // CHECK-NEXT: no text: a module 1
   printf("no text: a module %d\n", (int)!mlirModuleIsNull(empty));
   mlirModuleDestroy(empty);
+  // A slice of a longer text (an MlirStringRef need not end in a NUL, which
+  // MLIR's lexer relies on): only the slice is parsed, not what follows it.
+  const char kSliced[] = "dtensor.mesh @sliced shape = [2]\n} not part of the slice";
+  MlirModule sliced = dtensorParseModule(
+      ctx, mlirStringRefCreate(kSliced, sizeof("dtensor.mesh @sliced shape = [2]\n") - 1),
+      mlirStringRefCreateFromCString("sliced.mlir"));
+  // CHECK-NEXT: slice: a module 1
+  printf("slice: a module %d\n", (int)!mlirModuleIsNull(sliced));
+  mlirModuleDestroy(sliced);
   dtensorRunDestroy(run);
 
   // An entry that does not exist, and a program that fails at an op.
