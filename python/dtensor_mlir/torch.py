@@ -483,16 +483,11 @@ class _Importer:
         self._user_index_of: Dict[str, int] = {}
 
     # -- errors and locations ------------------------------------------------
-    _LIBRARY_DIRS = None
-
     @classmethod
     def _user_frame(cls, node) -> Optional[Tuple[str, int, str]]:
         """The innermost frame of the node's stack trace outside torch and
         this package: the user's line."""
-        if cls._LIBRARY_DIRS is None:
-            import os
-            cls._LIBRARY_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
-                                      for m in (torch, __import__("dtensor_mlir")))
+        libraries = _library_dirs()
         trace = node.meta.get("stack_trace") or ""
         frames = []
         lines = trace.split("\n")
@@ -506,7 +501,7 @@ class _Importer:
             frames.append((m.group(1), int(m.group(2)), code))
         # (Not the code export generates: `<eval_with_key>` and the like.)
         for f, line, code in reversed(frames):
-            if not f.startswith(cls._LIBRARY_DIRS) and not f.startswith("<"):
+            if not f.startswith(libraries) and not f.startswith("<"):
                 return f, line, code
         frames = [f for f in frames if not f[0].startswith("<")]
         return frames[-1] if frames else None
@@ -5156,32 +5151,31 @@ class _Importer:
             out = self._unary_value_typed(out, et, lambda bb, x: self._cast(bb, x, work, et))
         return out
 
-    def op_upsample_bilinear2d_backward(self, node, grad_output, output_size, input_size,
-                                        align_corners, scales_h=None, scales_w=None):
-        """The transpose of the two passes of bilinear resizing."""
+    def _linear_resize_gradient(self, node, grad_output, align_corners, scales, what):
+        """The gradient of linear resizing along one, two or three spatial
+        dims: the transposes of its separable passes (the forwards PyTorch
+        decomposes weigh the neighbours by the products of the passes'
+        weights)."""
         return self._resize_gradient(
-            node, grad_output, align_corners, (scales_h, scales_w), "bilinear",
+            node, grad_output, align_corners, scales, what,
             lambda v, axis, n_in, scale, work: self._linear_resize(
                 v, axis, v.shape[axis], scale, align_corners, work, n_in=n_in))
 
+    def op_upsample_bilinear2d_backward(self, node, grad_output, output_size, input_size,
+                                        align_corners, scales_h=None, scales_w=None):
+        return self._linear_resize_gradient(node, grad_output, align_corners,
+                                            (scales_h, scales_w), "bilinear")
+
     def op_upsample_linear1d_backward(self, node, grad_output, output_size, input_size,
                                       align_corners, scales=None):
-        """The transpose of linear resizing's one pass (along W)."""
-        return self._resize_gradient(
-            node, grad_output, align_corners, (scales,), "linear",
-            lambda v, axis, n_in, scale, work: self._linear_resize(
-                v, axis, v.shape[axis], scale, align_corners, work, n_in=n_in))
+        return self._linear_resize_gradient(node, grad_output, align_corners, (scales,),
+                                            "linear")
 
     def op_upsample_trilinear3d_backward(self, node, grad_output, output_size, input_size,
                                          align_corners, scales_d=None, scales_h=None,
                                          scales_w=None):
-        """The transpose of trilinear resizing's three separable passes
-        (the forward, decomposed by PyTorch, weighs the eight neighbours by
-        the products of the three passes' weights)."""
-        return self._resize_gradient(
-            node, grad_output, align_corners, (scales_d, scales_h, scales_w), "trilinear",
-            lambda v, axis, n_in, scale, work: self._linear_resize(
-                v, axis, v.shape[axis], scale, align_corners, work, n_in=n_in))
+        return self._linear_resize_gradient(node, grad_output, align_corners,
+                                            (scales_d, scales_h, scales_w), "trilinear")
 
     def op_upsample_bicubic2d_backward(self, node, grad_output, output_size, input_size,
                                        align_corners, scales_h=None, scales_w=None):
@@ -6906,6 +6900,20 @@ def compile(module: torch.nn.Module, example_args: Tuple[Any, ...] = (), *,
     model._signature = (len(example_args), list(example_kwargs), example)
     return model
 
+_LIBRARY_DIRS: Optional[Tuple[str, str]] = None
+
+
+def _library_dirs() -> Tuple[str, str]:
+    """The directories of torch and of this package (with a trailing
+    separator): frames in them are not the user's."""
+    global _LIBRARY_DIRS
+    if _LIBRARY_DIRS is None:
+        import os
+        _LIBRARY_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+                              for m in (torch, __import__("dtensor_mlir")))
+    return _LIBRARY_DIRS
+
+
 # torch's failures while tracing a module (export, make_fx) that come from
 # the module reading a tensor's values in Python.
 _DATA_DEPENDENT_MARKS = ("GuardOnDataDependentSymNode", "DataDependentOutputException",
@@ -6919,8 +6927,7 @@ def _tracing_failure(what: str, e: BaseException) -> DTensorError:
     for a data-dependent failure, what it means for a compiled program."""
     import os
     import traceback
-    torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
-    ours = os.path.dirname(os.path.abspath(__file__)) + os.sep
+    torch_dir, ours = _library_dirs()
     nn_dir = os.path.join(torch_dir, "nn") + os.sep
     user = module_frame = None
     for f in traceback.extract_tb(e.__traceback__):
