@@ -833,6 +833,19 @@ struct DTensorPropagatePass
         like = s;
     return like;
   }
+  /// For a linalg op none of whose operands is distributed: the spec of
+  /// the first distributed value its body reads (a lookup's table), whose
+  /// view it is decided on; null otherwise.
+  SpecAttr tableLikeOf(Operation *op) const {
+    if (!llvm::isa<linalg::LinalgOp>(op))
+      return {};
+    llvm::SetVector<Value> above;
+    getUsedValuesDefinedAbove(op->getRegions(), above);
+    for (Value v : above)
+      if (SpecAttr s = specOf(v))
+        return s;
+    return {};
+  }
   int64_t strengthOf(Value v) const {
     if (auto hint = v.getDefiningOp<HintOp>())
       return hint.getPriority();
@@ -1433,6 +1446,11 @@ struct DTensorPropagatePass
     /// states it may be in; the analysis takes its init's or its yield's,
     /// or one branch's yield's).
     bool carry = false;
+    /// The distributed tables a lookup's body reads (each option needs
+    /// them as tableNeed says), the one it may mask, and its loop ranges.
+    std::vector<TableRead> tables = {};
+    int maskedTable = -1;
+    SmallVector<int64_t> loopRanges = {};
   };
 
   /// Hints in the whole-function model. A hint is not a cost: propagation
@@ -2035,24 +2053,36 @@ struct DTensorPropagatePass
       auto iface = llvm::dyn_cast<ShardingRuleOpInterface>(op);
       if (!iface || !op.hasAttr(kOperandSpecsAttr))
         continue; // nothing distributed reaches it
-      // A distributed table read in the op's body (a lookup) moves as
-      // partitioning and dtensor-mask-lookups decide, which the model does
-      // not price.
-      llvm::SetVector<Value> above;
-      getUsedValuesDefinedAbove(op.getRegions(), above);
-      if (llvm::any_of(above, [&](Value v) { return bool(specOf(v)); }))
-        return note("skipped: an op reads a distributed tensor in its body");
       std::string reason;
       FailureOr<const ShardingRule *> rule = ruleOf(iface, reason);
       SpecAttr like = likeOf(&op);
+      if (!like)
+        like = tableLikeOf(&op);
       if (failed(rule) || !like)
         return;
+      // A distributed table read in the op's body (a lookup) is a read of
+      // each option's (tableNeed, as propagation prices it); one the model
+      // cannot price (on another view, of dynamic shape) skips it.
+      llvm::SetVector<Value> above;
+      getUsedValuesDefinedAbove(op.getRegions(), above);
+      std::vector<TableRead> tables = tableReadsOf(&op, like);
+      if (size_t(llvm::count_if(above, [&](Value v) {
+            return bool(specOf(v));
+          })) != tables.size())
+        return note("skipped: an op reads a distributed tensor in its body "
+                    "on another view or of dynamic shape");
       FailureOr<ResolvedMeshView> view = resolveMeshView(
           &op, like.getView(), *symbolTables, [&]() { return op.emitOpError(); });
       if (failed(view))
         return;
       nodeOf[&op] = int(nodes.size());
       nodes.push_back({&op, **rule, std::move(*view), like, {}});
+      if (!tables.empty()) {
+        nodes.back().maskedTable = maskedTableOf(tables);
+        nodes.back().loopRanges =
+            llvm::cast<linalg::LinalgOp>(op).getStaticLoopRanges();
+        nodes.back().tables = std::move(tables);
+      }
     }
     if (nodes.empty())
       return;
@@ -2178,30 +2208,33 @@ struct DTensorPropagatePass
       int64_t meshRank = n.view.shape.size();
       // Ops alike (structure, types, mesh view) whose operands can be in
       // the same states have the same options: a chain of equal layers
-      // enumerates one layer's.
+      // enumerates one layer's. (A lookup is a kind of its own: its options
+      // and prices depend on its tables.)
       int index = int(&n - nodes.data());
-      std::vector<int64_t> classKey;
-      classKey.push_back(structuralId(n.op));
-      classKey.push_back(
-          reinterpret_cast<intptr_t>(n.view.mesh.getOperation()));
-      for (int64_t size : n.view.shape)
-        classKey.push_back(size);
-      for (const SmallVector<int64_t> &dims : n.view.meshDims) {
-        classKey.push_back(-1 - int64_t(dims.size()));
-        llvm::append_range(classKey, dims);
-      }
-      for (size_t o = 0; o < numPlaced; ++o)
+      if (n.tables.empty()) {
+        std::vector<int64_t> classKey;
+        classKey.push_back(structuralId(n.op));
         classKey.push_back(
-            stateListId(resolve(n.op->getOperand(rule.operands[o]))));
-      auto [known, fresh] =
-          classOf.try_emplace(std::move(classKey), int(classFirst.size()));
-      if (fresh) {
-        classFirst.push_back(index);
-        nodeClass[index] = known->second;
-      } else if (sameProperties(nodes[classFirst[known->second]].op, n.op)) {
-        n.options = nodes[classFirst[known->second]].options;
-        nodeClass[index] = known->second;
-        continue;
+            reinterpret_cast<intptr_t>(n.view.mesh.getOperation()));
+        for (int64_t size : n.view.shape)
+          classKey.push_back(size);
+        for (const SmallVector<int64_t> &dims : n.view.meshDims) {
+          classKey.push_back(-1 - int64_t(dims.size()));
+          llvm::append_range(classKey, dims);
+        }
+        for (size_t o = 0; o < numPlaced; ++o)
+          classKey.push_back(
+              stateListId(resolve(n.op->getOperand(rule.operands[o]))));
+        auto [known, fresh] =
+            classOf.try_emplace(std::move(classKey), int(classFirst.size()));
+        if (fresh) {
+          classFirst.push_back(index);
+          nodeClass[index] = known->second;
+        } else if (sameProperties(nodes[classFirst[known->second]].op, n.op)) {
+          n.options = nodes[classFirst[known->second]].options;
+          nodeClass[index] = known->second;
+          continue;
+        }
       }
       std::vector<std::vector<Placements>> states(numPlaced);
       std::vector<bool> distributed(numPlaced);
@@ -2249,6 +2282,35 @@ struct DTensorPropagatePass
               rows[d].push_back(std::move(entry));
           }
         }
+      // A lookup reading plain operands only splits its loops where its
+      // tables lie (as visitRuleOp).
+      if (!n.tables.empty() && llvm::none_of(distributed, [](bool b) { return b; }))
+        for (int64_t d = 0; d < meshRank; ++d)
+          llvm::erase_if(rows[d], [&](const auto &entry) {
+            return !plainLookupMayTake(n.tables, d, entry.first, n.loopRanges);
+          });
+      // A lookup of a table sharded along a dim it reads at a computed
+      // index may leave it there (as visitRuleOp's masked rows): every
+      // operand whole on that mesh dim, the results and inits P(sum).
+      if (n.maskedTable >= 0)
+        for (int64_t d = 0; d < meshRank; ++d) {
+          const TableRead &t = n.tables[n.maskedTable];
+          const Placement &p = t.have[d];
+          if (!p.isShard() || t.dimLoop[p.dim] != -1)
+            continue;
+          size_t count = rows[d].size();
+          for (size_t i = 0; i < count; ++i) {
+            if (rows[d][i].first != kReplicateAll)
+              continue;
+            std::pair<int64_t, std::vector<Placement>> entry{kMaskedLookup,
+                                                             rows[d][i].second};
+            for (size_t o = 0; o < numPlaced + numResults; ++o)
+              if (o >= numPlaced || rule.isInit(o))
+                entry.second[o] = Placement::partial(ReduceKind::Sum);
+            if (!llvm::is_contained(rows[d], entry))
+              rows[d].push_back(std::move(entry));
+          }
+        }
       std::vector<size_t> pick(meshRank, 0);
       std::function<bool(int64_t)> enumerate = [&](int64_t d) -> bool {
         if (d == meshRank) {
@@ -2267,6 +2329,10 @@ struct DTensorPropagatePass
               });
           std::string error;
           if (!divisibilityHolds(rule, opt.factors, n.view.shape, error))
+            return true;
+          if (n.maskedTable >= 0 &&
+              !maskedLookupLegal(n.view, n.tables[n.maskedTable], opt.factors,
+                                 n.loopRanges))
             return true;
           for (size_t o = 0; o < numPlaced + numResults; ++o) {
             std::optional<ReduceKind> kind;
@@ -2335,9 +2401,22 @@ struct DTensorPropagatePass
     // decides: a distribute_tensor's spec, the function's result spec
     // (whole for a public function's plain result), whole for an op that
     // reads it whole (readsWhole); none for other users.
+    // Whether a use is a lookup's read of its table in its body (a node's:
+    // a demand prices it).
+    auto readAsTable = [&](OpOperand &use) {
+      for (Operation *at = use.getOwner()->getParentOp(); at;
+           at = at->getParentOp())
+        if (auto it = nodeOf.find(at); it != nodeOf.end())
+          return llvm::any_of(nodes[it->second].tables, [&](const TableRead &t) {
+            return t.table == use.get();
+          });
+      return false;
+    };
     auto outsideTarget = [&](OpOperand &use, int64_t rank,
                              size_t meshRank) -> std::optional<Placements> {
       Operation *user = use.getOwner();
+      if (readAsTable(use))
+        return std::nullopt;
       if (auto dist = llvm::dyn_cast<DistributeTensorOp>(user))
         return getSpec(dist.getType()).getNormalizedPlacements(rank);
       if (auto hint = llvm::dyn_cast<HintOp>(user))
@@ -2406,7 +2485,7 @@ struct DTensorPropagatePass
         std::vector<double> times; // how many times each is moved
         forEachUse(n.arg, [&](OpOperand &use) {
           Operation *user = use.getOwner();
-          if (nodeOf.count(user))
+          if (nodeOf.count(user) || readAsTable(use))
             return; // a node: a demand prices it
           Placements want(n.view.shape.size(), Placement::replicate());
           if (user == ret.getOperation()) {
@@ -2542,14 +2621,28 @@ struct DTensorPropagatePass
     };
     std::unordered_map<std::vector<int64_t>, DemandRows, WordsHash> rowsOf;
     for (auto [ni, n] : llvm::enumerate(nodes)) {
-      for (size_t o = 0; o < n.rule.numOperands(); ++o) {
-        Value v = resolve(n.op->getOperand(n.rule.operands[o]));
+      // Its placed operands, as each option places them, then the tables
+      // its body reads, as each option needs them.
+      size_t numPlaced = n.rule.numOperands();
+      std::vector<std::vector<Placements>> tableWants(n.tables.size());
+      for (auto [i, t] : llvm::enumerate(n.tables))
+        for (const WholeOption &opt : n.options)
+          tableWants[i].push_back(tableNeed(t, int(i) == n.maskedTable,
+                                            opt.factors, n.loopRanges));
+      for (size_t o = 0; o < numPlaced + n.tables.size(); ++o) {
+        bool table = o >= numPlaced;
+        Value read = table ? n.tables[o - numPlaced].table
+                           : n.op->getOperand(n.rule.operands[o]);
+        auto wantOf = [&](size_t k) -> const Placements & {
+          return table ? tableWants[o - numPlaced][k] : n.options[k].placed[o];
+        };
+        Value v = resolve(read);
         int64_t r = 0;
         int p = producerOf(v, r);
         SpecAttr fixed = p < 0 ? specOf(v) : SpecAttr();
         if (p < 0 && !fixed)
           continue; // plain: each rank slices it
-        if (n.rule.isInit(o) && isFreshTensor(v))
+        if (!table && n.rule.isInit(o) && isFreshTensor(v))
           continue; // made fresh in any spec
         auto type = llvm::cast<RankedTensorType>(v.getType());
         auto buildRows = [&](DemandRows &rows) {
@@ -2558,11 +2651,10 @@ struct DTensorPropagatePass
           for (size_t a = 0; a < from.size(); ++a)
             firstOf[a] = size_t(llvm::find(from, from[a]) - from.begin());
           rows.price.resize(from.size());
-          for (auto [k, opt] : llvm::enumerate(n.options)) {
-            const Placements &want = opt.placed[o];
-            auto t = llvm::find_if(rows.wants, [&](int w) {
-              return n.options[w].placed[o] == want;
-            });
+          for (size_t k = 0; k < n.options.size(); ++k) {
+            const Placements &want = wantOf(k);
+            auto t = llvm::find_if(rows.wants,
+                                   [&](int w) { return wantOf(w) == want; });
             rows.localOf.push_back(int(t - rows.wants.begin()));
             if (t != rows.wants.end())
               continue;
@@ -2576,7 +2668,7 @@ struct DTensorPropagatePass
         };
         DemandRows own;
         DemandRows *rows = &own;
-        if (int kind = nodeClass[ni]; kind >= 0) {
+        if (int kind = nodeClass[ni]; kind >= 0 && !table) {
           std::vector<int64_t> key{kind, int64_t(o), stateListId(v)};
           auto [at, first] = rowsOf.try_emplace(std::move(key));
           rows = &at->second;
@@ -2601,8 +2693,7 @@ struct DTensorPropagatePass
         // (A move of a value from outside the loops around the op leaves
         // them: hoistTrips.)
         double runs = multiplicity(n.op->getBlock()) /
-                      hoistTrips(n.op->getOperand(n.rule.operands[o]), n.op,
-                                 invariantCache);
+                      hoistTrips(read, n.op, invariantCache);
         for (size_t a = 0; a < numFrom; ++a)
           for (std::vector<double> *row : {&d.cost[a], &d.bytes[a]})
             if (row->capacity() < row->size() + rows->wants.size())
@@ -2612,7 +2703,7 @@ struct DTensorPropagatePass
         // value may have added some).
         std::vector<int> global;
         for (auto [l, w] : llvm::enumerate(rows->wants)) {
-          const Placements &want = n.options[w].placed[o];
+          const Placements &want = wantOf(w);
           auto t = llvm::find(targets, want);
           global.push_back(int(t - targets.begin()));
           if (t != targets.end())
@@ -4124,6 +4215,44 @@ struct DTensorPropagatePass
     return need;
   }
 
+  /// For a lookup none of whose operands is distributed (decided on its
+  /// tables' view): whether mesh dim `m` may take factor `f`. Only to read
+  /// a table where it lies: replicated, masked, or a loop that reads a dim
+  /// a table is sharded along there (each rank its own columns). A plain
+  /// op is not split otherwise (it is computed whole on every rank).
+  static bool plainLookupMayTake(ArrayRef<TableRead> tables, int64_t m,
+                                 int64_t f, ArrayRef<int64_t> ranges) {
+    if (f == kReplicateAll || f == kMaskedLookup)
+      return true;
+    for (const TableRead &t : tables) {
+      const Placement &p = t.have[m];
+      if (t.direct && p.isShard() && t.dimLoop[p.dim] == f && f >= 0 &&
+          !ShapedType::isDynamic(ranges[f]) &&
+          t.type.getDimSize(p.dim) == ranges[f])
+        return true;
+    }
+    return false;
+  }
+
+  /// Whether a choice that masks a lookup of `t` (kMaskedLookup on some
+  /// mesh dims) leaves every rank some rows of it: each reads its own.
+  static bool maskedLookupLegal(const ResolvedMeshView &view,
+                                const TableRead &t, ArrayRef<int64_t> factors,
+                                ArrayRef<int64_t> ranges) {
+    if (!llvm::is_contained(factors, kMaskedLookup))
+      return true;
+    Placements need = tableNeed(t, /*masked=*/true, factors, ranges);
+    std::string error;
+    std::optional<Layout> layout =
+        Layout::create(view.shape, t.type.getRank(), need, error);
+    Shape shape(t.type.getShape().begin(), t.type.getShape().end());
+    for (auto [m, f] : llvm::enumerate(factors))
+      if (f == kMaskedLookup &&
+          (!layout || layout->distinctSizes(shape, need[m].dim).front() == 0))
+        return false;
+    return true;
+  }
+
   LogicalResult visitRuleOp(Operation *op, ShardingRuleOpInterface iface) {
     // The mesh view: from the distributed operands.
     SpecAttr like;
@@ -4134,6 +4263,11 @@ struct DTensorPropagatePass
                  << "has distributed operands on different meshes or views";
         like = s;
       }
+    // A lookup whose operands are plain (token ids) but whose body reads a
+    // distributed table is decided on the table's view: it may read each
+    // rank's own part of the table instead of gathering it.
+    if (!like)
+      like = tableLikeOf(op);
     if (!like) {
       // Nothing distributed reaches this op (now: an earlier loop attempt
       // may have given it specs).
@@ -4324,11 +4458,13 @@ struct DTensorPropagatePass
       const std::vector<Placement> *row;
     };
     std::vector<SmallVector<RowInfo, 6>> legal(meshRank);
+    bool plainLookup = !tables.empty() && !llvm::any_of(annotated, [](bool a) { return a; });
     for (int64_t d = 0; d < meshRank; ++d)
       for (int64_t f = maskedRows[d] ? kMaskedLookup : kReplicateAll;
            f < numFactors; ++f)
         if (const auto &row = rowOf(d, f))
-          legal[d].push_back({f, &*row});
+          if (!plainLookup || plainLookupMayTake(tables, d, f, loopRanges))
+            legal[d].push_back({f, &*row});
     SmallVector<size_t, 4> at(meshRank, 0);
     // (Reserved: growing would copy the candidates, whose small vectors do
     // not move without throwing as far as std::vector can tell.)
@@ -4468,17 +4604,8 @@ struct DTensorPropagatePass
       for (auto [i, t] : llvm::enumerate(tables)) {
         bool masked = int(i) == maskedTable;
         Placements need = tableNeed(t, masked, c.factors, loopRanges);
-        if (masked && llvm::is_contained(c.factors, kMaskedLookup)) {
-          // Each rank reads its own rows: none may have an empty shard.
-          std::string error;
-          std::optional<Layout> layout =
-              Layout::create(view->shape, t.type.getRank(), need, error);
-          Shape shape(t.type.getShape().begin(), t.type.getShape().end());
-          for (auto [m, f] : llvm::enumerate(c.factors))
-            if (f == kMaskedLookup &&
-                (!layout || layout->distinctSizes(shape, need[m].dim).front() == 0))
-              c.moveCost = std::numeric_limits<double>::infinity();
-        }
+        if (masked && !maskedLookupLegal(*view, t, c.factors, loopRanges))
+          c.moveCost = std::numeric_limits<double>::infinity();
         if (sameIgnoringDefaultOrders(need, t.have) ||
             alreadyPaid(t.table, specWith(like, need), op->getBlock()))
           continue;
@@ -4536,6 +4663,23 @@ struct DTensorPropagatePass
         continue;
       if (!best || rank(*c) < rank(*best))
         best = c;
+    }
+    if (best && plainLookup && !force) {
+      // A lookup of plain ids reads its table whole, as it would without a
+      // choice: reading each rank's own part leaves its result sharded or
+      // Partial, which its users pay for later, beyond what one op can
+      // see (a vocabulary-parallel lookup's Partial reduce-scattered to the
+      // batch dim turned a sequence-parallel step data-parallel, 10 -> 12
+      // collectives). The whole-function model, its windows and the local
+      // search weigh the other choices against the later uses.
+      for (Candidate &c : candidates)
+        if (llvm::all_of(c.factors,
+                         [](int64_t f) { return f == kReplicateAll; })) {
+          price(c);
+          if (std::isfinite(c.cost) && c.moved >= best->moved)
+            best = &c;
+          break;
+        }
     }
     if (best && force) {
       // The search's choice, when legal and not against a stronger hint.

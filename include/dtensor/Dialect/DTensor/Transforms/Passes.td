@@ -185,8 +185,8 @@ def DTensorPropagatePass : Pass<"dtensor-propagate", "::mlir::ModuleOp"> {
            "0 turns it off">,
     Option<"wholeFunctionOps", "whole-function-ops", "int64_t",
            /*default=*/"200",
-           "Whole-function optimization: a function of one block (no "
-           "distributed table read in an op's body; scf.for and scf.while "
+           "Whole-function optimization: a function of one block (tables "
+           "read in an op's body priced per strategy; scf.for and scf.while "
            "loops, scf.if "
            "branches and the private functions only it calls taken in; what "
            "hints decided in the plan kept) with "
