@@ -1,5 +1,6 @@
 // RUN: dtensor-run %s --all-entries --verify --pipeline dtensor-compile --report | FileCheck %s
 // RUN: dtensor-run %s --entry loss_parallel --verify --pipeline "dtensor-compile{overlap=1}" --report | FileCheck %s --check-prefix=OVERLAP
+// RUN: dtensor-run %s --entry loss_parallel --verify --pipeline "dtensor-compile{bucket-bytes=0}" --report | FileCheck %s --check-prefix=APART
 
 // DTensor's loss-parallel pattern on a 2x2 mesh (batch over dp,
 // vocabulary over tp): a vocab-parallel embedding (MaskPartial), an LM
@@ -10,12 +11,16 @@
 // rank against the global program; 8192-word vocabulary, so gathering the
 // logits would cost 256 KB per rank.
 
+// The sum of exponentials and the label's logit, both sums over tp, share
+// one all_reduce (a bucket: dtensor-bucket-collectives); 5 without.
 // CHECK:      verified @loss_parallel: 1 output(s)
-// CHECK-NEXT: communication: 5 collectives, 1076 bytes/rank
-// CHECK-NEXT:   all_reduce         5       1076 bytes  mesh dims ["tp"], ["dp"]
+// CHECK-NEXT: communication: 4 collectives, 1076 bytes/rank
+// CHECK-NEXT:   all_reduce         4       1076 bytes  mesh dims ["tp"], ["dp"]
 
-// With overlap=1 the sum of exponentials and the label's logit, both sums
-// over tp, share one all_reduce.
+// APART:      verified @loss_parallel: 1 output(s)
+// APART-NEXT: communication: 5 collectives, 1076 bytes/rank
+
+// The same with overlap=1.
 // OVERLAP:      verified @loss_parallel: 1 output(s)
 // OVERLAP-NEXT: communication: 4 collectives, 1076 bytes/rank
 
@@ -24,7 +29,7 @@
 // dp with the loop over b (aligned-table.mlir), and over tp each rank looks
 // the label up where it holds it (dtensor-mask-lookups).
 // CHECK:      verified @loss_parallel_gather: 1 output(s)
-// CHECK-NEXT: communication: 5 collectives, 1076 bytes/rank
+// CHECK-NEXT: communication: 4 collectives, 1076 bytes/rank
 
 dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
 

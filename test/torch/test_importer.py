@@ -278,9 +278,10 @@ def test_embedding_backward(padding_idx):
 
 
 def test_training_step_gradient_buckets():
-    # Data parallel: each parameter's gradient is all-reduced over dp. With
-    # dtensor-compile{overlap=1} they share one all_reduce (a bucket, as DDP
-    # does); the loss (a scalar) keeps its own. Gradients stay exact. A
+    # Data parallel: each parameter's gradient is all-reduced over dp. They
+    # share one all_reduce (a bucket, as DDP does), with or without overlap;
+    # bucket-bytes=0 keeps them apart; the loss (a scalar) keeps its own.
+    # Gradients stay exact. A
     # batch of 16: with 4 samples, gathering the batch (1,728 bytes) moves
     # less than the gradients (3,348) and costs one latency instead of five,
     # and the whole-function optimizer rightly prefers it.
@@ -290,7 +291,8 @@ def test_training_step_gradient_buckets():
     x = torch.randn(16, 3, 6, 6)
     loss = lambda mod, t: mod(t).pow(2).mean()
     counts = {}
-    for pipeline in ("dtensor-compile", "dtensor-compile{overlap=1}"):
+    for pipeline in ("dtensor-compile{bucket-bytes=0}", "dtensor-compile",
+                     "dtensor-compile{overlap=1}"):
         model = compile_training_step(m, loss, (x,), mesh=dm.DeviceMesh((2,)),
                                       placements={0: [S(0)]}, pipeline=pipeline)
         outs = model.run(x)
@@ -299,7 +301,8 @@ def test_training_step_gradient_buckets():
         for o, (name, p) in zip(outs[1:], m.named_parameters()):
             assert torch.allclose(o.full_tensor(), p.grad, rtol=1e-4, atol=1e-5), name
         counts[pipeline] = model.report()["collectives"]["all_reduce"]["count"]
-    assert counts == {"dtensor-compile": 5, "dtensor-compile{overlap=1}": 2}, counts
+    assert counts == {"dtensor-compile{bucket-bytes=0}": 5, "dtensor-compile": 2,
+                      "dtensor-compile{overlap=1}": 2}, counts
 
 
 # -- ranges, logic, clamps, rounding, norms, pooling, indexing ---------------

@@ -71,15 +71,15 @@ struct CompileOptions : public PassPipelineOptions<CompileOptions> {
       llvm::cl::init(0)};
   PassOptions::Option<int64_t> bucketBytes{
       *this, "bucket-bytes",
-      llvm::cl::desc("With overlap=1: the most bytes one merged bucket of "
-                     "all_reduces may hold (dtensor-bucket-collectives)"),
+      llvm::cl::desc("The most bytes one merged bucket of all_reduces may "
+                     "hold (dtensor-bucket-collectives); 0 merges none"),
       llvm::cl::init(26214400)};
 };
 
 /// normalize-specs -> verify -> propagate -> insert-redistribute ->
 /// narrow-moves -> partition -> lower-redistribute -> canonicalize -> cse ->
-/// mask-lookups -> optimize-collectives -> cse (-> bucket-collectives ->
-/// schedule-async with overlap=1).
+/// mask-lookups -> optimize-collectives -> cse -> bucket-collectives (unless
+/// bucket-bytes=0) (-> schedule-async with overlap=1).
 void buildCompilePipeline(OpPassManager &pm, const CompileOptions &options);
 
 /// Registers --dtensor-compile.
