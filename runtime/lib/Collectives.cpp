@@ -257,18 +257,37 @@ Future allGatherStart(Mesh &mesh, int group, const Tensor &input,
   return startCollective(s);
 }
 
-Future allReduceStart(Mesh &mesh, int group, const Tensor &input,
-                      Reduction reduce, const char *where) {
+namespace {
+/// An all_reduce whose result is `input`'s storage when `inPlace`.
+Future allReduceInto(Mesh &mesh, int group, const Tensor &input, bool inPlace,
+                     Reduction reduce, const char *where) {
   const Group &g = mesh.group(group);
   auto s = newState(input, where);
-  s->result = Tensor::empty(input.dtype(), input.shape());
+  s->result = inPlace ? input : Tensor::empty(input.dtype(), input.shape());
   DType type;
   Reduction r = prepareReduction(*s, input, input.shape(), reduce, g.size, type);
+  // (In place, the transport sees the same buffer twice unless the
+  // reduction sends a converted copy: keys, pre-divided or widened terms.)
   Tensor &into = s->viaTransit ? s->transit : s->result;
   s->pending = transport::allReduce(g.comm, s->input.raw(), into.raw(),
                                     size_t(input.numel()), type, r, where);
   count(1, input, s->result);
   return startCollective(s);
+}
+} // namespace
+
+Future allReduceStart(Mesh &mesh, int group, const Tensor &input,
+                      Reduction reduce, const char *where) {
+  return allReduceInto(mesh, group, input, /*inPlace=*/false, reduce, where);
+}
+
+Future allReduceStart(Mesh &mesh, int group, Tensor &&input, Reduction reduce,
+                      const char *where) {
+  Tensor held = std::move(input);
+  input = Tensor(); // (a moved-from Tensor keeps its data pointer)
+  bool inPlace = held.unique() && held.raw() && held.numel() > 0 &&
+                 held.onHost() == kComputeIsHost;
+  return allReduceInto(mesh, group, held, inPlace, reduce, where);
 }
 
 Future reduceScatterStart(Mesh &mesh, int group, const Tensor &input,

@@ -51,6 +51,14 @@ void select(int localRank);
 const char *kind();
 } // namespace device
 
+/// Whether the flavour computes in host memory (the CPU one) or on a
+/// device (the CUDA ones).
+#if defined(DTENSOR_RT_CUDA)
+constexpr bool kComputeIsHost = false;
+#else
+constexpr bool kComputeIsHost = true;
+#endif
+
 /// The memory plan (Tensor.cpp): Session::startStep / endStep bracket each
 /// run of an entry, whose first run is recorded and whose later runs follow
 /// the plan made from it (DTENSOR_RT_MEMORY_PLAN=0: the pool only).

@@ -287,11 +287,15 @@ PendingPtr allReduce(void *comm, const void *send, void *recv, size_t count,
   reductionOf(dtype, reduce, type, op);
   const char *in = static_cast<const char *>(p->send.host);
   char *out = static_cast<char *>(p->recv.host);
+  // In place (one buffer sent and received): MPI_IN_PLACE, which MPI
+  // requires for aliased buffers. (Staged, the two are host copies apart.)
+  bool inPlace = in == out;
   // Element-wise: chunks reduce independently.
   MpiPending *q = p.get();
   forChunks(count, [&](size_t off, size_t n) {
-    check(MPI_Iallreduce(in + off * elem, out + off * elem, int(n), type, op,
-                         commOf(comm), q->request()),
+    check(MPI_Iallreduce(inPlace ? MPI_IN_PLACE : in + off * elem,
+                         out + off * elem, int(n), type, op, commOf(comm),
+                         q->request()),
           where, "MPI_Iallreduce");
   });
   return p;

@@ -364,11 +364,6 @@ Pool &pool(bool host) {
 #endif
 }
 
-#if defined(DTENSOR_RT_CUDA)
-constexpr bool kComputeIsHost = false;
-#else
-constexpr bool kComputeIsHost = true;
-#endif
 
 } // namespace
 
@@ -470,6 +465,12 @@ Tensor takeOrEmpty(Tensor &t) {
     return taken;
   }
   return Tensor::empty(t.dtype(), t.shape());
+}
+
+Tensor release(Tensor &t) {
+  Tensor taken = std::move(t);
+  t = Tensor(); // (a moved-from Tensor keeps its data pointer)
+  return taken;
 }
 
 namespace {

@@ -379,6 +379,40 @@ int runCollectives(const Shape &meshShape) {
           "empty all_reduce");
     ++cases;
   }
+  // An all_reduce of a value at its last use: the result takes its storage
+  // when nothing else holds it (MPI_IN_PLACE in the CPU flavour), else
+  // fresh storage and the held value left as it was; sums, keyed float max
+  // and pre-divided averages alike.
+  {
+    std::vector<std::vector<int64_t>> members;
+    int id = addGroup(mesh, meshShape, {int64_t(meshShape.size()) - 1}, members);
+    const auto &mine = myGroup(members);
+    for (Reduction r : {Reduction::Sum, Reduction::Max, Reduction::Avg}) {
+      auto want = [&](int64_t i, int64_t j) {
+        double acc = r == Reduction::Max ? -1e300 : 0;
+        for (int64_t m : mine)
+          acc = r == Reduction::Max ? std::max(acc, inputValue(m, i * 5 + j))
+                                    : acc + inputValue(m, i * 5 + j);
+        return r == Reduction::Avg ? acc / double(mine.size()) : acc;
+      };
+      Tensor x = makeInput(DType::F32, {3, 5}, worldRank).toDevice();
+      const void *storage = x.raw();
+      Tensor y = allReduce(mesh, id, release(x), r, "all_reduce");
+      check(!x.raw() && y.raw() == storage, "an all_reduce in place");
+      expect(y, {3, 5}, want, "an all_reduce in place");
+      Tensor held = makeInput(DType::F32, {3, 5}, worldRank).toDevice();
+      Tensor copy = held;
+      Tensor z = allReduce(mesh, id, release(copy), r, "all_reduce");
+      check(z.raw() != held.raw(), "a shared input is not reduced in place");
+      expect(z, {3, 5}, want, "a shared input's all_reduce");
+      expect(held, {3, 5}, [&](int64_t i, int64_t j) {
+               return inputValue(worldRank, i * 5 + j);
+             }, "a shared input left as it was");
+      Future f = allReduceStart(mesh, id, release(held), r, "all_reduce");
+      expect(f.wait(), {3, 5}, want, "a started all_reduce in place");
+    }
+    ++cases;
+  }
   // Two started collectives in flight at once, on different groups, waited
   // in the opposite order.
   if (meshShape.size() >= 2) {

@@ -219,7 +219,7 @@ static void testCompileAndRun(void) {
   // CHECK: #include "dtensor_rt/Runtime.h"
   // CHECK: static std::tuple<rt::Tensor> f_mlp(rt::Mesh &v0, rt::Tensor v1, rt::Tensor v2, rt::Tensor v3) {
   // CHECK: rt::matmul(
-  // CHECK: rt::allReduce(v0, 0, {{v[0-9]+}}, rt::Reduction::Sum, "dtensor.all_reduce at -:
+  // CHECK: rt::allReduce(v0, 0, rt::release({{v[0-9]+}}), rt::Reduction::Sum, "dtensor.all_reduce at -:
   // CHECK: int main(int argc, char **argv) {
   puts("emitted host:");
   require(mlirLogicalResultIsSuccess(dtensorTranslateToCpp(

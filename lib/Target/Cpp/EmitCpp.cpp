@@ -1679,6 +1679,13 @@ LogicalResult CppEmitter::emitCollective(Operation *op) {
   } else if (auto r = dyn_cast<AllReduceOp>(op)) {
     fn = "allReduce";
     extra = reduction(r.getReduce());
+    // At its input's last use the result may take the input's storage
+    // (reduced in place; the runtime checks nothing else holds it).
+    if (isLastUse(op->getOperand(0), op)) {
+      moved.insert(op->getOperand(0));
+      common = name(mesh) + ", " + std::to_string(*group) + ", rt::release(" +
+               name(op->getOperand(0)) + ")";
+    }
   } else if (auto s = dyn_cast<ReduceScatterOp>(op)) {
     fn = "reduceScatter";
     extra = std::to_string(s.getScatterDim()) + ", " + reduction(s.getReduce());

@@ -300,6 +300,10 @@ Tensor writable(Tensor t);
 /// result.
 Tensor takeOrEmpty(Tensor &t);
 
+/// `t` moved out, `t` left empty: a value passed at its last use to a
+/// collective that may reuse its storage (allReduce).
+Tensor release(Tensor &t);
+
 //===----------------------------------------------------------------------===//
 // Kernels and data movement (tensor dialect semantics)
 //===----------------------------------------------------------------------===//
@@ -783,9 +787,18 @@ inline Tensor allGather(Mesh &m, int g, const Tensor &x, int64_t d,
                         const char *w) {
   return allGatherStart(m, g, x, d, w).wait();
 }
+/// The same for a value at its last use: the result takes its storage
+/// (reduced in place: MPI_IN_PLACE, NCCL's in-place form) when nothing
+/// else shares it and it is compute memory; else as above.
+Future allReduceStart(Mesh &mesh, int group, Tensor &&input, Reduction reduce,
+                      const char *where);
 inline Tensor allReduce(Mesh &m, int g, const Tensor &x, Reduction r,
                         const char *w) {
   return allReduceStart(m, g, x, r, w).wait();
+}
+inline Tensor allReduce(Mesh &m, int g, Tensor &&x, Reduction r,
+                        const char *w) {
+  return allReduceStart(m, g, std::move(x), r, w).wait();
 }
 inline Tensor reduceScatter(Mesh &m, int g, const Tensor &x, int64_t d,
                             Reduction r, const char *w) {

@@ -19,7 +19,7 @@ dtensor.mesh @mesh shape = [2, 2] names = ["dp", "tp"]
 // CHECK: rt::Tensor {{v[0-9]+}} = rt::allToAll([[M]], 2, [[X]], 0, 1, "dtensor.all_to_all at
 // CHECK: rt::Tensor {{v[0-9]+}} = rt::broadcast([[M]], 0, [[X]], 1, "dtensor.broadcast at
 // CHECK: rt::Tensor {{v[0-9]+}} = rt::permute([[M]], 0, [[X]], [[PAIRS]], 2, "dtensor.permute at
-// CHECK: rt::Future [[F:v[0-9]+]] = rt::allReduceStart([[M]], 0, [[X]], rt::Reduction::Sum,
+// CHECK: rt::Future [[F:v[0-9]+]] = rt::allReduceStart([[M]], 0, rt::release([[X]]), rt::Reduction::Sum,
 // CHECK: rt::Tensor {{v[0-9]+}} = [[F]].wait();
 // CHECK: return {
 func.func @collectives(%m: !dtensor.device_mesh<@mesh>, %x: tensor<4x4xf32>)

@@ -11,7 +11,7 @@
 // CHECK: #if !defined(__CUDACC__)
 // CHECK-NEXT: #error "a CUDA program: build it with dtensor-build (nvcc)"
 // CHECK: template <typename T> DTENSOR_HD T rt_maximum(T a, T b) {
-// CHECK: rt::Tensor v{{[0-9]+}} = rt::allReduce(v0, 0, v1, rt::Reduction::Sum,
+// CHECK: rt::Tensor v{{[0-9]+}} = rt::allReduce(v0, 0, rt::release(v1), rt::Reduction::Sum,
 // CHECK: rt::parallel_for2(nflat, n0, DTENSOR_KERNEL(int64_t flat, int64_t i0) {
 
 dtensor.mesh @mesh shape = [2]
