@@ -2065,10 +2065,12 @@ struct DTensorPropagatePass
       // cannot price (on another view, of dynamic shape) skips it.
       llvm::SetVector<Value> above;
       getUsedValuesDefinedAbove(op.getRegions(), above);
-      std::vector<TableRead> tables = tableReadsOf(&op, like);
-      if (size_t(llvm::count_if(above, [&](Value v) {
-            return bool(specOf(v));
-          })) != tables.size())
+      size_t distributedAbove =
+          llvm::count_if(above, [&](Value v) { return bool(specOf(v)); });
+      std::vector<TableRead> tables;
+      if (distributedAbove)
+        tables = tableReadsOf(&op, like);
+      if (distributedAbove != tables.size())
         return note("skipped: an op reads a distributed tensor in its body "
                     "on another view or of dynamic shape");
       FailureOr<ResolvedMeshView> view = resolveMeshView(
@@ -2403,7 +2405,13 @@ struct DTensorPropagatePass
     // reads it whole (readsWhole); none for other users.
     // Whether a use is a lookup's read of its table in its body (a node's:
     // a demand prices it).
+    llvm::DenseSet<Value> tableValues;
+    for (const WholeNode &n : nodes)
+      for (const TableRead &t : n.tables)
+        tableValues.insert(t.table);
     auto readAsTable = [&](OpOperand &use) {
+      if (!tableValues.contains(use.get()))
+        return false;
       for (Operation *at = use.getOwner()->getParentOp(); at;
            at = at->getParentOp())
         if (auto it = nodeOf.find(at); it != nodeOf.end())
