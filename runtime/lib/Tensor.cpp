@@ -452,6 +452,18 @@ Tensor Tensor::reshaped(Shape shape) const {
   return t;
 }
 
+Tensor Tensor::range(int64_t offset, int64_t count) const {
+  if (rank() != 1 || offset < 0 || count < 0 || offset > numel() - count)
+    fail("tensor.extract_slice",
+         "elements [" + std::to_string(offset) + ", " +
+             std::to_string(offset + count) + ") of a tensor of " +
+             std::to_string(numel()) + (rank() == 1 ? "" : " (not 1-D)"));
+  Tensor t = *this;
+  t.data_ = static_cast<char *>(data_) + offset * int64_t(dtypeBytes(dtype_));
+  t.shape_ = {count};
+  return t;
+}
+
 Tensor writable(Tensor t) {
   if (t.unique())
     return t;
@@ -632,6 +644,14 @@ void checkBox(const char *what, const Shape &shape, const Shape &offsets,
 }
 
 } // namespace
+
+Tensor extractRange(const Tensor &source, const Shape &offsets,
+                    const Shape &sizes) {
+  if (offsets.size() != 1 || sizes.size() != 1)
+    fail("tensor.extract_slice", "a range of a 1-D tensor takes one offset "
+                                 "and one size");
+  return source.range(offsets[0], sizes[0]);
+}
 
 Tensor extractSlice(const Tensor &source, const Shape &offsets,
                     const Shape &sizes, const Shape &strides,

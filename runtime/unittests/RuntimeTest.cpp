@@ -752,6 +752,22 @@ int runTensors() {
         "takeOrEmpty leaves shared storage and gives fresh storage");
   Tensor r = b.reshaped({16});
   check(r.raw() == b.raw() && r.shape() == Shape{16}, "reshape shares storage");
+  // A range of a 1-D tensor is a view: its elements, in place, and a write
+  // through writable() copies it while the whole is alive.
+  {
+    Tensor whole = makeInput(DType::F32, {10}, 1);
+    Tensor part = extractRange(whole, {3}, {4});
+    check(part.shape() == Shape{4} && !part.unique() &&
+              part.data<float>() == whole.data<float>() + 3,
+          "a range is a view of its tensor");
+    expect(part.reshaped({1, 4}), {1, 4},
+           [&](int64_t, int64_t j) { return inputValue(1, 3 + j); },
+           "a range's elements");
+    Tensor written = writable(part);
+    check(written.raw() != part.raw(), "writing a shared range copies it");
+    whole = Tensor();
+    check(part.unique(), "a range alone holds its storage");
+  }
 
   // Box copies: the kernel every CUDA flavour runs (one thread per element,
   // any strides), the CPU flavour's row copies, and a plain loop agree on

@@ -1766,6 +1766,25 @@ LogicalResult CppEmitter::emitTensorOp(Operation *op) {
             kept.push_back(f);
         if (static_cast<int64_t>(kept.size()) != rt.getRank())
           return s->emitOpError("drops dims the C++ emitter cannot tell");
+        // A 1-D tensor read only by contiguous slices (a bucket's reduced
+        // buffer unpacked into its members) is sliced by views: no copy,
+        // and the buffer lives as long as a slice does, never longer than
+        // it would whole.
+        auto contiguousRange = [](tensor::ExtractSliceOp e) {
+          return e.getSourceType().getRank() == 1 && e.getType().getRank() == 1 &&
+                 llvm::all_of(e.getStaticStrides(),
+                              [](int64_t st) { return st == 1; });
+        };
+        if (contiguousRange(s) &&
+            llvm::all_of(s.getSource().getUsers(), [&](Operation *u) {
+              auto e = dyn_cast<tensor::ExtractSliceOp>(u);
+              return e && e.getSource() == s.getSource() && contiguousRange(e);
+            })) {
+          o << "rt::Tensor " << resultName() << " = rt::extractRange("
+            << name(s.getSource()) << ", " << ofrList(s.getMixedOffsets())
+            << ", " << ofrList(s.getMixedSizes()) << ");\n";
+          return success();
+        }
         o << "rt::Tensor " << resultName() << " = rt::extractSlice("
           << name(s.getSource()) << ", " << ofrList(s.getMixedOffsets()) << ", "
           << ofrList(s.getMixedSizes()) << ", " << ofrList(s.getMixedStrides())

@@ -271,6 +271,10 @@ public:
   /// The same storage with another shape of the same element count
   /// (collapse_shape, expand_shape, reshape).
   Tensor reshaped(Shape shape) const;
+  /// Elements [offset, offset + count) of a 1-D tensor, sharing its storage
+  /// (a view; writes go through writable() / takeOrEmpty(), which copy
+  /// shared storage first).
+  Tensor range(int64_t offset, int64_t count) const;
   /// Whether the storage is host memory (always, in the CPU flavour).
   bool onHost() const { return host_; }
   /// The tensor in host memory / in the flavour's compute memory: itself
@@ -682,6 +686,11 @@ void reduce(int64_t nout, int64_t nterms, ReduceLayout layout,
 
 /// tensor.extract_slice: `sizes` of the source (before dropping unit dims),
 /// `resultShape` after the rank reduction.
+/// A contiguous slice of a 1-D tensor as a view of it (Tensor::range):
+/// what the emitter makes where every user of the source is such a slice
+/// (a bucket's members unpacked from its reduced buffer).
+Tensor extractRange(const Tensor &source, const Shape &offsets,
+                    const Shape &sizes);
 Tensor extractSlice(const Tensor &source, const Shape &offsets,
                     const Shape &sizes, const Shape &strides,
                     const Shape &resultShape);

@@ -138,22 +138,19 @@ struct DTensorBucketCollectivesPass
         flush(b.members, end);
   }
 
-  /// Replaces `members` (two or more) by one all_reduce before `at`.
+  /// Replaces `members` (two or more) by one all_reduce before `at`. The
+  /// bucket is filled as its members' inputs are made: an empty buffer
+  /// before the first, each input inserted where its all_reduce was, so an
+  /// input dies there as it did (a concatenation at `at` kept every input
+  /// alive until then, and then a second copy of them all).
   void flush(SmallVector<AllReduceOp> &members, Operation *at) {
     if (members.size() < 2)
       return;
-    OpBuilder b(at);
     Location loc = members.front().getLoc();
-    SmallVector<Value> flat;
     SmallVector<int64_t> sizes;
     int64_t total = 0;
     for (AllReduceOp m : members) {
       auto t = llvm::cast<RankedTensorType>(m.getInput().getType());
-      SmallVector<ReassociationIndices> groups(1);
-      for (int64_t d = 0; d < t.getRank(); ++d)
-        groups[0].push_back(d);
-      flat.push_back(
-          tensor::CollapseShapeOp::create(b, loc, m.getInput(), groups));
       sizes.push_back(t.getNumElements());
       total += t.getNumElements();
     }
@@ -161,7 +158,24 @@ struct DTensorBucketCollectivesPass
         llvm::cast<RankedTensorType>(members.front().getInput().getType())
             .getElementType();
     auto bucketType = RankedTensorType::get({total}, element);
-    Value joined = tensor::ConcatOp::create(b, loc, Type(bucketType), uint64_t(0), ValueRange(flat));
+    OpBuilder b(members.front());
+    Value joined = tensor::EmptyOp::create(b, loc, bucketType.getShape(), element);
+    int64_t filled = 0;
+    for (auto [m, size] : llvm::zip(members, sizes)) {
+      b.setInsertionPoint(m);
+      auto t = llvm::cast<RankedTensorType>(m.getInput().getType());
+      SmallVector<ReassociationIndices> groups(1);
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        groups[0].push_back(d);
+      Value flat =
+          tensor::CollapseShapeOp::create(b, loc, m.getInput(), groups);
+      joined = tensor::InsertSliceOp::create(
+          b, loc, flat, joined, ArrayRef<OpFoldResult>{b.getIndexAttr(filled)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(size)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(1)});
+      filled += size;
+    }
+    b.setInsertionPoint(at);
     AllReduceOp first = members.front();
     Value reduced = AllReduceOp::create(b, loc, bucketType, joined,
                                         first.getMesh(), first.getMeshDims(),

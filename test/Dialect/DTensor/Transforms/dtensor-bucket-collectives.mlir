@@ -4,16 +4,20 @@
 
 // All_reduces of one group, reduction and element type merge into one
 // all_reduce of their concatenation, placed just before the first use of
-// any of them; each result is its slice, reshaped.
+// any of them; each result is its slice, reshaped. The bucket is filled as
+// its inputs are made: each inserted where its all_reduce was.
 
 dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]
 
 // Three gradients of a data-parallel step: one bucket.
 // CHECK-LABEL: func.func @gradients
-// CHECK:         %[[A:.+]] = tensor.collapse_shape %arg1 {{\[\[}}0, 1]] : tensor<4x8xf32> into tensor<32xf32>
+// CHECK:         %[[E:.+]] = tensor.empty() : tensor<44xf32>
+// CHECK-NEXT:    %[[A:.+]] = tensor.collapse_shape %arg1 {{\[\[}}0, 1]] : tensor<4x8xf32> into tensor<32xf32>
+// CHECK-NEXT:    %[[J1:.+]] = tensor.insert_slice %[[A]] into %[[E]][0] [32] [1]
 // CHECK-NEXT:    %[[B:.+]] = tensor.collapse_shape %arg2 {{\[\[}}0]] : tensor<8xf32> into tensor<8xf32>
+// CHECK-NEXT:    %[[J2:.+]] = tensor.insert_slice %[[B]] into %[[J1]][32] [8] [1]
 // CHECK-NEXT:    %[[C:.+]] = tensor.collapse_shape %arg3 {{\[\[}}0, 1]] : tensor<2x2xf32> into tensor<4xf32>
-// CHECK-NEXT:    %[[J:.+]] = tensor.concat dim(0) %[[A]], %[[B]], %[[C]] : (tensor<32xf32>, tensor<8xf32>, tensor<4xf32>) -> tensor<44xf32>
+// CHECK-NEXT:    %[[J:.+]] = tensor.insert_slice %[[C]] into %[[J2]][40] [4] [1]
 // CHECK-NEXT:    %[[R:.+]] = dtensor.all_reduce %[[J]], %arg0 mesh_dims = [0] reduce = avg : tensor<44xf32>, !dtensor.device_mesh<@mesh> -> tensor<44xf32>
 // CHECK-NEXT:    tensor.extract_slice %[[R]][0] [32] [1]
 // CHECK-NEXT:    tensor.expand_shape
@@ -26,7 +30,7 @@ dtensor.mesh @mesh shape = [2, 4] names = ["dp", "tp"]
 // Over 64 bytes: the first two, then the third alone.
 // SMALL-LABEL: func.func @gradients
 // SMALL:         dtensor.all_reduce %arg1
-// SMALL:         tensor.concat
+// SMALL:         tensor.insert_slice
 // SMALL:         dtensor.all_reduce {{.*}} : tensor<12xf32>
 func.func @gradients(%m: !dtensor.device_mesh<@mesh>, %g1: tensor<4x8xf32>, %g2: tensor<8xf32>, %g3: tensor<2x2xf32>)
     -> (tensor<4x8xf32>, tensor<8xf32>, tensor<2x2xf32>) {
