@@ -6728,21 +6728,30 @@ def _unwrap_dtensor_params(module: torch.nn.Module):
     found: Dict[str, List[Placement]] = {}
     mesh = None
     swapped = []
-    for mod_name, mod in module.named_modules():
+    # One plain tensor per DTensor: a parameter registered in two places (an
+    # LM head tied to its token embedding) stays one parameter, whose
+    # gradient sums both uses (two copies would split it in two).
+    plains: Dict[int, torch.Tensor] = {}
+    for mod_name, mod in module.named_modules(remove_duplicate=False):
         for store in (mod._parameters, mod._buffers):
             for name, p in list(store.items()):
                 if p is None or not _is_dtensor(p):
                     continue
                 key = f"{mod_name}.{name}" if mod_name else name
+                swapped.append((store, name, p))
+                if id(p) in plains:
+                    store[name] = plains[id(p)]  # known by its first name
+                    continue
                 this, found[key] = _dtensor_layout(p)
                 if mesh is not None and mesh.shape != this.shape:
                     raise DTensorError(f"'{key}' lives on a {this.shape} mesh, others on {mesh.shape}")
                 mesh = this
-                plain = _plain(p)
-                swapped.append((store, name, p))
-                with _outside_local_tensor_mode():
-                    store[name] = (torch.nn.Parameter(plain, requires_grad=p.requires_grad)
-                                   if store is mod._parameters else plain)
+                if id(p) not in plains:
+                    plain = _plain(p)
+                    with _outside_local_tensor_mode():
+                        plains[id(p)] = (torch.nn.Parameter(plain, requires_grad=p.requires_grad)
+                                         if store is mod._parameters else plain)
+                store[name] = plains[id(p)]
     if not swapped:
         return module, found, None
     try:
