@@ -6746,11 +6746,10 @@ def _unwrap_dtensor_params(module: torch.nn.Module):
                 if mesh is not None and mesh.shape != this.shape:
                     raise DTensorError(f"'{key}' lives on a {this.shape} mesh, others on {mesh.shape}")
                 mesh = this
-                if id(p) not in plains:
-                    plain = _plain(p)
-                    with _outside_local_tensor_mode():
-                        plains[id(p)] = (torch.nn.Parameter(plain, requires_grad=p.requires_grad)
-                                         if store is mod._parameters else plain)
+                plain = _plain(p)
+                with _outside_local_tensor_mode():
+                    plains[id(p)] = (torch.nn.Parameter(plain, requires_grad=p.requires_grad)
+                                     if store is mod._parameters else plain)
                 store[name] = plains[id(p)]
     if not swapped:
         return module, found, None
