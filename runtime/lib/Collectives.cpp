@@ -283,8 +283,7 @@ Future allReduceStart(Mesh &mesh, int group, const Tensor &input,
 
 Future allReduceStart(Mesh &mesh, int group, Tensor &&input, Reduction reduce,
                       const char *where) {
-  Tensor held = std::move(input);
-  input = Tensor(); // (a moved-from Tensor keeps its data pointer)
+  Tensor held = release(input);
   bool inPlace = held.unique() && held.raw() && held.numel() > 0 &&
                  held.onHost() == kComputeIsHost;
   return allReduceInto(mesh, group, held, inPlace, reduce, where);

@@ -471,11 +471,8 @@ Tensor writable(Tensor t) {
 }
 
 Tensor takeOrEmpty(Tensor &t) {
-  if (t.unique() && t.raw() && (t.onHost() == kComputeIsHost)) {
-    Tensor taken = std::move(t);
-    t = Tensor(); // (a moved-from Tensor keeps its data pointer)
-    return taken;
-  }
+  if (t.unique() && t.raw() && (t.onHost() == kComputeIsHost))
+    return release(t);
   return Tensor::empty(t.dtype(), t.shape());
 }
 

@@ -1660,8 +1660,14 @@ LogicalResult CppEmitter::emitCollective(Operation *op) {
     return failure();
   bool async = isa<FutureType>(op->getResult(0).getType());
   std::string head = name(op->getResult(0));
-  std::string common =
-      name(mesh) + ", " + std::to_string(*group) + ", " + name(op->getOperand(0));
+  // At its input's last use an all_reduce's result may take the input's
+  // storage (reduced in place; the runtime checks nothing else holds it).
+  std::string input = name(op->getOperand(0));
+  if (isa<AllReduceOp>(op) && isLastUse(op->getOperand(0), op)) {
+    moved.insert(op->getOperand(0));
+    input = "rt::release(" + input + ")";
+  }
+  std::string common = name(mesh) + ", " + std::to_string(*group) + ", " + input;
   auto reduction = [](Reduction r) -> std::string {
     switch (r) {
     case Reduction::Sum: return "rt::Reduction::Sum";
@@ -1679,13 +1685,6 @@ LogicalResult CppEmitter::emitCollective(Operation *op) {
   } else if (auto r = dyn_cast<AllReduceOp>(op)) {
     fn = "allReduce";
     extra = reduction(r.getReduce());
-    // At its input's last use the result may take the input's storage
-    // (reduced in place; the runtime checks nothing else holds it).
-    if (isLastUse(op->getOperand(0), op)) {
-      moved.insert(op->getOperand(0));
-      common = name(mesh) + ", " + std::to_string(*group) + ", rt::release(" +
-               name(op->getOperand(0)) + ")";
-    }
   } else if (auto s = dyn_cast<ReduceScatterOp>(op)) {
     fn = "reduceScatter";
     extra = std::to_string(s.getScatterDim()) + ", " + reduction(s.getReduce());

@@ -2296,19 +2296,14 @@ struct DTensorPropagatePass
       // operand whole on that mesh dim, the results and inits P(sum).
       if (n.maskedTable >= 0)
         for (int64_t d = 0; d < meshRank; ++d) {
-          const TableRead &t = n.tables[n.maskedTable];
-          const Placement &p = t.have[d];
-          if (!p.isShard() || t.dimLoop[p.dim] != -1)
+          if (!masksOn(n.tables[n.maskedTable], d))
             continue;
           size_t count = rows[d].size();
           for (size_t i = 0; i < count; ++i) {
             if (rows[d][i].first != kReplicateAll)
               continue;
-            std::pair<int64_t, std::vector<Placement>> entry{kMaskedLookup,
-                                                             rows[d][i].second};
-            for (size_t o = 0; o < numPlaced + numResults; ++o)
-              if (o >= numPlaced || rule.isInit(o))
-                entry.second[o] = Placement::partial(ReduceKind::Sum);
+            std::pair<int64_t, std::vector<Placement>> entry{
+                kMaskedLookup, maskedRowOf(rule, rows[d][i].second)};
             if (!llvm::is_contained(rows[d], entry))
               rows[d].push_back(std::move(entry));
           }
@@ -4066,13 +4061,30 @@ struct DTensorPropagatePass
     return {time, bytes};
   }
 
+  /// Whether a masked lookup of `t` may leave it where it lies on mesh dim
+  /// `m`: sharded there along a dim it is read at by computed index.
+  static bool masksOn(const TableRead &t, int64_t m) {
+    const Placement &p = t.have[m];
+    return p.isShard() && t.dimLoop[p.dim] == -1;
+  }
+  /// The masked lookup's row from replicate-everything's `row`: every
+  /// operand whole, the results (and their inits) P(sum).
+  static std::vector<Placement> maskedRowOf(const ShardingRule &rule,
+                                            std::vector<Placement> row) {
+    size_t numPlaced = rule.numOperands();
+    for (size_t o = 0; o < row.size(); ++o)
+      if (o >= numPlaced || rule.isInit(o))
+        row[o] = Placement::partial(ReduceKind::Sum);
+    return row;
+  }
+
   /// The table a lookup may mask: the first maskable one sharded along a dim
   /// it is read at by computed index; -1 when none.
   static int maskedTableOf(ArrayRef<TableRead> tables) {
     for (auto [i, t] : llvm::enumerate(tables))
       if (t.maskable)
-        for (const Placement &p : t.have)
-          if (p.isShard() && t.dimLoop[p.dim] == -1)
+        for (int64_t m = 0; m < int64_t(t.have.size()); ++m)
+          if (masksOn(t, m))
             return int(i);
     return -1;
   }
@@ -4414,16 +4426,9 @@ struct DTensorPropagatePass
     int maskedTable = maskedTableOf(tables);
     std::vector<std::optional<std::vector<Placement>>> maskedRows(meshRank);
     if (maskedTable >= 0)
-      for (int64_t d = 0; d < meshRank; ++d) {
-        const Placement &p = tables[maskedTable].have[d];
-        if (!p.isShard() || tables[maskedTable].dimLoop[p.dim] != -1 ||
-            !rows[d][0])
-          continue;
-        maskedRows[d] = rows[d][0];
-        for (size_t o = 0; o < numPlaced + numResults; ++o)
-          if (o >= numPlaced || rule.isInit(o))
-            (*maskedRows[d])[o] = Placement::partial(ReduceKind::Sum);
-      }
+      for (int64_t d = 0; d < meshRank; ++d)
+        if (masksOn(tables[maskedTable], d) && rows[d][0])
+          maskedRows[d] = maskedRowOf(rule, *rows[d][0]);
     auto rowOf = [&](int64_t d, int64_t f)
         -> const std::optional<std::vector<Placement>> & {
       return f == kMaskedLookup ? maskedRows[d] : rows[d][f - kReplicateAll];
